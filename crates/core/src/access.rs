@@ -1,0 +1,308 @@
+//! Who may do what: users, key pairs, HS256 tokens, roles and single access actions.
+//!
+//! A token is a JWT signed with the key pair's private key; its `pk` claim
+//! names the public key, which is how the verifier finds the secret.
+
+use std::collections::BTreeSet;
+
+use base64::Engine as _;
+use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
+use rand::RngCore as _;
+use rusqlite::{OptionalExtension as _, Transaction, params};
+use serde::{Deserialize, Serialize};
+
+use crate::clock;
+use crate::error::{CoreError, Result, TokenProblem};
+use crate::slug::Slug;
+
+/// Every access action this service checks, `<RESOURCE> <action>`.
+pub const ACTIONS: &[&str] = &[
+    "AUTHOR list", "AUTHOR get", "AUTHOR create", "AUTHOR update", "AUTHOR delete",
+    "CONTENT list", "CONTENT get", "CONTENT create", "CONTENT update", "CONTENT delete", "CONTENT publish",
+    "CONTENT type_article", "CONTENT type_post", "CONTENT type_media", "CONTENT type_page",
+    "VERSION list", "VERSION get", "VERSION restore",
+    "DRAFT list", "DRAFT create",
+    "ATTACHMENT update",
+    "CONTAINER list", "CONTAINER get", "CONTAINER create", "CONTAINER update", "CONTAINER delete",
+    "USER list", "USER get",
+    "TAG list", "TAG get", "TAG create", "TAG update", "TAG delete",
+    "LOCKREQUEST get", "LOCKREQUEST create", "LOCKREQUEST delete",
+    "NOTECOMMENT get", "NOTECOMMENT create",
+    "ASSIGNMENT list", "ASSIGNMENT get", "ASSIGNMENT create", "ASSIGNMENT update", "ASSIGNMENT delete",
+    "ASSIGNMENTCOMMENT list", "ASSIGNMENTCOMMENT create",
+    "EXPORT get", "EXPORT dump", "EXPORT update", "EXPORT push", "EXPORT pull", "EXPORT lock",
+    "PRINTDOCUMENT get", "PRINTDOCUMENT create", "PRINTDOCUMENT update", "PRINTDOCUMENT passThruLock",
+    "WORKFLOW list", "WORKFLOW get", "WORKFLOW create",
+    "WORKFLOWSECTION list", "WORKFLOWSECTION get", "WORKFLOWSECTION create",
+    "ISSUE list", "ISSUE get", "ISSUE create",
+];
+
+/// The roles `key create --role` grants. `admin` holds every action.
+pub const ROLES: &[(&str, &str)] = &[
+    ("admin", "every action"),
+    ("reader", "list and get everything"),
+    ("journalist", "reader, plus writing content of every type, drafts, versions, attachments, tags, locks and comments"),
+    ("editor", "journalist, plus publishing, deleting authors, containers and tags, and assignments"),
+    ("printdesk", "reader, plus exports and print documents"),
+];
+
+fn role_grants(role: &str, action: &str) -> bool {
+    let (_resource, verb) = action.split_once(' ').unwrap_or((action, ""));
+    let read = matches!(verb, "list" | "get" | "dump");
+    match role {
+        "admin" => true,
+        "reader" => read,
+        "journalist" => {
+            read || (action.starts_with("CONTENT ") && action != "CONTENT publish")
+                || matches!(
+                    action,
+                    "AUTHOR create" | "AUTHOR update" | "VERSION restore" | "DRAFT create" | "ATTACHMENT update"
+                        | "TAG create" | "LOCKREQUEST create" | "LOCKREQUEST delete" | "NOTECOMMENT create"
+                        | "ASSIGNMENTCOMMENT create"
+                )
+        }
+        "editor" => {
+            role_grants("journalist", action)
+                || action == "CONTENT publish"
+                || matches!(_resource, "AUTHOR" | "CONTAINER" | "TAG" | "ASSIGNMENT")
+        }
+        "printdesk" => {
+            read || matches!(_resource, "EXPORT" | "WORKFLOW" | "WORKFLOWSECTION" | "ISSUE")
+                || matches!(action, "PRINTDOCUMENT create" | "PRINTDOCUMENT update")
+        }
+        _ => false,
+    }
+}
+
+/// The user behind a verified token, with what they may do.
+#[derive(Debug, Clone)]
+pub struct Principal {
+    pub user_id: i64,
+    pub user_uuid: String,
+    pub name: String,
+    pub public_key: String,
+    private_key: String,
+    roles: BTreeSet<String>,
+    actions: BTreeSet<String>,
+}
+
+impl Principal {
+    pub fn may(&self, action: &str) -> bool {
+        self.actions.contains(action) || self.roles.iter().any(|role| role_grants(role, action))
+    }
+
+    /// A 401 naming `action` unless the user holds it.
+    pub fn require(&self, action: &str) -> Result<()> {
+        if self.may(action) {
+            Ok(())
+        } else {
+            Err(CoreError::Forbidden {
+                action: action.to_owned(),
+            })
+        }
+    }
+
+    /// A fresh token for the same key pair.
+    pub fn refreshed_token(&self, lifetime_secs: i64) -> Result<String> {
+        mint_token(&self.public_key, &self.private_key, Some(lifetime_secs))
+    }
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct Claims {
+    pk: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    iat: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    exp: Option<i64>,
+}
+
+/// Signs a token for a key pair, valid for `lifetime_secs` when given.
+pub fn mint_token(public_key: &str, private_key: &str, lifetime_secs: Option<i64>) -> Result<String> {
+    let now = chrono::Utc::now().timestamp();
+    let claims = Claims {
+        pk: public_key.to_owned(),
+        iat: Some(now),
+        exp: lifetime_secs.map(|secs| now + secs),
+    };
+    jsonwebtoken::encode(
+        &Header::new(Algorithm::HS256),
+        &claims,
+        &EncodingKey::from_secret(private_key.as_bytes()),
+    )
+    .map_err(|err| CoreError::Internal(format!("signing a token: {err}")))
+}
+
+/// Reads `pk` from a token before its signature can be checked, since the
+/// secret to check it with depends on it.
+fn unverified_public_key(token: &str) -> Result<String> {
+    let invalid = || CoreError::Token(TokenProblem::Invalid);
+    let payload = token.split('.').nth(1).ok_or_else(invalid)?;
+    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(payload.trim_end_matches('='))
+        .map_err(|_| invalid())?;
+    let claims: serde_json::Value = serde_json::from_slice(&bytes).map_err(|_| invalid())?;
+    claims
+        .get("pk")
+        .and_then(serde_json::Value::as_str)
+        .map(str::to_owned)
+        .ok_or_else(invalid)
+}
+
+/// Verifies a bearer token and loads its user's grants.
+pub fn authenticate(tx: &Transaction<'_>, token: &str) -> Result<Principal> {
+    let public_key = unverified_public_key(token)?;
+    let found = tx
+        .prepare_cached(
+            "SELECT k.private_key, u.id, u.uuid, u.name FROM key_pairs k JOIN users u ON u.id = k.user_id
+             WHERE k.public_key = ?1",
+        )?
+        .query_row([&public_key], |row| {
+            Ok((row.get::<_, String>(0)?, row.get::<_, i64>(1)?, row.get::<_, String>(2)?, row.get::<_, String>(3)?))
+        })
+        .optional()?;
+    let (private_key, user_id, user_uuid, name) = found.ok_or(CoreError::Token(TokenProblem::Invalid))?;
+    let mut validation = Validation::new(Algorithm::HS256);
+    validation.required_spec_claims.clear();
+    validation.validate_exp = true;
+    validation.validate_aud = false;
+    validation.leeway = 0;
+    jsonwebtoken::decode::<Claims>(token, &DecodingKey::from_secret(private_key.as_bytes()), &validation).map_err(
+        |err| match err.kind() {
+            jsonwebtoken::errors::ErrorKind::ExpiredSignature => CoreError::Token(TokenProblem::Expired),
+            _ => CoreError::Token(TokenProblem::Invalid),
+        },
+    )?;
+    let roles = collect(tx, "SELECT role FROM user_roles WHERE user_id = ?1", user_id)?;
+    let actions = collect(tx, "SELECT action FROM user_actions WHERE user_id = ?1", user_id)?;
+    Ok(Principal {
+        user_id,
+        user_uuid,
+        name,
+        public_key,
+        private_key,
+        roles,
+        actions,
+    })
+}
+
+fn collect(tx: &Transaction<'_>, sql: &str, user_id: i64) -> Result<BTreeSet<String>> {
+    let mut stmt = tx.prepare_cached(sql)?;
+    let rows = stmt.query_map([user_id], |row| row.get::<_, String>(0))?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// What `key create` prints: the private key is shown here and nowhere else.
+#[derive(Debug, Clone)]
+pub struct NewKeyPair {
+    pub user_uuid: String,
+    pub public_key: String,
+    pub private_key: String,
+}
+
+fn random_hex(bytes: usize) -> String {
+    let mut buf = vec![0u8; bytes];
+    rand::rng().fill_bytes(&mut buf);
+    buf.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Creates the user `name` if missing, a new key pair for it, and grants roles and actions.
+pub fn create_key(tx: &Transaction<'_>, name: &str, roles: &[String], actions: &[String]) -> Result<NewKeyPair> {
+    let name = name.trim();
+    if name.is_empty() {
+        return Err(CoreError::invalid_field("name", "a user needs a name"));
+    }
+    for role in roles {
+        if !ROLES.iter().any(|(known, _)| known == role) {
+            let known: Vec<&str> = ROLES.iter().map(|(r, _)| *r).collect();
+            return Err(CoreError::invalid_field(
+                "role",
+                format!("unknown role \"{role}\"; the roles are {}", known.join(", ")),
+            ));
+        }
+    }
+    for action in actions {
+        let well_formed = action
+            .split_once(' ')
+            .is_some_and(|(resource, verb)| !resource.is_empty() && !verb.is_empty() && !verb.contains(' '));
+        if !well_formed {
+            return Err(CoreError::invalid_field(
+                "action",
+                format!("\"{action}\" is not an access action of the form \"RESOURCE action\""),
+            ));
+        }
+    }
+    let now = clock::now();
+    let existing = tx
+        .query_row("SELECT id, uuid FROM users WHERE name = ?1", [name], |row| {
+            Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?))
+        })
+        .optional()?;
+    let (user_id, user_uuid) = match existing {
+        Some(found) => found,
+        None => {
+            let uuid = uuid::Uuid::new_v4().to_string();
+            let slug = Slug::parse_or_make(None, name);
+            tx.execute(
+                "INSERT INTO users (uuid, name, slug, created_at, modified_at) VALUES (?1, ?2, ?3, ?4, ?4)",
+                params![uuid, name, slug.as_str(), now],
+            )?;
+            (tx.last_insert_rowid(), uuid)
+        }
+    };
+    for role in roles {
+        tx.execute(
+            "INSERT OR IGNORE INTO user_roles (user_id, role) VALUES (?1, ?2)",
+            params![user_id, role],
+        )?;
+    }
+    for action in actions {
+        tx.execute(
+            "INSERT OR IGNORE INTO user_actions (user_id, action) VALUES (?1, ?2)",
+            params![user_id, action],
+        )?;
+    }
+    let public_key = random_hex(16);
+    let private_key = random_hex(32);
+    tx.execute(
+        "INSERT INTO key_pairs (user_id, public_key, private_key, created_at) VALUES (?1, ?2, ?3, ?4)",
+        params![user_id, public_key, private_key, now],
+    )?;
+    Ok(NewKeyPair {
+        user_uuid,
+        public_key,
+        private_key,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn roles_grant_what_they_say() {
+        assert!(role_grants("admin", "PRINTDOCUMENT passThruLock"));
+        assert!(role_grants("reader", "CONTENT get"));
+        assert!(!role_grants("reader", "CONTENT update"));
+        assert!(role_grants("journalist", "CONTENT type_post"));
+        assert!(!role_grants("journalist", "CONTENT publish"));
+        assert!(role_grants("editor", "CONTENT publish"));
+        assert!(!role_grants("printdesk", "PRINTDOCUMENT passThruLock"));
+        assert!(!role_grants("nobody", "CONTENT get"));
+    }
+
+    #[test]
+    fn every_role_is_known() {
+        for (role, _) in ROLES {
+            assert!(ACTIONS.iter().any(|action| role_grants(role, action)), "{role} grants nothing");
+        }
+    }
+
+    #[test]
+    fn reads_pk_before_verifying() {
+        let token = mint_token("pub123", "secret", Some(60)).expect("signs");
+        assert_eq!(unverified_public_key(&token).ok().as_deref(), Some("pub123"));
+        assert!(unverified_public_key("garbage").is_err());
+        assert!(unverified_public_key("a.b.c").is_err());
+    }
+}

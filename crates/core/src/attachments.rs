@@ -1,0 +1,517 @@
+//! Attachment files: the master file of a media item and its public preview, stored under the data directory.
+//!
+//! Every change of the files (a new master, a new preview angle) writes a new
+//! folder named by a fresh random salt before the transaction that points the
+//! record at it; the old folder is removed only after that commit. A crash at
+//! any point leaves the record pointing at complete files.
+
+use std::fs;
+use std::io::Cursor;
+use std::path::{Path, PathBuf};
+
+use base64::Engine as _;
+use rand::RngCore as _;
+use rusqlite::{OptionalExtension as _, Row, Transaction, params};
+use serde_json::{Map, Value};
+
+use crate::access::Principal;
+use crate::clock;
+use crate::content::ContentItem;
+use crate::error::{CoreError, Result};
+use crate::records::new_uuid;
+use crate::Cms;
+
+const COLUMNS: &str = "a.id, a.uuid, a.content_id, a.base_name, a.salt, a.extension, a.preview_extension, a.type, a.width, a.height, a.angle, a.metadata, a.created_at, a.modified_at";
+
+/// Largest image side the service decodes, against decompression bombs.
+const MAX_IMAGE_SIDE: u32 = 20_000;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Attachment {
+    pub id: i64,
+    pub uuid: String,
+    pub content_id: i64,
+    pub base_name: String,
+    pub salt: String,
+    pub extension: String,
+    pub preview_extension: String,
+    pub kind: String,
+    pub width: u32,
+    pub height: u32,
+    pub angle: u32,
+    pub metadata: Option<Value>,
+    pub created_at: String,
+    pub modified_at: String,
+    pub srn: String,
+    pub public_url: String,
+    pub original_url: String,
+}
+
+/// A file a client sent: its name and base64 body, not yet decoded.
+#[derive(Debug, Clone)]
+pub struct Upload {
+    pub name: String,
+    pub file_base64: String,
+}
+
+/// What one attachment PUT asks for: exactly one kind of change.
+#[derive(Debug, Clone)]
+pub enum AttachmentChange {
+    Replace(Upload),
+    Angle(String),
+    Metadata(Value),
+}
+
+/// Files written to a fresh salt folder, waiting for the transaction that
+/// records them. Dropping it without [`WrittenFiles::keep`] removes them.
+pub(crate) struct WrittenFiles {
+    pub salt: String,
+    pub base_name: String,
+    pub extension: String,
+    pub preview_extension: String,
+    pub kind: String,
+    pub width: u32,
+    pub height: u32,
+    pub size: u64,
+    dir: PathBuf,
+    kept: bool,
+}
+
+impl WrittenFiles {
+    pub fn keep(mut self) {
+        self.kept = true;
+    }
+}
+
+impl Drop for WrittenFiles {
+    fn drop(&mut self) {
+        if !self.kept {
+            let _ = fs::remove_dir_all(&self.dir);
+        }
+    }
+}
+
+fn random_salt() -> String {
+    let mut buf = [0u8; 16];
+    rand::rng().fill_bytes(&mut buf);
+    buf.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Splits `photo.final.JPG` into (`photo.final`, `jpg`), keeping only safe characters.
+fn split_name(name: &str) -> Result<(String, String)> {
+    let file_name = name.rsplit(['/', '\\']).next().unwrap_or(name).trim();
+    if file_name.is_empty() {
+        return Err(CoreError::invalid_field("name", "the file needs a name"));
+    }
+    let (stem, ext) = match file_name.rsplit_once('.') {
+        Some((stem, ext)) if !stem.is_empty() => (stem, ext.to_ascii_lowercase()),
+        _ => (file_name, String::new()),
+    };
+    let ext: String = ext.chars().filter(char::is_ascii_alphanumeric).take(10).collect();
+    Ok((stem.to_owned(), ext))
+}
+
+fn decode_base64(field: &str, text: &str) -> Result<Vec<u8>> {
+    let compact: String = text.chars().filter(|c| !c.is_ascii_whitespace()).collect();
+    let compact = compact
+        .split_once("base64,")
+        .map_or(compact.as_str(), |(_, data)| data)
+        .to_owned();
+    base64::engine::general_purpose::STANDARD
+        .decode(compact.as_bytes())
+        .or_else(|_| base64::engine::general_purpose::STANDARD_NO_PAD.decode(compact.trim_end_matches('=')))
+        .map_err(|_| CoreError::invalid_field(field, format!("\"{field}\" is not valid base64")))
+}
+
+fn kind_by_extension(ext: &str) -> &'static str {
+    match ext {
+        "mp4" | "mov" | "webm" | "mkv" | "avi" => "video",
+        "mp3" | "wav" | "ogg" | "m4a" | "flac" => "audio",
+        _ => "file",
+    }
+}
+
+fn decode_image(bytes: &[u8]) -> Result<Option<(image::DynamicImage, image::ImageFormat)>> {
+    let reader = image::ImageReader::new(Cursor::new(bytes))
+        .with_guessed_format()
+        .map_err(|err| CoreError::Internal(err.to_string()))?;
+    let Some(format) = reader.format() else {
+        return Ok(None);
+    };
+    let mut reader = reader;
+    let mut limits = image::Limits::default();
+    limits.max_image_width = Some(MAX_IMAGE_SIDE);
+    limits.max_image_height = Some(MAX_IMAGE_SIDE);
+    limits.max_alloc = Some(512 * 1024 * 1024);
+    reader.limits(limits);
+    match reader.decode() {
+        Ok(img) => Ok(Some((img, format))),
+        Err(err) => Err(CoreError::invalid_field("file", format!("the image cannot be read: {err}"))),
+    }
+}
+
+fn rotate(img: &image::DynamicImage, angle: u32) -> image::DynamicImage {
+    match angle {
+        90 => img.rotate90(),
+        180 => img.rotate180(),
+        270 => img.rotate270(),
+        _ => img.clone(),
+    }
+}
+
+/// Writes `bytes` as a new master file and its preview, rotated by `angle`.
+pub(crate) fn write_files(files_dir: &Path, name: &str, bytes: &[u8], angle: u32) -> Result<WrittenFiles> {
+    let (base_name, mut extension) = split_name(name)?;
+    let decoded = decode_image(bytes)?;
+    let salt = random_salt();
+    let dir = files_dir.join(&salt);
+    fs::create_dir_all(&dir)?;
+    let mut written = WrittenFiles {
+        salt,
+        base_name,
+        extension: String::new(),
+        preview_extension: String::new(),
+        kind: String::new(),
+        width: 0,
+        height: 0,
+        size: bytes.len() as u64,
+        dir,
+        kept: false,
+    };
+    match decoded {
+        Some((img, format)) => {
+            if extension.is_empty() {
+                extension = format.extensions_str().first().copied().unwrap_or("img").to_owned();
+            }
+            let preview_format = if format.writing_enabled() { format } else { image::ImageFormat::Png };
+            let preview_extension = preview_format.extensions_str().first().copied().unwrap_or("png").to_owned();
+            fs::write(written.dir.join(format!("original.{extension}")), bytes)?;
+            let preview = rotate(&img, angle);
+            preview
+                .save_with_format(written.dir.join(format!("public.{preview_extension}")), preview_format)
+                .map_err(|err| CoreError::Internal(format!("writing a preview: {err}")))?;
+            written.kind = "image".to_owned();
+            written.width = img.width();
+            written.height = img.height();
+            written.preview_extension = preview_extension;
+        }
+        None => {
+            if extension.is_empty() {
+                extension = "bin".to_owned();
+            }
+            fs::write(written.dir.join(format!("original.{extension}")), bytes)?;
+            fs::hard_link(
+                written.dir.join(format!("original.{extension}")),
+                written.dir.join(format!("public.{extension}")),
+            )
+            .or_else(|_| {
+                fs::copy(
+                    written.dir.join(format!("original.{extension}")),
+                    written.dir.join(format!("public.{extension}")),
+                )
+                .map(|_| ())
+            })?;
+            written.kind = kind_by_extension(&extension).to_owned();
+            written.preview_extension = extension.clone();
+        }
+    }
+    written.extension = extension;
+    Ok(written)
+}
+
+/// Decodes an upload and writes its files.
+pub(crate) fn write_upload(files_dir: &Path, upload: &Upload, angle: u32) -> Result<WrittenFiles> {
+    let bytes = decode_base64("file", &upload.file_base64)?;
+    write_files(files_dir, &upload.name, &bytes, angle)
+}
+
+/// Removes a salt folder once no record points at it; a failure only leaves garbage.
+pub(crate) fn remove_folder(files_dir: &Path, salt: &str) {
+    if !salt.is_empty() && salt.chars().all(|c| c.is_ascii_hexdigit()) {
+        if let Err(err) = fs::remove_dir_all(files_dir.join(salt)) {
+            tracing::warn!(salt, %err, "could not remove an old attachment folder");
+        }
+    }
+}
+
+fn parse_angle(raw: &str) -> Result<u32> {
+    let angle: i64 = raw
+        .trim()
+        .parse()
+        .map_err(|_| CoreError::invalid_field("angle", format!("\"{raw}\" is not an angle")))?;
+    let normalised = angle.rem_euclid(360);
+    if normalised % 90 != 0 {
+        return Err(CoreError::invalid_field(
+            "angle",
+            "the preview turns by quarter turns: 0, 90, 180 or 270",
+        ));
+    }
+    u32::try_from(normalised).map_err(|_| CoreError::invalid_field("angle", "bad angle"))
+}
+
+/// Keeps only the preview settings the spec names, each as a string.
+fn parse_metadata(raw: &Value) -> Result<Value> {
+    const KEYS: &[&str] = &["crop", "fit", "fp-x", "fp-y", "h", "w"];
+    let previews = raw
+        .as_object()
+        .ok_or_else(|| CoreError::invalid_field("metadata", "metadata must be an object keyed by preview name"))?;
+    let mut out = Map::new();
+    for (preview, settings) in previews {
+        let settings = settings.as_object().ok_or_else(|| {
+            CoreError::invalid_field("metadata", format!("metadata.{preview} must be an object"))
+        })?;
+        let mut clean = Map::new();
+        for (key, value) in settings {
+            if !KEYS.contains(&key.as_str()) {
+                return Err(CoreError::invalid_field(
+                    "metadata",
+                    format!("metadata.{preview} may hold only {}, not \"{key}\"", KEYS.join(", ")),
+                ));
+            }
+            let text = match value {
+                Value::String(s) => s.clone(),
+                Value::Number(n) => n.to_string(),
+                Value::Bool(b) => b.to_string(),
+                Value::Null => continue,
+                _ => {
+                    return Err(CoreError::invalid_field(
+                        "metadata",
+                        format!("metadata.{preview}.{key} must be a string"),
+                    ));
+                }
+            };
+            clean.insert(key.clone(), Value::String(text));
+        }
+        out.insert(preview.clone(), Value::Object(clean));
+    }
+    Ok(Value::Object(out))
+}
+
+impl Cms {
+    fn attachment_from_row(&self, row: &Row<'_>) -> rusqlite::Result<Attachment> {
+        let uuid: String = row.get(1)?;
+        let salt: String = row.get(4)?;
+        let extension: String = row.get(5)?;
+        let preview_extension: String = row.get(6)?;
+        let metadata: Option<String> = row.get(11)?;
+        Ok(Attachment {
+            id: row.get(0)?,
+            srn: self.srn("attachment", &uuid),
+            public_url: format!("/files/{salt}/public.{preview_extension}"),
+            original_url: format!("/files/{salt}/original.{extension}"),
+            uuid,
+            content_id: row.get(2)?,
+            base_name: row.get(3)?,
+            salt,
+            extension,
+            preview_extension,
+            kind: row.get(7)?,
+            width: row.get(8)?,
+            height: row.get(9)?,
+            angle: row.get(10)?,
+            metadata: metadata.and_then(|m| serde_json::from_str(&m).ok()),
+            created_at: row.get(12)?,
+            modified_at: row.get(13)?,
+        })
+    }
+
+    pub(crate) fn attachment_of_content(&self, tx: &Transaction<'_>, content_id: i64) -> Result<Option<Attachment>> {
+        let sql = format!("SELECT {COLUMNS} FROM attachments a WHERE a.content_id = ?1");
+        Ok(tx
+            .prepare_cached(&sql)?
+            .query_row([content_id], |row| self.attachment_from_row(row))
+            .optional()?)
+    }
+
+    /// Records `files` as the attachment of `content_id`, replacing any earlier one.
+    /// Returns the salt of the replaced files, to be removed after commit.
+    pub(crate) fn record_files(
+        &self,
+        tx: &Transaction<'_>,
+        content_id: i64,
+        files: &WrittenFiles,
+        angle: u32,
+    ) -> Result<Option<String>> {
+        let now = clock::now();
+        let old = self.attachment_of_content(tx, content_id)?;
+        match &old {
+            Some(old) => {
+                tx.prepare_cached(
+                    "UPDATE attachments SET base_name = ?2, salt = ?3, extension = ?4, preview_extension = ?5,
+                     type = ?6, width = ?7, height = ?8, angle = ?9, size_bytes = ?10, modified_at = ?11 WHERE id = ?1",
+                )?
+                .execute(params![
+                    old.id,
+                    files.base_name,
+                    files.salt,
+                    files.extension,
+                    files.preview_extension,
+                    files.kind,
+                    files.width,
+                    files.height,
+                    angle,
+                    i64::try_from(files.size).unwrap_or(i64::MAX),
+                    now
+                ])?;
+            }
+            None => {
+                tx.prepare_cached(
+                    "INSERT INTO attachments (uuid, content_id, base_name, salt, extension, preview_extension, type,
+                     width, height, angle, size_bytes, created_at, modified_at)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12)",
+                )?
+                .execute(params![
+                    new_uuid(),
+                    content_id,
+                    files.base_name,
+                    files.salt,
+                    files.extension,
+                    files.preview_extension,
+                    files.kind,
+                    files.width,
+                    files.height,
+                    angle,
+                    i64::try_from(files.size).unwrap_or(i64::MAX),
+                    now
+                ])?;
+                tx.prepare_cached("UPDATE content SET has_attachment = 1, modified_at = ?2 WHERE id = ?1")?
+                    .execute(params![content_id, now])?;
+            }
+        }
+        Ok(old.map(|old| old.salt))
+    }
+
+    /// `PUT /v3/attachment/{content uuid}`: one kind of change to the item's attachment.
+    pub fn update_attachment(&self, who: &Principal, content_uuid: &str, change: AttachmentChange) -> Result<ContentItem> {
+        who.require("ATTACHMENT update")?;
+        let files_dir = self.store.files_dir().to_owned();
+        // Files are written before the transaction, so a refused request removes them again.
+        let (written, old_salt, item) = match change {
+            AttachmentChange::Replace(upload) => {
+                let files = write_upload(&files_dir, &upload, 0)?;
+                let (old_salt, item) = self.store.write(|tx| {
+                    let content_id = crate::content::CONTENT.id_of(tx, content_uuid)?;
+                    self.check_writable(tx, who, content_id)?;
+                    let old_salt = self.record_files(tx, content_id, &files, 0)?;
+                    self.audit(tx, content_id, who, "attachment", "replaced the file")?;
+                    Ok((old_salt, self.content_item(tx, content_id)?))
+                })?;
+                (Some(files), old_salt, item)
+            }
+            AttachmentChange::Angle(raw) => {
+                let angle = parse_angle(&raw)?;
+                let current = self.store.read(|tx| {
+                    let content_id = crate::content::CONTENT.id_of(tx, content_uuid)?;
+                    self.attachment_of_content(tx, content_id)?
+                        .ok_or_else(|| CoreError::not_found(format!("content {content_uuid} has no attachment")))
+                })?;
+                let original = files_dir
+                    .join(&current.salt)
+                    .join(format!("original.{}", current.extension));
+                let bytes = fs::read(&original)?;
+                let files = write_files(&files_dir, &format!("{}.{}", current.base_name, current.extension), &bytes, angle)?;
+                let (old_salt, item) = self.store.write(|tx| {
+                    let content_id = crate::content::CONTENT.id_of(tx, content_uuid)?;
+                    self.check_writable(tx, who, content_id)?;
+                    let now_current = self.attachment_of_content(tx, content_id)?;
+                    if now_current.as_ref().map(|a| &a.salt) != Some(&current.salt) {
+                        return Err(CoreError::Conflict {
+                            message: "the attachment changed meanwhile; try again".into(),
+                            field: None,
+                        });
+                    }
+                    let old_salt = self.record_files(tx, content_id, &files, angle)?;
+                    self.audit(tx, content_id, who, "attachment", &format!("turned the preview to {angle}°"))?;
+                    Ok((old_salt, self.content_item(tx, content_id)?))
+                })?;
+                (Some(files), old_salt, item)
+            }
+            AttachmentChange::Metadata(raw) => {
+                let metadata = parse_metadata(&raw)?;
+                let item = self.store.write(|tx| {
+                    let content_id = crate::content::CONTENT.id_of(tx, content_uuid)?;
+                    self.check_writable(tx, who, content_id)?;
+                    let attachment = self
+                        .attachment_of_content(tx, content_id)?
+                        .ok_or_else(|| CoreError::not_found(format!("content {content_uuid} has no attachment")))?;
+                    tx.prepare_cached("UPDATE attachments SET metadata = ?2, modified_at = ?3 WHERE id = ?1")?
+                        .execute(params![attachment.id, metadata.to_string(), clock::now()])?;
+                    self.audit(tx, content_id, who, "attachment", "changed the preview settings")?;
+                    self.content_item(tx, content_id)
+                })?;
+                (None, None, item)
+            }
+        };
+        if let Some(files) = written {
+            files.keep();
+        }
+        if let Some(salt) = old_salt {
+            remove_folder(&files_dir, &salt);
+        }
+        Ok(item)
+    }
+
+    /// Finds the file behind a public or original URL; `None` for anything else.
+    pub fn attachment_file(&self, salt: &str, file_name: &str) -> Result<Option<(PathBuf, String)>> {
+        let valid_salt = salt.len() == 32 && salt.chars().all(|c| c.is_ascii_hexdigit());
+        if !valid_salt {
+            return Ok(None);
+        }
+        let found = self.store.read(|tx| {
+            let sql = format!("SELECT {COLUMNS} FROM attachments a WHERE a.salt = ?1");
+            Ok(tx
+                .prepare_cached(&sql)?
+                .query_row([salt], |row| self.attachment_from_row(row))
+                .optional()?)
+        })?;
+        let Some(attachment) = found else { return Ok(None) };
+        let extension = if file_name == format!("original.{}", attachment.extension) {
+            &attachment.extension
+        } else if file_name == format!("public.{}", attachment.preview_extension) {
+            &attachment.preview_extension
+        } else {
+            return Ok(None);
+        };
+        Ok(Some((self.store.files_dir().join(salt).join(file_name), extension.clone())))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names() {
+        assert_eq!(split_name("photo.final.JPG").ok(), Some(("photo.final".into(), "jpg".into())));
+        assert_eq!(split_name("../../etc/passwd").ok(), Some(("passwd".into(), String::new())));
+        assert_eq!(split_name(".bashrc").ok(), Some((".bashrc".into(), String::new())));
+        assert!(split_name("  ").is_err());
+    }
+
+    #[test]
+    fn angles() {
+        assert_eq!(parse_angle("90").ok(), Some(90));
+        assert_eq!(parse_angle("-90").ok(), Some(270));
+        assert_eq!(parse_angle("360").ok(), Some(0));
+        assert!(parse_angle("45").is_err());
+        assert!(parse_angle("left").is_err());
+    }
+
+    #[test]
+    fn metadata() {
+        let ok = parse_metadata(&serde_json::json!({"default": {"crop": "1", "w": 300, "fp-x": "0.5"}}));
+        assert_eq!(
+            ok.ok(),
+            Some(serde_json::json!({"default": {"crop": "1", "w": "300", "fp-x": "0.5"}}))
+        );
+        assert!(parse_metadata(&serde_json::json!({"default": {"evil": "1"}})).is_err());
+        assert!(parse_metadata(&serde_json::json!([1])).is_err());
+    }
+
+    #[test]
+    fn base64() {
+        assert_eq!(decode_base64("file", "aGk=").ok(), Some(b"hi".to_vec()));
+        assert_eq!(decode_base64("file", "data:image/png;base64,aGk=").ok(), Some(b"hi".to_vec()));
+        assert!(decode_base64("file", "***").is_err());
+    }
+}

@@ -1,0 +1,724 @@
+//! Content items (articles, posts, media, pages): their fields, links, versions and audit.
+
+use rusqlite::{OptionalExtension as _, Row, ToSql, Transaction, params};
+
+use crate::access::Principal;
+use crate::attachments::{Attachment, Upload, remove_folder, write_upload};
+use crate::authors::{AUTHORS, Author};
+use crate::clock;
+use crate::containers::CONTAINERS;
+use crate::error::{CoreError, Result};
+use crate::paging::{ListParams, ListQuery, Page};
+use crate::records::{Table, fetch_page, ids_of_field, new_uuid, required_text};
+use crate::slug::Slug;
+use crate::tags::{TAGS, Tag};
+use crate::Cms;
+
+pub(crate) const CONTENT: Table = Table {
+    name: "content",
+    noun: "content item",
+};
+
+pub const CONTENT_TYPES: &[&str] = &["article", "post", "media", "page"];
+
+const SORTABLE: &[&str] = &[
+    "id", "uuid", "title", "slug", "type", "version", "weight", "created_at", "modified_at", "published_at", "state",
+];
+pub(crate) const COLUMNS: &str = "content.id, content.uuid, content.title, content.slug, content.type, content.version, content.weight, content.abstract, content.abstract_raw, content.content, content.content_raw, content.created_at, content.modified_at, content.published_at, content.state, content.user_id, content.assignment_id, content.workflow_id, content.dominant_attachment_id, content.container_id, content.has_attachment, content.ssts_path";
+
+/// The stored fields of a content item.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ContentRecord {
+    pub id: i64,
+    pub uuid: String,
+    pub title: String,
+    pub slug: String,
+    pub content_type: String,
+    pub version: i64,
+    pub weight: i64,
+    pub abstract_text: String,
+    pub abstract_raw: String,
+    pub body: String,
+    pub body_raw: String,
+    pub created_at: String,
+    pub modified_at: String,
+    pub published_at: Option<String>,
+    pub state: i64,
+    pub user_id: Option<i64>,
+    pub assignment_id: Option<i64>,
+    pub workflow_id: i64,
+    pub dominant_attachment_id: Option<i64>,
+    pub container_id: Option<i64>,
+    pub has_attachment: bool,
+    pub ssts_path: String,
+    pub srn: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ContentUrl {
+    pub id: i64,
+    pub uuid: String,
+    pub path: String,
+    pub content_id: i64,
+    pub created_at: String,
+}
+
+/// A version as the item lists it: which, when and by whom.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VersionSummary {
+    pub id: i64,
+    pub uuid: String,
+    pub version: i64,
+    pub user_id: Option<i64>,
+    pub created_at: String,
+    pub srn: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AuditEntry {
+    pub id: i64,
+    pub uuid: String,
+    pub action: String,
+    pub detail: String,
+    pub user_id: Option<i64>,
+    pub user_name: Option<String>,
+    pub created_at: String,
+}
+
+/// A content item with everything it embeds.
+#[derive(Debug, Clone)]
+pub struct ContentItem {
+    pub record: ContentRecord,
+    pub authors: Vec<Author>,
+    pub tags: Vec<Tag>,
+    pub urls: Vec<ContentUrl>,
+    pub versions: Vec<VersionSummary>,
+    pub audit: Vec<AuditEntry>,
+    pub attachment: Option<Attachment>,
+    pub container_uuid: Option<String>,
+    pub lock: bool,
+}
+
+/// A content create or update. `None` leaves a field as it is; for the
+/// nullable fields `Some(None)` clears it.
+#[derive(Debug, Clone, Default)]
+pub struct ContentInput {
+    pub title: Option<String>,
+    pub slug: Option<String>,
+    pub content_type: Option<String>,
+    pub weight: Option<i64>,
+    pub abstract_text: Option<String>,
+    pub abstract_raw: Option<String>,
+    pub body: Option<String>,
+    pub body_raw: Option<String>,
+    pub published_at: Option<Option<String>>,
+    pub state: Option<i64>,
+    pub dominant_attachment: Option<Option<String>>,
+    pub authors: Option<Vec<String>>,
+    pub tags: Option<Vec<String>>,
+    pub urls: Option<Vec<String>>,
+    pub attachment: Option<Upload>,
+    /// The blog container a post belongs to.
+    pub container: Option<Option<String>>,
+}
+
+/// Filters of the content list beyond paging.
+#[derive(Debug, Clone, Default)]
+pub struct ContentFilter {
+    pub has_attachment: Option<String>,
+    pub content_type: Option<String>,
+}
+
+/// The fields a version snapshots and an update may change.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Editable {
+    title: String,
+    slug: String,
+    content_type: String,
+    weight: i64,
+    abstract_text: String,
+    abstract_raw: String,
+    body: String,
+    body_raw: String,
+    published_at: Option<String>,
+    state: i64,
+    dominant_attachment_id: Option<i64>,
+    container_id: Option<i64>,
+}
+
+impl Editable {
+    fn of(record: &ContentRecord) -> Self {
+        Self {
+            title: record.title.clone(),
+            slug: record.slug.clone(),
+            content_type: record.content_type.clone(),
+            weight: record.weight,
+            abstract_text: record.abstract_text.clone(),
+            abstract_raw: record.abstract_raw.clone(),
+            body: record.body.clone(),
+            body_raw: record.body_raw.clone(),
+            published_at: record.published_at.clone(),
+            state: record.state,
+            dominant_attachment_id: record.dominant_attachment_id,
+            container_id: record.container_id,
+        }
+    }
+}
+
+pub(crate) fn parse_content_type(raw: &str) -> Result<String> {
+    let raw = raw.trim();
+    if CONTENT_TYPES.contains(&raw) {
+        Ok(raw.to_owned())
+    } else {
+        Err(CoreError::invalid_field(
+            "type",
+            format!("\"{raw}\" is not a content type; use one of {}", CONTENT_TYPES.join(", ")),
+        ))
+    }
+}
+
+fn parse_url_path(raw: &str) -> Result<String> {
+    let path = raw.trim();
+    if path.is_empty() || path.chars().any(char::is_whitespace) {
+        return Err(CoreError::invalid_field("urls", format!("\"{raw}\" is not a URL path")));
+    }
+    Ok(if path.starts_with('/') || path.contains("://") {
+        path.to_owned()
+    } else {
+        format!("/{path}")
+    })
+}
+
+/// The list of distinct URL paths, in the order sent.
+fn parse_url_paths(raw: &[String]) -> Result<Vec<String>> {
+    let mut paths: Vec<String> = Vec::with_capacity(raw.len());
+    for path in raw {
+        let path = parse_url_path(path)?;
+        if !paths.contains(&path) {
+            paths.push(path);
+        }
+    }
+    Ok(paths)
+}
+
+impl Cms {
+    pub(crate) fn content_from_row(&self, row: &Row<'_>) -> rusqlite::Result<ContentRecord> {
+        let uuid: String = row.get(1)?;
+        Ok(ContentRecord {
+            id: row.get(0)?,
+            srn: self.srn("content", &uuid),
+            uuid,
+            title: row.get(2)?,
+            slug: row.get(3)?,
+            content_type: row.get(4)?,
+            version: row.get(5)?,
+            weight: row.get(6)?,
+            abstract_text: row.get(7)?,
+            abstract_raw: row.get(8)?,
+            body: row.get(9)?,
+            body_raw: row.get(10)?,
+            created_at: row.get(11)?,
+            modified_at: row.get(12)?,
+            published_at: row.get(13)?,
+            state: row.get(14)?,
+            user_id: row.get(15)?,
+            assignment_id: row.get(16)?,
+            workflow_id: row.get(17)?,
+            dominant_attachment_id: row.get(18)?,
+            container_id: row.get(19)?,
+            has_attachment: row.get::<_, i64>(20)? != 0,
+            ssts_path: row.get(21)?,
+        })
+    }
+
+    pub(crate) fn content_record(&self, tx: &Transaction<'_>, id: i64) -> Result<ContentRecord> {
+        let sql = format!("SELECT {COLUMNS} FROM content WHERE content.id = ?1");
+        Ok(tx.prepare_cached(&sql)?.query_row([id], |row| self.content_from_row(row))?)
+    }
+
+    pub(crate) fn urls_of_content(&self, tx: &Transaction<'_>, content_id: i64) -> Result<Vec<ContentUrl>> {
+        let mut stmt = tx.prepare_cached(
+            "SELECT id, uuid, path, content_id, created_at FROM content_urls WHERE content_id = ?1 ORDER BY position",
+        )?;
+        let rows = stmt.query_map([content_id], |row| {
+            Ok(ContentUrl {
+                id: row.get(0)?,
+                uuid: row.get(1)?,
+                path: row.get(2)?,
+                content_id: row.get(3)?,
+                created_at: row.get(4)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    fn version_summaries(&self, tx: &Transaction<'_>, content_id: i64) -> Result<Vec<VersionSummary>> {
+        let mut stmt = tx.prepare_cached(
+            "SELECT id, uuid, version, user_id, created_at FROM versions WHERE content_id = ?1 ORDER BY version",
+        )?;
+        let rows = stmt.query_map([content_id], |row| {
+            let uuid: String = row.get(1)?;
+            Ok(VersionSummary {
+                id: row.get(0)?,
+                srn: self.srn("version", &uuid),
+                uuid,
+                version: row.get(2)?,
+                user_id: row.get(3)?,
+                created_at: row.get(4)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    fn audit_of_content(&self, tx: &Transaction<'_>, content_id: i64) -> Result<Vec<AuditEntry>> {
+        let mut stmt = tx.prepare_cached(
+            "SELECT a.id, a.uuid, a.action, a.detail, a.user_id, u.name, a.created_at
+             FROM audit a LEFT JOIN users u ON u.id = a.user_id WHERE a.content_id = ?1 ORDER BY a.id",
+        )?;
+        let rows = stmt.query_map([content_id], |row| {
+            Ok(AuditEntry {
+                id: row.get(0)?,
+                uuid: row.get(1)?,
+                action: row.get(2)?,
+                detail: row.get(3)?,
+                user_id: row.get(4)?,
+                user_name: row.get(5)?,
+                created_at: row.get(6)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Records who did what to an item, in the transaction that did it.
+    pub(crate) fn audit(&self, tx: &Transaction<'_>, content_id: i64, who: &Principal, action: &str, detail: &str) -> Result<()> {
+        tx.prepare_cached(
+            "INSERT INTO audit (uuid, content_id, user_id, action, detail, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        )?
+        .execute(params![new_uuid(), content_id, who.user_id, action, detail, clock::now()])?;
+        Ok(())
+    }
+
+    /// Whether `who` may write to the item now. Exclusive locks hook in here.
+    pub(crate) fn check_writable(&self, _tx: &Transaction<'_>, _who: &Principal, _content_id: i64) -> Result<()> {
+        Ok(())
+    }
+
+    fn completed(&self, tx: &Transaction<'_>, record: ContentRecord) -> Result<ContentItem> {
+        let id = record.id;
+        let container_uuid = match record.container_id {
+            Some(container_id) => Some(CONTAINERS.uuid_of(tx, container_id)?),
+            None => None,
+        };
+        Ok(ContentItem {
+            authors: self.authors_of_content(tx, id)?,
+            tags: self.tags_linked(tx, "content_tags", "content_id", id)?,
+            urls: self.urls_of_content(tx, id)?,
+            versions: self.version_summaries(tx, id)?,
+            audit: self.audit_of_content(tx, id)?,
+            attachment: self.attachment_of_content(tx, id)?,
+            container_uuid,
+            lock: false,
+            record,
+        })
+    }
+
+    /// The item with row id `id` and everything it embeds.
+    pub(crate) fn content_item(&self, tx: &Transaction<'_>, id: i64) -> Result<ContentItem> {
+        let record = self.content_record(tx, id)?;
+        self.completed(tx, record)
+    }
+
+    pub fn list_content(&self, who: &Principal, query: &ListQuery, filter: &ContentFilter) -> Result<Page<ContentItem>> {
+        who.require("CONTENT list")?;
+        let params = ListParams::parse(query, SORTABLE, "version")?;
+        let has_attachment = match filter.has_attachment.as_deref().map(str::trim) {
+            None | Some("") => None,
+            Some("0") => Some(0i64),
+            Some("1") => Some(1i64),
+            Some(other) => {
+                return Err(CoreError::invalid_field(
+                    "has_attachment",
+                    format!("\"has_attachment\" must be 0 or 1, not \"{other}\""),
+                ));
+            }
+        };
+        let content_type = match filter.content_type.as_deref() {
+            None | Some("") => None,
+            Some(raw) => Some(parse_content_type(raw)?),
+        };
+        let mut conditions = Vec::new();
+        let mut args: Vec<&dyn ToSql> = Vec::new();
+        if let Some(flag) = &has_attachment {
+            args.push(flag);
+            conditions.push(format!("content.has_attachment = ?{}", args.len()));
+        }
+        if let Some(content_type) = &content_type {
+            args.push(content_type);
+            conditions.push(format!("content.type = ?{}", args.len()));
+        }
+        let filter_sql = if conditions.is_empty() {
+            String::new()
+        } else {
+            format!("WHERE {}", conditions.join(" AND "))
+        };
+        self.store.read(|tx| {
+            let mut page = fetch_page(tx, "content", COLUMNS, &filter_sql, &args, &params, |row| self.content_from_row(row))?;
+            let items = std::mem::take(&mut page.items)
+                .into_iter()
+                .map(|record| self.completed(tx, record))
+                .collect::<Result<Vec<_>>>()?;
+            Ok(page.with_items(items))
+        })
+    }
+
+    pub fn get_content(&self, who: &Principal, uuid: &str) -> Result<ContentItem> {
+        who.require("CONTENT get")?;
+        self.store.read(|tx| {
+            let id = CONTENT.id_of(tx, uuid)?;
+            self.content_item(tx, id)
+        })
+    }
+
+    pub fn create_content(&self, who: &Principal, input: ContentInput) -> Result<ContentItem> {
+        who.require("CONTENT create")?;
+        let title = required_text("title", input.title.as_deref())?;
+        let content_type = parse_content_type(
+            input
+                .content_type
+                .as_deref()
+                .ok_or_else(|| CoreError::required("type"))?,
+        )?;
+        who.require(&format!("CONTENT type_{content_type}"))?;
+        let published_at = match input.published_at.clone().flatten() {
+            Some(raw) => {
+                who.require("CONTENT publish")?;
+                Some(clock::parse_timestamp("published_at", &raw)?)
+            }
+            None => None,
+        };
+        let urls = parse_url_paths(input.urls.as_deref().unwrap_or_default())?;
+        let files = match &input.attachment {
+            Some(upload) => Some(write_upload(self.store.files_dir(), upload, 0)?),
+            None => None,
+        };
+        let slug = Slug::parse_or_make(input.slug.as_deref(), &title);
+        let item = self.store.write(|tx| {
+            let now = clock::now();
+            let fields = Editable {
+                slug: slug.into_string(),
+                title,
+                content_type,
+                weight: input.weight.unwrap_or(0),
+                abstract_text: input.abstract_text.clone().unwrap_or_default(),
+                abstract_raw: input.abstract_raw.clone().unwrap_or_default(),
+                body: input.body.clone().unwrap_or_default(),
+                body_raw: input.body_raw.clone().unwrap_or_default(),
+                published_at,
+                state: input.state.unwrap_or(0),
+                dominant_attachment_id: self.dominant_attachment_id(tx, input.dominant_attachment.clone().flatten())?,
+                container_id: self.blog_container_id(tx, input.container.clone().flatten())?,
+            };
+            check_post_container(&fields)?;
+            tx.prepare_cached(
+                "INSERT INTO content (uuid, title, slug, type, version, weight, abstract, abstract_raw, content,
+                 content_raw, created_at, modified_at, published_at, state, user_id, dominant_attachment_id, container_id)
+                 VALUES (?1, ?2, ?3, ?4, 1, ?5, ?6, ?7, ?8, ?9, ?10, ?10, ?11, ?12, ?13, ?14, ?15)",
+            )?
+            .execute(params![
+                new_uuid(),
+                fields.title,
+                fields.slug,
+                fields.content_type,
+                fields.weight,
+                fields.abstract_text,
+                fields.abstract_raw,
+                fields.body,
+                fields.body_raw,
+                now,
+                fields.published_at,
+                fields.state,
+                who.user_id,
+                fields.dominant_attachment_id,
+                fields.container_id
+            ])?;
+            let id = tx.last_insert_rowid();
+            self.set_links(tx, id, input.authors.as_deref(), input.tags.as_deref(), Some(&urls))?;
+            if let Some(files) = &files {
+                self.record_files(tx, id, files, 0)?;
+                if fields.dominant_attachment_id.is_none() {
+                    tx.prepare_cached(
+                        "UPDATE content SET dominant_attachment_id = (SELECT id FROM attachments WHERE content_id = ?1)
+                         WHERE id = ?1",
+                    )?
+                    .execute([id])?;
+                }
+            }
+            self.snapshot_version(tx, id, who)?;
+            self.audit(tx, id, who, "create", "")?;
+            if fields.published_at.is_some() {
+                self.audit(tx, id, who, "publish", fields.published_at.as_deref().unwrap_or_default())?;
+            }
+            self.content_item(tx, id)
+        })?;
+        if let Some(files) = files {
+            files.keep();
+        }
+        Ok(item)
+    }
+
+    pub fn update_content(&self, who: &Principal, uuid: &str, input: ContentInput) -> Result<ContentItem> {
+        who.require("CONTENT update")?;
+        if let Some(content_type) = &input.content_type {
+            let content_type = parse_content_type(content_type)?;
+            who.require(&format!("CONTENT type_{content_type}"))?;
+        }
+        let published_at = match input.published_at.clone() {
+            Some(Some(raw)) => Some(Some(clock::parse_timestamp("published_at", &raw)?)),
+            other => other,
+        };
+        let urls = match &input.urls {
+            Some(urls) => Some(parse_url_paths(urls)?),
+            None => None,
+        };
+        if let Some(title) = &input.title {
+            required_text("title", Some(title))?;
+        }
+        let files = match &input.attachment {
+            Some(upload) => Some(write_upload(self.store.files_dir(), upload, 0)?),
+            None => None,
+        };
+        let (item, old_salt) = self.store.write(|tx| {
+            let id = CONTENT.id_of(tx, uuid)?;
+            self.check_writable(tx, who, id)?;
+            let old = self.content_record(tx, id)?;
+            let before = Editable::of(&old);
+            let title = input.title.as_deref().map(str::trim).map(str::to_owned).unwrap_or(before.title.clone());
+            let after = Editable {
+                slug: match input.slug.as_deref() {
+                    Some(sent) => Slug::parse_or_make(Some(sent), &title).into_string(),
+                    None => before.slug.clone(),
+                },
+                title,
+                content_type: match &input.content_type {
+                    Some(content_type) => parse_content_type(content_type)?,
+                    None => before.content_type.clone(),
+                },
+                weight: input.weight.unwrap_or(before.weight),
+                abstract_text: input.abstract_text.clone().unwrap_or(before.abstract_text.clone()),
+                abstract_raw: input.abstract_raw.clone().unwrap_or(before.abstract_raw.clone()),
+                body: input.body.clone().unwrap_or(before.body.clone()),
+                body_raw: input.body_raw.clone().unwrap_or(before.body_raw.clone()),
+                published_at: published_at.clone().unwrap_or(before.published_at.clone()),
+                state: input.state.unwrap_or(before.state),
+                dominant_attachment_id: match input.dominant_attachment.clone() {
+                    Some(sent) => self.dominant_attachment_id(tx, sent)?,
+                    None => before.dominant_attachment_id,
+                },
+                container_id: match input.container.clone() {
+                    Some(sent) => self.blog_container_id(tx, sent)?,
+                    None => before.container_id,
+                },
+            };
+            check_post_container(&after)?;
+            if after.published_at != before.published_at {
+                who.require("CONTENT publish")?;
+            }
+            let links_changed = self.set_links(tx, id, input.authors.as_deref(), input.tags.as_deref(), urls.as_deref())?;
+            let old_salt = match &files {
+                Some(files) => self.record_files(tx, id, files, 0)?,
+                None => None,
+            };
+            if after != before || links_changed || files.is_some() {
+                tx.prepare_cached(
+                    "UPDATE content SET title = ?2, slug = ?3, type = ?4, weight = ?5, abstract = ?6, abstract_raw = ?7,
+                     content = ?8, content_raw = ?9, published_at = ?10, state = ?11, dominant_attachment_id = ?12,
+                     container_id = ?13, version = version + 1, modified_at = ?14 WHERE id = ?1",
+                )?
+                .execute(params![
+                    id,
+                    after.title,
+                    after.slug,
+                    after.content_type,
+                    after.weight,
+                    after.abstract_text,
+                    after.abstract_raw,
+                    after.body,
+                    after.body_raw,
+                    after.published_at,
+                    after.state,
+                    after.dominant_attachment_id,
+                    after.container_id,
+                    clock::now()
+                ])?;
+                self.snapshot_version(tx, id, who)?;
+                self.audit(tx, id, who, "update", "")?;
+                match (&before.published_at, &after.published_at) {
+                    (None, Some(at)) => self.audit(tx, id, who, "publish", at)?,
+                    (Some(_), None) => self.audit(tx, id, who, "unpublish", "")?,
+                    (Some(old), Some(new)) if old != new => self.audit(tx, id, who, "publish", new)?,
+                    _ => {}
+                }
+            }
+            Ok((self.content_item(tx, id)?, old_salt))
+        })?;
+        if let Some(files) = files {
+            files.keep();
+        }
+        if let Some(salt) = old_salt {
+            remove_folder(self.store.files_dir(), &salt);
+        }
+        Ok(item)
+    }
+
+    /// Deletes the item, its versions, drafts and audit, and its attachment files.
+    pub fn delete_content(&self, who: &Principal, uuid: &str) -> Result<()> {
+        who.require("CONTENT delete")?;
+        let salt = self.store.write(|tx| {
+            let id = CONTENT.id_of(tx, uuid)?;
+            self.check_writable(tx, who, id)?;
+            let salt = self.attachment_of_content(tx, id)?.map(|a| a.salt);
+            CONTENT.delete(tx, id)?;
+            Ok(salt)
+        })?;
+        if let Some(salt) = salt {
+            remove_folder(self.store.files_dir(), &salt);
+        }
+        Ok(())
+    }
+
+    /// Stores the item's current fields as its current version number.
+    pub(crate) fn snapshot_version(&self, tx: &Transaction<'_>, content_id: i64, who: &Principal) -> Result<()> {
+        tx.prepare_cached(
+            "INSERT INTO versions (uuid, content_id, version, title, slug, type, weight, abstract, abstract_raw, content,
+             content_raw, published_at, state, workflow_id, dominant_attachment_id, user_id, created_at, modified_at)
+             SELECT ?2, id, version, title, slug, type, weight, abstract, abstract_raw, content, content_raw,
+             published_at, state, workflow_id, dominant_attachment_id, ?3, modified_at, modified_at
+             FROM content WHERE id = ?1",
+        )?
+        .execute(params![content_id, new_uuid(), who.user_id])?;
+        Ok(())
+    }
+
+    /// Replaces whichever of the item's authors, tags and URLs were sent; true when any changed.
+    fn set_links(
+        &self,
+        tx: &Transaction<'_>,
+        content_id: i64,
+        authors: Option<&[String]>,
+        tags: Option<&[String]>,
+        urls: Option<&[String]>,
+    ) -> Result<bool> {
+        let mut changed = false;
+        if let Some(authors) = authors {
+            let ids = ids_of_field(tx, AUTHORS, "authors", authors)?;
+            changed |= replace_links(tx, "content_authors", "author_id", content_id, &ids)?;
+        }
+        if let Some(tags) = tags {
+            let ids = ids_of_field(tx, TAGS, "tags", tags)?;
+            changed |= replace_links(tx, "content_tags", "tag_id", content_id, &ids)?;
+        }
+        if let Some(urls) = urls {
+            let old: Vec<String> = self.urls_of_content(tx, content_id)?.into_iter().map(|u| u.path).collect();
+            if old != urls {
+                changed = true;
+                tx.prepare_cached("DELETE FROM content_urls WHERE content_id = ?1")?
+                    .execute([content_id])?;
+                let now = clock::now();
+                for (position, path) in urls.iter().enumerate() {
+                    tx.prepare_cached(
+                        "INSERT INTO content_urls (uuid, content_id, path, position, created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
+                    )?
+                    .execute(params![new_uuid(), content_id, path, position as i64, now])?;
+                }
+            }
+        }
+        Ok(changed)
+    }
+
+    fn dominant_attachment_id(&self, tx: &Transaction<'_>, uuid: Option<String>) -> Result<Option<i64>> {
+        match uuid.as_deref().map(str::trim) {
+            None | Some("") => Ok(None),
+            Some(uuid) => {
+                let id = tx
+                    .prepare_cached("SELECT id FROM attachments WHERE uuid = ?1")?
+                    .query_row([uuid], |row| row.get::<_, i64>(0))
+                    .optional()?;
+                id.map(Some).ok_or_else(|| {
+                    CoreError::not_found_field("dominantAttachment", format!("no attachment with UUID {uuid}"))
+                })
+            }
+        }
+    }
+
+    /// The blog container a post picks; any other container type is refused.
+    fn blog_container_id(&self, tx: &Transaction<'_>, uuid: Option<String>) -> Result<Option<i64>> {
+        match uuid.as_deref().map(str::trim) {
+            None | Some("") => Ok(None),
+            Some(uuid) => {
+                let id = CONTAINERS.id_of_field(tx, "container", uuid)?;
+                let container_type: String = tx
+                    .prepare_cached("SELECT type FROM containers WHERE id = ?1")?
+                    .query_row([id], |row| row.get(0))?;
+                if container_type != "blog" {
+                    return Err(CoreError::invalid_field(
+                        "container",
+                        format!("a post belongs to a blog container, and {uuid} is a {container_type} container"),
+                    ));
+                }
+                Ok(Some(id))
+            }
+        }
+    }
+}
+
+fn check_post_container(fields: &Editable) -> Result<()> {
+    if fields.container_id.is_some() && fields.content_type != "post" {
+        return Err(CoreError::invalid_field(
+            "container",
+            "only a post picks a blog container",
+        ));
+    }
+    Ok(())
+}
+
+/// Sets the ordered links of `owner_id` to `ids`; true when they changed.
+pub(crate) fn replace_links(tx: &Transaction<'_>, table: &str, column: &str, owner_id: i64, ids: &[i64]) -> Result<bool> {
+    let owner_column = if table.starts_with("container_") { "container_id" } else { "content_id" };
+    let select = format!("SELECT {column} FROM {table} WHERE {owner_column} = ?1 ORDER BY position");
+    let old: Vec<i64> = tx
+        .prepare_cached(&select)?
+        .query_map([owner_id], |row| row.get(0))?
+        .collect::<Result<_, _>>()?;
+    if old == ids {
+        return Ok(false);
+    }
+    tx.prepare_cached(&format!("DELETE FROM {table} WHERE {owner_column} = ?1"))?
+        .execute([owner_id])?;
+    let insert = format!("INSERT INTO {table} ({owner_column}, {column}, position) VALUES (?1, ?2, ?3)");
+    for (position, id) in ids.iter().enumerate() {
+        tx.prepare_cached(&insert)?
+            .execute(params![owner_id, id, position as i64])?;
+    }
+    Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn url_paths() {
+        assert_eq!(
+            parse_url_paths(&["news/a".into(), "/news/a".into(), "/b".into()]).ok(),
+            Some(vec!["/news/a".to_owned(), "/b".to_owned()])
+        );
+        assert!(parse_url_paths(&["has space".into()]).is_err());
+        assert!(parse_url_paths(&["".into()]).is_err());
+    }
+
+    #[test]
+    fn content_types() {
+        assert!(parse_content_type("article").is_ok());
+        assert!(parse_content_type("video").is_err());
+    }
+}

@@ -1,0 +1,100 @@
+//! The one error type of the service logic; the HTTP layer maps it to the contract's JSON in one place.
+
+use thiserror::Error;
+
+/// What went wrong with a token, as the contract names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TokenProblem {
+    Missing,
+    Invalid,
+    Expired,
+}
+
+#[derive(Debug, Error)]
+pub enum CoreError {
+    /// A request the service cannot accept; `field` names the input at fault.
+    #[error("{message}")]
+    Invalid {
+        message: String,
+        field: Option<String>,
+    },
+    /// An unknown record, SRN or reference.
+    #[error("{message}")]
+    NotFound {
+        message: String,
+        field: Option<String>,
+    },
+    /// A valid token whose user lacks the operation's access action.
+    #[error("you need the access action \"{action}\" for this operation")]
+    Forbidden { action: String },
+    #[error("{}", token_message(*.0))]
+    Token(TokenProblem),
+    /// The record is exclusively locked by someone else.
+    #[error("{0}")]
+    Locked(String),
+    /// A unique value is already taken.
+    #[error("{message}")]
+    Conflict {
+        message: String,
+        field: Option<String>,
+    },
+    /// A failure that is not the caller's fault; details go to the log only.
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+fn token_message(problem: TokenProblem) -> &'static str {
+    match problem {
+        TokenProblem::Missing => "no token: send Authorization: Bearer <token>",
+        TokenProblem::Invalid => "the token is malformed, badly signed or names an unknown key",
+        TokenProblem::Expired => "the token has expired: ask for a new one",
+    }
+}
+
+impl CoreError {
+    pub fn invalid(message: impl Into<String>) -> Self {
+        Self::Invalid {
+            message: message.into(),
+            field: None,
+        }
+    }
+
+    pub fn invalid_field(field: &str, message: impl Into<String>) -> Self {
+        Self::Invalid {
+            message: message.into(),
+            field: Some(field.to_owned()),
+        }
+    }
+
+    pub fn not_found(message: impl Into<String>) -> Self {
+        Self::NotFound {
+            message: message.into(),
+            field: None,
+        }
+    }
+
+    pub fn not_found_field(field: &str, message: impl Into<String>) -> Self {
+        Self::NotFound {
+            message: message.into(),
+            field: Some(field.to_owned()),
+        }
+    }
+
+    pub fn required(field: &str) -> Self {
+        Self::invalid_field(field, format!("the field \"{field}\" is required"))
+    }
+}
+
+impl From<rusqlite::Error> for CoreError {
+    fn from(err: rusqlite::Error) -> Self {
+        Self::Internal(format!("storage: {err}"))
+    }
+}
+
+impl From<std::io::Error> for CoreError {
+    fn from(err: std::io::Error) -> Self {
+        Self::Internal(format!("file system: {err}"))
+    }
+}
+
+pub type Result<T, E = CoreError> = std::result::Result<T, E>;

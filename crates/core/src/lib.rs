@@ -1,0 +1,72 @@
+//! Copydesk's `/v3` service as a library: the rules and use cases on a SQLite store, knowing neither HTTP nor Tauri.
+//!
+//! Every use case takes the [`access::Principal`] that asks, checks its access
+//! action first, then works in one transaction of the [`store::Store`].
+
+pub mod access;
+pub mod attachments;
+pub mod authors;
+pub mod clock;
+pub mod containers;
+pub mod content;
+pub mod draftjs;
+pub mod drafts;
+pub mod error;
+pub mod paging;
+pub mod records;
+pub mod search;
+pub mod slug;
+pub mod srn;
+pub mod store;
+pub mod tags;
+pub mod users;
+pub mod versions;
+
+use std::path::Path;
+
+pub use error::{CoreError, Result, TokenProblem};
+
+use access::Principal;
+use store::Store;
+
+/// The default namespace of the SRNs an instance writes.
+pub const DEFAULT_NAMESPACE: &str = "copydesk";
+
+/// One running instance of the service: its store and its settings.
+pub struct Cms {
+    store: Store,
+    namespace: String,
+}
+
+impl Cms {
+    /// Opens the instance whose data lives in `dir` (created on first use).
+    pub fn open(dir: &Path, namespace: &str) -> Result<Self> {
+        Ok(Self {
+            store: Store::open(dir)?,
+            namespace: namespace.to_owned(),
+        })
+    }
+
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    pub fn namespace(&self) -> &str {
+        &self.namespace
+    }
+
+    /// Verifies a bearer token (`None` when the request had none).
+    pub fn authenticate(&self, token: Option<&str>) -> Result<Principal> {
+        let token = token.ok_or(CoreError::Token(TokenProblem::Missing))?;
+        self.store.read(|tx| access::authenticate(tx, token))
+    }
+
+    /// Creates a key pair (and its user when new), as `key create` does.
+    pub fn create_key(&self, name: &str, roles: &[String], actions: &[String]) -> Result<access::NewKeyPair> {
+        self.store.write(|tx| access::create_key(tx, name, roles, actions))
+    }
+
+    pub(crate) fn srn(&self, record_type: &str, uuid: &str) -> String {
+        srn::Srn::new(&self.namespace, record_type, uuid).to_string()
+    }
+}

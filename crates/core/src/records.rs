@@ -1,0 +1,115 @@
+//! Pieces every resource shares: finding a record by UUID, one page of a list,
+//! and the all-or-nothing delete of several records.
+
+use rusqlite::{OptionalExtension as _, Row, ToSql, Transaction};
+
+use crate::error::{CoreError, Result};
+use crate::paging::{ListParams, Page};
+use crate::srn::is_uuid;
+
+/// A table whose records have a public UUID.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Table {
+    pub name: &'static str,
+    /// How the record is called in messages.
+    pub noun: &'static str,
+}
+
+impl Table {
+    /// The row id of the record with `uuid`, or a 404.
+    pub fn id_of(self, tx: &Transaction<'_>, uuid: &str) -> Result<i64> {
+        self.try_id_of(tx, uuid)?
+            .ok_or_else(|| CoreError::not_found(format!("no {} with UUID {uuid}", self.noun)))
+    }
+
+    /// Like [`Table::id_of`] for a UUID sent in the body field `field`.
+    pub fn id_of_field(self, tx: &Transaction<'_>, field: &str, uuid: &str) -> Result<i64> {
+        self.try_id_of(tx, uuid)?
+            .ok_or_else(|| CoreError::not_found_field(field, format!("no {} with UUID {uuid}", self.noun)))
+    }
+
+    pub fn try_id_of(self, tx: &Transaction<'_>, uuid: &str) -> Result<Option<i64>> {
+        if !is_uuid(uuid) {
+            return Ok(None);
+        }
+        let sql = format!("SELECT id FROM {} WHERE uuid = ?1", self.name);
+        Ok(tx.prepare_cached(&sql)?.query_row([uuid], |row| row.get(0)).optional()?)
+    }
+
+    pub fn uuid_of(self, tx: &Transaction<'_>, id: i64) -> Result<String> {
+        let sql = format!("SELECT uuid FROM {} WHERE id = ?1", self.name);
+        Ok(tx.prepare_cached(&sql)?.query_row([id], |row| row.get(0))?)
+    }
+
+    /// Resolves the comma-separated UUIDs of a DELETE path: every one must exist.
+    pub fn ids_of_list(self, tx: &Transaction<'_>, list: &str) -> Result<Vec<i64>> {
+        let mut ids = Vec::new();
+        for uuid in list.split(',').map(str::trim) {
+            let id = self.id_of(tx, uuid)?;
+            if !ids.contains(&id) {
+                ids.push(id);
+            }
+        }
+        Ok(ids)
+    }
+
+    pub fn delete(self, tx: &Transaction<'_>, id: i64) -> Result<()> {
+        let sql = format!("DELETE FROM {} WHERE id = ?1", self.name);
+        tx.prepare_cached(&sql)?.execute([id])?;
+        Ok(())
+    }
+}
+
+/// Resolves body-sent UUIDs of `table` to row ids, keeping their order and dropping repeats.
+pub(crate) fn ids_of_field(tx: &Transaction<'_>, table: Table, field: &str, uuids: &[String]) -> Result<Vec<i64>> {
+    let mut ids = Vec::with_capacity(uuids.len());
+    for uuid in uuids {
+        let id = table.id_of_field(tx, field, uuid)?;
+        if !ids.contains(&id) {
+            ids.push(id);
+        }
+    }
+    Ok(ids)
+}
+
+/// One page of `SELECT columns FROM table [filter]` in the order `params` asks.
+/// `filter` is fixed SQL text with `?N` placeholders bound from `args`.
+pub(crate) fn fetch_page<T>(
+    tx: &Transaction<'_>,
+    table: &str,
+    columns: &str,
+    filter: &str,
+    args: &[&dyn ToSql],
+    params: &ListParams,
+    map: impl FnMut(&Row<'_>) -> rusqlite::Result<T>,
+) -> Result<Page<T>> {
+    let count_sql = format!("SELECT COUNT(*) FROM {table} {filter}");
+    let total: i64 = tx.prepare_cached(&count_sql)?.query_row(args, |row| row.get(0))?;
+    let n = args.len();
+    let sql = format!(
+        "SELECT {columns} FROM {table} {filter} {} LIMIT ?{} OFFSET ?{}",
+        params.order_by(table),
+        n + 1,
+        n + 2
+    );
+    let limit = i64::try_from(params.per_page).unwrap_or(i64::MAX);
+    let offset = i64::try_from(params.offset()).unwrap_or(i64::MAX);
+    let mut all: Vec<&dyn ToSql> = args.to_vec();
+    all.push(&limit);
+    all.push(&offset);
+    let mut stmt = tx.prepare_cached(&sql)?;
+    let items = stmt.query_map(all.as_slice(), map)?.collect::<Result<Vec<T>, _>>()?;
+    Ok(Page::new(items, params, u64::try_from(total).unwrap_or(0)))
+}
+
+/// Trims a required text field; absent or blank is a 400 naming it.
+pub(crate) fn required_text(field: &str, value: Option<&str>) -> Result<String> {
+    match value.map(str::trim) {
+        Some(text) if !text.is_empty() => Ok(text.to_owned()),
+        _ => Err(CoreError::required(field)),
+    }
+}
+
+pub(crate) fn new_uuid() -> String {
+    uuid::Uuid::new_v4().to_string()
+}

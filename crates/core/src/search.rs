@@ -1,0 +1,163 @@
+//! `/v3/search`: content, authors or tags by keywords, tag and author.
+
+use rusqlite::ToSql;
+
+use crate::access::Principal;
+use crate::authors::{AUTHORS, Author};
+use crate::content::ContentItem;
+use crate::error::{CoreError, Result};
+use crate::paging::{ListParams, ListQuery, Page};
+use crate::records::fetch_page;
+use crate::tags::{TAGS, Tag};
+use crate::Cms;
+
+#[derive(Debug, Clone, Default)]
+pub struct SearchQuery {
+    pub record_type: Option<String>,
+    pub keywords: Option<String>,
+    /// A tag UUID or slug (content only).
+    pub tag: Option<String>,
+    /// An author UUID (content only).
+    pub author: Option<String>,
+}
+
+#[derive(Debug, Clone)]
+pub enum SearchHit {
+    Content(Box<ContentItem>),
+    Author(Author),
+    Tag(Tag),
+}
+
+/// A `LIKE` pattern that matches `word` literally anywhere.
+fn like_pattern(word: &str) -> String {
+    let escaped = word.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_");
+    format!("%{escaped}%")
+}
+
+/// One condition per keyword: each must appear in one of `columns`.
+fn keyword_conditions(words: &[String], columns: &[&str], first_arg: usize) -> Vec<String> {
+    words
+        .iter()
+        .enumerate()
+        .map(|(i, _)| {
+            let n = first_arg + i;
+            let any: Vec<String> = columns.iter().map(|c| format!("{c} LIKE ?{n} ESCAPE '\\'")).collect();
+            format!("({})", any.join(" OR "))
+        })
+        .collect()
+}
+
+impl Cms {
+    pub fn search(&self, who: &Principal, search: &SearchQuery, query: &ListQuery) -> Result<Page<SearchHit>> {
+        let record_type = search
+            .record_type
+            .as_deref()
+            .map(str::trim)
+            .filter(|t| !t.is_empty())
+            .ok_or_else(|| CoreError::required("type"))?;
+        let patterns: Vec<String> = search
+            .keywords
+            .as_deref()
+            .unwrap_or("")
+            .split_whitespace()
+            .map(like_pattern)
+            .collect();
+        match record_type {
+            "content" => {
+                let page = self.search_content(who, search, &patterns, query)?;
+                Ok(page.map(|item| SearchHit::Content(Box::new(item))))
+            }
+            "author" => {
+                who.require("AUTHOR list")?;
+                let params = ListParams::parse(query, &["name", "created_at", "modified_at"], "modified_at")?;
+                let conditions = keyword_conditions(&patterns, &["authors.name", "authors.email", "authors.tagline"], 1);
+                let filter = where_all(&conditions);
+                let args: Vec<&dyn ToSql> = patterns.iter().map(|p| p as &dyn ToSql).collect();
+                self.store.read(|tx| {
+                    let page = fetch_page(tx, "authors", crate::authors::COLUMNS, &filter, &args, &params, |row| {
+                        self.author_from_row(row)
+                    })?;
+                    Ok(page.map(SearchHit::Author))
+                })
+            }
+            "tag" => {
+                who.require("TAG list")?;
+                let params = ListParams::parse(query, &["name", "slug", "created_at", "modified_at"], "modified_at")?;
+                let conditions = keyword_conditions(&patterns, &["tags.name", "tags.slug"], 1);
+                let filter = where_all(&conditions);
+                let args: Vec<&dyn ToSql> = patterns.iter().map(|p| p as &dyn ToSql).collect();
+                self.store.read(|tx| {
+                    let page = fetch_page(tx, "tags", crate::tags::COLUMNS, &filter, &args, &params, |row| {
+                        self.tag_from_row(row)
+                    })?;
+                    Ok(page.map(SearchHit::Tag))
+                })
+            }
+            other => Err(CoreError::invalid_field(
+                "type",
+                format!("search covers content, author or tag, not \"{other}\""),
+            )),
+        }
+    }
+
+    fn search_content(&self, who: &Principal, search: &SearchQuery, patterns: &[String], query: &ListQuery) -> Result<Page<ContentItem>> {
+        who.require("CONTENT list")?;
+        let params = ListParams::parse(
+            query,
+            &["id", "title", "version", "created_at", "modified_at", "published_at"],
+            "modified_at",
+        )?;
+        self.store.read(|tx| {
+            let mut conditions = keyword_conditions(patterns, &["content.title", "content.abstract", "content.content"], 1);
+            let mut args: Vec<Box<dyn ToSql>> = patterns.iter().map(|p| Box::new(p.clone()) as Box<dyn ToSql>).collect();
+            if let Some(tag) = search.tag.as_deref().map(str::trim).filter(|t| !t.is_empty()) {
+                let tag_id = match TAGS.try_id_of(tx, tag)? {
+                    Some(id) => id,
+                    None => tx
+                        .prepare_cached("SELECT id FROM tags WHERE slug = ?1 ORDER BY id LIMIT 1")?
+                        .query_row([tag], |row| row.get::<_, i64>(0))
+                        .map_err(|_| CoreError::not_found_field("tag", format!("no tag {tag}")))?,
+                };
+                args.push(Box::new(tag_id));
+                conditions.push(format!(
+                    "EXISTS (SELECT 1 FROM content_tags ct WHERE ct.content_id = content.id AND ct.tag_id = ?{})",
+                    args.len()
+                ));
+            }
+            if let Some(author) = search.author.as_deref().map(str::trim).filter(|a| !a.is_empty()) {
+                let author_id = AUTHORS.id_of_field(tx, "author", author)?;
+                args.push(Box::new(author_id));
+                conditions.push(format!(
+                    "EXISTS (SELECT 1 FROM content_authors ca WHERE ca.content_id = content.id AND ca.author_id = ?{})",
+                    args.len()
+                ));
+            }
+            let filter = where_all(&conditions);
+            let refs: Vec<&dyn ToSql> = args.iter().map(|a| a.as_ref()).collect();
+            let mut page = fetch_page(tx, "content", "content.id", &filter, &refs, &params, |row| row.get::<_, i64>(0))?;
+            let items = std::mem::take(&mut page.items)
+                .into_iter()
+                .map(|id| self.content_item(tx, id))
+                .collect::<Result<Vec<_>>>()?;
+            Ok(page.with_items(items))
+        })
+    }
+}
+
+fn where_all(conditions: &[String]) -> String {
+    if conditions.is_empty() {
+        String::new()
+    } else {
+        format!("WHERE {}", conditions.join(" AND "))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::like_pattern;
+
+    #[test]
+    fn like_escapes() {
+        assert_eq!(like_pattern("50%_off"), "%50\\%\\_off%");
+    }
+}

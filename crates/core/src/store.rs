@@ -1,0 +1,199 @@
+//! The SQLite store of one instance: one writer, a pool of readers, numbered migrations applied at open.
+//!
+//! WAL lets readers run beside the writer, so a read never waits for a write.
+//! Every mutation runs in one `IMMEDIATE` transaction on the writer; the
+//! change log rows are added by triggers in that same transaction.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::{Condvar, Mutex, MutexGuard};
+
+use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
+
+use crate::error::{CoreError, Result};
+
+/// The migrations, in order; the position of each (from 1) is its number.
+const MIGRATIONS: &[(&str, &str)] = &[("0001_initial", include_str!("../migrations/0001_initial.sql"))];
+
+const READERS: usize = 8;
+
+/// One instance's data directory: `copydesk.db` and the attachment files.
+pub struct Store {
+    writer: Mutex<Connection>,
+    readers: ReaderPool,
+    files_dir: PathBuf,
+}
+
+impl Store {
+    /// Opens (or creates) the store in `dir`, applying any pending migration.
+    pub fn open(dir: &Path) -> Result<Self> {
+        create_private_dir(dir)?;
+        let files_dir = dir.join("files");
+        create_private_dir(&files_dir)?;
+        let db_path = dir.join("copydesk.db");
+        let mut writer = open_connection(&db_path, false)?;
+        migrate(&mut writer)?;
+        restrict_to_owner(&db_path)?;
+        let mut readers = Vec::with_capacity(READERS);
+        for _ in 0..READERS {
+            readers.push(open_connection(&db_path, true)?);
+        }
+        Ok(Self {
+            writer: Mutex::new(writer),
+            readers: ReaderPool::new(readers),
+            files_dir,
+        })
+    }
+
+    /// Where attachment files live.
+    pub fn files_dir(&self) -> &Path {
+        &self.files_dir
+    }
+
+    /// Runs `work` in one write transaction; it commits only if `work` succeeds.
+    pub fn write<T>(&self, work: impl FnOnce(&Transaction<'_>) -> Result<T>) -> Result<T> {
+        let mut conn = lock(&self.writer)?;
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let out = work(&tx)?;
+        tx.commit()?;
+        Ok(out)
+    }
+
+    /// Runs `work` on a reader inside one read transaction, so it sees one snapshot.
+    pub fn read<T>(&self, work: impl FnOnce(&Transaction<'_>) -> Result<T>) -> Result<T> {
+        let mut conn = self.readers.take()?;
+        let result = (|| {
+            let tx = conn.conn_mut().transaction_with_behavior(TransactionBehavior::Deferred)?;
+            let out = work(&tx)?;
+            tx.finish()?;
+            Ok(out)
+        })();
+        result
+    }
+
+    /// Runs `PRAGMA integrity_check` and returns its answer (`ok` when sound).
+    pub fn integrity_check(&self) -> Result<String> {
+        self.read(|tx| Ok(tx.query_row("PRAGMA integrity_check", [], |row| row.get(0))?))
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> Result<MutexGuard<'_, T>> {
+    mutex
+        .lock()
+        .map_err(|_| CoreError::Internal("a storage connection was poisoned by a panic".into()))
+}
+
+fn open_connection(path: &Path, read_only: bool) -> Result<Connection> {
+    let flags = if read_only {
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX | OpenFlags::SQLITE_OPEN_URI
+    } else {
+        OpenFlags::SQLITE_OPEN_READ_WRITE
+            | OpenFlags::SQLITE_OPEN_CREATE
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX
+            | OpenFlags::SQLITE_OPEN_URI
+    };
+    let conn = Connection::open_with_flags(path, flags)?;
+    conn.busy_timeout(std::time::Duration::from_secs(10))?;
+    if !read_only {
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+    }
+    conn.pragma_update(None, "synchronous", "NORMAL")?;
+    conn.pragma_update(None, "foreign_keys", "ON")?;
+    conn.set_prepared_statement_cache_capacity(128);
+    Ok(conn)
+}
+
+fn migrate(conn: &mut Connection) -> Result<()> {
+    let current: i64 = conn.query_row("PRAGMA user_version", [], |row| row.get(0))?;
+    for (index, (name, sql)) in MIGRATIONS.iter().enumerate() {
+        let number = i64::try_from(index + 1).map_err(|_| CoreError::Internal("too many migrations".into()))?;
+        if number <= current {
+            continue;
+        }
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Exclusive)?;
+        tx.execute_batch(sql)
+            .map_err(|err| CoreError::Internal(format!("migration {name}: {err}")))?;
+        tx.pragma_update(None, "user_version", number)?;
+        tx.commit()?;
+        tracing::info!(migration = name, "applied migration");
+    }
+    let newest = i64::try_from(MIGRATIONS.len()).unwrap_or(i64::MAX);
+    if current > newest {
+        return Err(CoreError::Internal(format!(
+            "the database has schema {current}, newer than this program knows ({newest})"
+        )));
+    }
+    Ok(())
+}
+
+fn create_private_dir(dir: &Path) -> Result<()> {
+    fs::create_dir_all(dir)?;
+    restrict_to_owner(dir)
+}
+
+#[cfg(unix)]
+fn restrict_to_owner(path: &Path) -> Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = if path.is_dir() { 0o700 } else { 0o600 };
+    fs::set_permissions(path, fs::Permissions::from_mode(mode))?;
+    Ok(())
+}
+
+#[cfg(not(unix))]
+fn restrict_to_owner(_path: &Path) -> Result<()> {
+    Ok(())
+}
+
+/// A fixed set of read-only connections handed out one at a time.
+struct ReaderPool {
+    idle: Mutex<Vec<Connection>>,
+    returned: Condvar,
+}
+
+struct PooledReader<'a> {
+    pool: &'a ReaderPool,
+    conn: Option<Connection>,
+}
+
+impl ReaderPool {
+    fn new(conns: Vec<Connection>) -> Self {
+        Self {
+            idle: Mutex::new(conns),
+            returned: Condvar::new(),
+        }
+    }
+
+    fn take(&self) -> Result<PooledReader<'_>> {
+        let mut idle = lock(&self.idle)?;
+        loop {
+            if let Some(conn) = idle.pop() {
+                return Ok(PooledReader {
+                    pool: self,
+                    conn: Some(conn),
+                });
+            }
+            idle = self
+                .returned
+                .wait(idle)
+                .map_err(|_| CoreError::Internal("the reader pool was poisoned by a panic".into()))?;
+        }
+    }
+}
+
+impl PooledReader<'_> {
+    fn conn_mut(&mut self) -> &mut Connection {
+        // The connection is only taken out in `drop`.
+        self.conn.as_mut().expect("a pooled reader holds its connection until dropped")
+    }
+}
+
+impl Drop for PooledReader<'_> {
+    fn drop(&mut self) {
+        if let Some(conn) = self.conn.take() {
+            if let Ok(mut idle) = self.pool.idle.lock() {
+                idle.push(conn);
+                self.pool.returned.notify_one();
+            }
+        }
+    }
+}

@@ -1,0 +1,76 @@
+//! The people who use the service, as other records embed them and as `/v3/user` lists them.
+
+use rusqlite::{Row, Transaction};
+
+use crate::access::Principal;
+use crate::error::Result;
+use crate::paging::{ListParams, ListQuery, Page};
+use crate::records::{Table, fetch_page};
+use crate::Cms;
+
+pub(crate) const USERS: Table = Table {
+    name: "users",
+    noun: "user",
+};
+
+const SORTABLE: &[&str] = &["id", "name", "slug", "email", "created_at", "modified_at"];
+const COLUMNS: &str = "users.id, users.uuid, users.name, users.slug, users.email, users.is_vendor, users.avatar, users.created_at, users.modified_at";
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct User {
+    pub id: i64,
+    pub uuid: String,
+    pub name: String,
+    pub slug: String,
+    pub email: String,
+    pub is_vendor: bool,
+    pub avatar: String,
+    pub created_at: String,
+    pub modified_at: String,
+    pub srn: String,
+}
+
+impl Cms {
+    fn user_from_row(&self, row: &Row<'_>) -> rusqlite::Result<User> {
+        let uuid: String = row.get(1)?;
+        Ok(User {
+            id: row.get(0)?,
+            srn: self.srn("user", &uuid),
+            uuid,
+            name: row.get(2)?,
+            slug: row.get(3)?,
+            email: row.get(4)?,
+            is_vendor: row.get::<_, i64>(5)? != 0,
+            avatar: row.get(6)?,
+            created_at: row.get(7)?,
+            modified_at: row.get(8)?,
+        })
+    }
+
+    /// The user with row id `id`, for embedding; `None` when it is gone.
+    pub(crate) fn user_by_id(&self, tx: &Transaction<'_>, id: Option<i64>) -> Result<Option<User>> {
+        let Some(id) = id else { return Ok(None) };
+        let sql = format!("SELECT {COLUMNS} FROM users WHERE users.id = ?1");
+        use rusqlite::OptionalExtension as _;
+        Ok(tx
+            .prepare_cached(&sql)?
+            .query_row([id], |row| self.user_from_row(row))
+            .optional()?)
+    }
+
+    pub fn list_users(&self, who: &Principal, query: &ListQuery) -> Result<Page<User>> {
+        who.require("USER list")?;
+        let params = ListParams::parse(query, SORTABLE, "modified_at")?;
+        self.store
+            .read(|tx| fetch_page(tx, "users", COLUMNS, "", &[], &params, |row| self.user_from_row(row)))
+    }
+
+    pub fn get_user(&self, who: &Principal, uuid: &str) -> Result<User> {
+        who.require("USER get")?;
+        self.store.read(|tx| {
+            let id = USERS.id_of(tx, uuid)?;
+            self.user_by_id(tx, Some(id))?
+                .ok_or_else(|| crate::CoreError::not_found(format!("no user with UUID {uuid}")))
+        })
+    }
+}

@@ -1,0 +1,153 @@
+//! Versions: the stored revisions of a content item, listed, read and restored.
+
+use rusqlite::{Row, Transaction, params};
+
+use crate::access::Principal;
+use crate::clock;
+use crate::content::{CONTENT, ContentItem};
+use crate::error::{CoreError, Result};
+use crate::paging::{ListParams, ListQuery, Page};
+use crate::records::{Table, fetch_page};
+use crate::srn::Srn;
+use crate::users::User;
+use crate::Cms;
+
+pub(crate) const VERSIONS: Table = Table {
+    name: "versions",
+    noun: "version",
+};
+
+const SORTABLE: &[&str] = &["id", "uuid", "version", "title", "slug", "created_at", "modified_at", "published_at"];
+const COLUMNS: &str = "versions.id, versions.uuid, versions.content_id, versions.version, versions.title, versions.slug, versions.type, versions.weight, versions.abstract, versions.abstract_raw, versions.content, versions.content_raw, versions.published_at, versions.state, versions.workflow_id, versions.dominant_attachment_id, versions.user_id, versions.created_at, versions.modified_at, (SELECT u.id FROM content_urls u WHERE u.content_id = versions.content_id ORDER BY u.position LIMIT 1)";
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Version {
+    pub id: i64,
+    pub uuid: String,
+    pub content_id: i64,
+    pub version: i64,
+    pub title: String,
+    pub slug: String,
+    pub content_type: String,
+    pub weight: i64,
+    pub abstract_text: String,
+    pub abstract_raw: String,
+    pub body: String,
+    pub body_raw: String,
+    pub published_at: Option<String>,
+    pub state: i64,
+    pub workflow_id: i64,
+    pub dominant_attachment_id: Option<i64>,
+    pub user_id: Option<i64>,
+    pub created_at: String,
+    pub modified_at: String,
+    pub url_id: Option<i64>,
+    pub srn: String,
+    pub user: Option<User>,
+}
+
+impl Cms {
+    fn version_from_row(&self, row: &Row<'_>) -> rusqlite::Result<Version> {
+        let uuid: String = row.get(1)?;
+        Ok(Version {
+            id: row.get(0)?,
+            srn: self.srn("version", &uuid),
+            uuid,
+            content_id: row.get(2)?,
+            version: row.get(3)?,
+            title: row.get(4)?,
+            slug: row.get(5)?,
+            content_type: row.get(6)?,
+            weight: row.get(7)?,
+            abstract_text: row.get(8)?,
+            abstract_raw: row.get(9)?,
+            body: row.get(10)?,
+            body_raw: row.get(11)?,
+            published_at: row.get(12)?,
+            state: row.get(13)?,
+            workflow_id: row.get(14)?,
+            dominant_attachment_id: row.get(15)?,
+            user_id: row.get(16)?,
+            created_at: row.get(17)?,
+            modified_at: row.get(18)?,
+            url_id: row.get(19)?,
+            user: None,
+        })
+    }
+
+    fn with_user(&self, tx: &Transaction<'_>, mut version: Version) -> Result<Version> {
+        version.user = self.user_by_id(tx, version.user_id)?;
+        Ok(version)
+    }
+
+    fn version_by_id(&self, tx: &Transaction<'_>, id: i64) -> Result<Version> {
+        let sql = format!("SELECT {COLUMNS} FROM versions WHERE versions.id = ?1");
+        let version = tx.prepare_cached(&sql)?.query_row([id], |row| self.version_from_row(row))?;
+        self.with_user(tx, version)
+    }
+
+    /// `GET /v3/version?content=SRN`: the versions of one item.
+    pub fn list_versions(&self, who: &Principal, content_srn: Option<&str>, query: &ListQuery) -> Result<Page<Version>> {
+        who.require("VERSION list")?;
+        let raw = content_srn
+            .filter(|s| !s.trim().is_empty())
+            .ok_or_else(|| CoreError::required("content"))?;
+        let srn = Srn::parse_typed("content", raw.trim(), "content")?;
+        let params = ListParams::parse(query, SORTABLE, "modified_at")?;
+        self.store.read(|tx| {
+            let content_id = CONTENT.id_of(tx, &srn.uuid)?;
+            let mut page = fetch_page(
+                tx,
+                "versions",
+                COLUMNS,
+                "WHERE versions.content_id = ?1",
+                &[&content_id],
+                &params,
+                |row| self.version_from_row(row),
+            )?;
+            let items = std::mem::take(&mut page.items)
+                .into_iter()
+                .map(|v| self.with_user(tx, v))
+                .collect::<Result<Vec<_>>>()?;
+            Ok(page.with_items(items))
+        })
+    }
+
+    pub fn get_version(&self, who: &Principal, uuid: &str) -> Result<Version> {
+        who.require("VERSION get")?;
+        self.store.read(|tx| {
+            let id = VERSIONS.id_of(tx, uuid)?;
+            self.version_by_id(tx, id)
+        })
+    }
+
+    /// `PUT /v3/version/{uuid}`: a new version carrying the old one's text.
+    /// Publication and type stay as they are: restoring text is not publishing.
+    pub fn restore_version(&self, who: &Principal, uuid: &str) -> Result<ContentItem> {
+        who.require("VERSION restore")?;
+        self.store.write(|tx| {
+            let id = VERSIONS.id_of(tx, uuid)?;
+            let old = self.version_by_id(tx, id)?;
+            self.check_writable(tx, who, old.content_id)?;
+            tx.prepare_cached(
+                "UPDATE content SET title = ?2, slug = ?3, weight = ?4, abstract = ?5, abstract_raw = ?6, content = ?7,
+                 content_raw = ?8, dominant_attachment_id = ?9, version = version + 1, modified_at = ?10 WHERE id = ?1",
+            )?
+            .execute(params![
+                old.content_id,
+                old.title,
+                old.slug,
+                old.weight,
+                old.abstract_text,
+                old.abstract_raw,
+                old.body,
+                old.body_raw,
+                old.dominant_attachment_id,
+                clock::now()
+            ])?;
+            self.snapshot_version(tx, old.content_id, who)?;
+            self.audit(tx, old.content_id, who, "restore", &format!("restored version {}", old.version))?;
+            self.content_item(tx, old.content_id)
+        })
+    }
+}
