@@ -1,1 +1,97 @@
-//! placeholder
+//! The `/v3` service over HTTP: routes per resource, the bearer token, and the one error mapping.
+//!
+//! Handlers are thin: they read the request, run one use case of
+//! `copydesk-core` on a blocking thread (the store is synchronous SQLite), and
+//! present its record in the wire shape.
+
+pub mod error;
+pub mod extract;
+pub mod present;
+mod routes;
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::extract::DefaultBodyLimit;
+use axum::http::{Method, Uri};
+use copydesk_core::access::Principal;
+use copydesk_core::{Cms, CoreError};
+use tower_http::catch_panic::CatchPanicLayer;
+
+use crate::error::{ApiError, ApiResult};
+use crate::extract::{Bearer, RawJson};
+use serde::de::DeserializeOwned;
+
+/// The default largest request body: 64 MiB.
+pub const DEFAULT_BODY_LIMIT: usize = 64 * 1024 * 1024;
+
+/// The largest body this server reads, as handlers see it in request extensions.
+#[derive(Debug, Clone, Copy)]
+pub struct BodyLimit(pub usize);
+
+/// What every handler shares.
+#[derive(Clone)]
+pub struct AppState {
+    pub cms: Arc<Cms>,
+}
+
+impl AppState {
+    /// Authenticates the caller and runs `work` as them on a blocking thread.
+    pub(crate) async fn call<T: Send + 'static>(
+        &self,
+        bearer: Bearer,
+        work: impl FnOnce(&Cms, &Principal) -> copydesk_core::Result<T> + Send + 'static,
+    ) -> ApiResult<T> {
+        let cms = Arc::clone(&self.cms);
+        tokio::task::spawn_blocking(move || {
+            let who = cms.authenticate(bearer.0.as_deref())?;
+            work(&cms, &who)
+        })
+        .await
+        .map_err(|err| ApiError::Core(CoreError::Internal(format!("a request task failed: {err}"))))?
+        .map_err(ApiError::from)
+    }
+
+    /// Like [`AppState::call`] for an operation with a JSON body: the token and
+    /// `action` are checked before the body is parsed.
+    pub(crate) async fn call_with<B, T>(
+        &self,
+        bearer: Bearer,
+        action: &'static str,
+        body: RawJson,
+        work: impl FnOnce(&Cms, &Principal, B) -> copydesk_core::Result<T> + Send + 'static,
+    ) -> ApiResult<T>
+    where
+        B: DeserializeOwned,
+        T: Send + 'static,
+    {
+        let cms = Arc::clone(&self.cms);
+        tokio::task::spawn_blocking(move || {
+            let who = cms.authenticate(bearer.0.as_deref())?;
+            who.require(action)?;
+            let parsed = body.parse::<B>()?;
+            Ok(work(&cms, &who, parsed)?)
+        })
+        .await
+        .map_err(|err| ApiError::Core(CoreError::Internal(format!("a request task failed: {err}"))))?
+    }
+}
+
+/// The whole HTTP surface: `/v3` and the attachment files.
+pub fn router(cms: Arc<Cms>, body_limit: usize) -> Router {
+    let state = AppState { cms };
+    routes::all()
+        .fallback(no_route)
+        .method_not_allowed_fallback(no_route)
+        .with_state(state)
+        .layer(DefaultBodyLimit::max(body_limit))
+        .layer(axum::Extension(BodyLimit(body_limit)))
+        .layer(CatchPanicLayer::custom(|_panic: Box<dyn std::any::Any + Send>| {
+            use axum::response::IntoResponse as _;
+            ApiError::Core(CoreError::Internal("a handler panicked".into())).into_response()
+        }))
+}
+
+async fn no_route(method: Method, uri: Uri) -> ApiError {
+    ApiError::NoRoute(format!("there is no operation {method} {}", uri.path()))
+}

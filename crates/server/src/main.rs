@@ -1,1 +1,175 @@
-fn main() {}
+//! `copydesk-server`: Copydesk's backend run headless, with the command line of the contract.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::{Context as _, Result};
+use clap::{Args, Parser, Subcommand};
+use copydesk_core::Cms;
+
+#[derive(Parser)]
+#[command(name = "copydesk-server", version, about = "Copydesk's /v3 service, headless")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Serve /v3 over HTTP.
+    Serve(ServeArgs),
+    /// Manage key pairs.
+    Key {
+        #[command(subcommand)]
+        command: KeyCommand,
+    },
+}
+
+#[derive(Args)]
+struct DataArgs {
+    /// The data directory (holds copydesk.db and the attachment files).
+    #[arg(long, env = "COPYDESK_DATA")]
+    data: Option<PathBuf>,
+    /// The namespace of the SRNs this instance writes.
+    #[arg(long, env = "COPYDESK_NAMESPACE", default_value = copydesk_core::DEFAULT_NAMESPACE)]
+    namespace: String,
+}
+
+#[derive(Args)]
+struct ServeArgs {
+    /// Address to listen on; port 0 picks a free port.
+    #[arg(long, env = "COPYDESK_LISTEN", default_value = "127.0.0.1:8080")]
+    listen: SocketAddr,
+    #[command(flatten)]
+    data: DataArgs,
+    /// The largest request body in bytes.
+    #[arg(long, env = "COPYDESK_MAX_BODY", default_value_t = copydesk_api::DEFAULT_BODY_LIMIT)]
+    max_body: usize,
+}
+
+#[derive(Subcommand)]
+enum KeyCommand {
+    /// Create the user NAME if missing and a new key pair for it.
+    Create {
+        #[command(flatten)]
+        data: DataArgs,
+        /// The user's name.
+        #[arg(long)]
+        name: String,
+        /// A role to grant (admin, editor, journalist, printdesk, reader); repeatable.
+        #[arg(long = "role")]
+        roles: Vec<String>,
+        /// A single access action to grant, as "RESOURCE action"; repeatable.
+        #[arg(long = "action")]
+        actions: Vec<String>,
+        /// Print exactly one JSON object with user_uuid, public_key and private_key.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+impl DataArgs {
+    fn dir(&self) -> Result<PathBuf> {
+        match &self.data {
+            Some(dir) => Ok(dir.clone()),
+            None => directories::ProjectDirs::from("", "", "copydesk")
+                .map(|dirs| dirs.data_dir().to_owned())
+                .context("no data directory given (--data) and no platform data directory found"),
+        }
+    }
+
+    fn open(&self) -> Result<(Cms, PathBuf)> {
+        let dir = self.dir()?;
+        let cms = Cms::open(&dir, &self.namespace)
+            .with_context(|| format!("opening the data directory {}", dir.display()))?;
+        Ok((cms, dir))
+    }
+}
+
+fn main() -> Result<()> {
+    let cli = Cli::parse();
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("COPYDESK_LOG")
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .init();
+    match cli.command {
+        Command::Serve(args) => serve(args),
+        Command::Key {
+            command:
+                KeyCommand::Create {
+                    data,
+                    name,
+                    roles,
+                    actions,
+                    json,
+                },
+        } => {
+            let (cms, _) = data.open()?;
+            let key = cms.create_key(&name, &roles, &actions)?;
+            if json {
+                println!(
+                    "{}",
+                    serde_json::json!({
+                        "user_uuid": key.user_uuid,
+                        "public_key": key.public_key,
+                        "private_key": key.private_key,
+                    })
+                );
+            } else {
+                println!("user:        {name} ({})", key.user_uuid);
+                println!("public key:  {}", key.public_key);
+                println!("private key: {}", key.private_key);
+                println!("Keep the private key safe: it is shown only now.");
+            }
+            Ok(())
+        }
+    }
+}
+
+fn serve(args: ServeArgs) -> Result<()> {
+    let (cms, dir) = args.data.open()?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(args.listen)
+            .await
+            .with_context(|| format!("listening on {}", args.listen))?;
+        let address = listener.local_addr()?;
+        let app = copydesk_api::router(Arc::new(cms), args.max_body);
+        tracing::info!(data = %dir.display(), "copydesk-server listening on http://{address}");
+        axum::serve(listener, app)
+            .with_graceful_shutdown(shutdown_signal())
+            .await
+            .context("serving")?;
+        tracing::info!("copydesk-server stopped");
+        Ok(())
+    })
+}
+
+async fn shutdown_signal() {
+    let interrupt = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = interrupt => {},
+        () = terminate => {},
+    }
+}

@@ -1,1 +1,273 @@
-//! placeholder
+//! The JSON shapes of the `/v3` service: numbers as strings, booleans as booleans, `null` for absent.
+//!
+//! No logic and no IO: the HTTP layer fills these from the service's records,
+//! and a sync client reads them back from a remote.
+
+pub mod input;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+pub use input::*;
+
+/// The envelope of every list (`items` plus paging numbers, as integers).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Envelope<T> {
+    pub items: Vec<T>,
+    pub first: u64,
+    pub before: u64,
+    pub current: u64,
+    pub last: u64,
+    pub next: u64,
+    pub total_pages: u64,
+    pub total_items: u64,
+    pub limit: u64,
+}
+
+/// Lists that carry only `items` (comments).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Items<T> {
+    pub items: Vec<T>,
+}
+
+/// The answer of a successful DELETE.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Message {
+    pub message: String,
+}
+
+/// Every error: a sentence for a person and a code for a program.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct ErrorBody {
+    pub error: String,
+    pub code: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub field: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Token {
+    pub token: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct User {
+    pub id: String,
+    pub uuid: String,
+    pub name: String,
+    pub slug: String,
+    pub email: String,
+    pub is_vendor: String,
+    pub srn: String,
+    /// Shown only where comments embed the user.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub avatar: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Author {
+    pub id: String,
+    pub uuid: String,
+    pub slug: String,
+    pub name: String,
+    pub email: String,
+    pub tagline: String,
+    pub description: String,
+    pub status: String,
+    pub created_at: String,
+    pub modified_at: String,
+    pub srn: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Tag {
+    pub id: String,
+    pub uuid: String,
+    pub name: String,
+    pub slug: String,
+    pub created_at: String,
+    pub modified_at: String,
+    pub srn: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Url {
+    pub id: String,
+    pub uuid: String,
+    pub url: String,
+    pub content_id: String,
+    pub created_at: String,
+}
+
+/// A version as a content item lists it.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct VersionSummary {
+    pub id: String,
+    pub uuid: String,
+    pub version: String,
+    pub user_id: Option<String>,
+    pub created_at: String,
+    pub srn: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct AuditEntry {
+    pub id: String,
+    pub uuid: String,
+    pub action: String,
+    pub detail: String,
+    pub user_id: Option<String>,
+    pub user_name: Option<String>,
+    pub created_at: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Attachment {
+    pub id: String,
+    pub uuid: String,
+    pub base_name: String,
+    pub salt: Option<String>,
+    pub extension: String,
+    pub parent_id: Option<String>,
+    pub content_id: String,
+    pub height: String,
+    pub width: String,
+    pub size_name: String,
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub preview_extension: String,
+    pub container_id: Option<String>,
+    pub angle: String,
+    pub metadata: Option<Value>,
+    pub srn: String,
+    pub public_url: String,
+    pub original_url: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Content {
+    pub id: String,
+    pub uuid: String,
+    pub title: String,
+    pub slug: String,
+    #[serde(rename = "type")]
+    pub content_type: String,
+    pub version: String,
+    pub weight: String,
+    #[serde(rename = "abstract")]
+    pub abstract_text: String,
+    pub abstract_raw: String,
+    pub content: String,
+    pub content_raw: String,
+    pub created_at: String,
+    pub modified_at: String,
+    pub published_at: Option<String>,
+    pub state: String,
+    pub url_id: Option<String>,
+    pub user_id: Option<String>,
+    pub assignment_id: Option<String>,
+    pub title_url: String,
+    pub workflow_id: String,
+    pub dominant_attachment_id: Option<String>,
+    pub has_attachment: String,
+    pub container_id: Option<String>,
+    pub srn: String,
+    pub ssts_path: String,
+    /// The print side of the item; `{}` when it has none.
+    pub export: Value,
+    pub authors: Vec<Author>,
+    pub tags: Vec<Tag>,
+    pub urls: Vec<Url>,
+    pub lock: bool,
+    pub versions: Vec<VersionSummary>,
+    pub audit: Vec<AuditEntry>,
+    pub attachment: Option<Attachment>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Version {
+    pub id: String,
+    pub uuid: String,
+    pub slug: String,
+    #[serde(rename = "type")]
+    pub content_type: String,
+    pub version: String,
+    pub weight: String,
+    #[serde(rename = "abstract")]
+    pub abstract_text: String,
+    pub abstract_raw: String,
+    pub content: String,
+    pub content_raw: String,
+    pub created_at: String,
+    pub modified_at: String,
+    pub published_at: Option<String>,
+    pub state: String,
+    pub url_id: Option<String>,
+    pub content_id: String,
+    pub user_id: Option<String>,
+    pub title_url: String,
+    pub workflow_id: String,
+    pub title: String,
+    pub dominant_attachment_id: Option<String>,
+    pub srn: String,
+    pub user: Option<User>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Draft {
+    pub id: String,
+    pub uuid: String,
+    pub content: String,
+    pub content_raw: String,
+    pub version: String,
+    pub created_at: String,
+    pub user_id: Option<String>,
+}
+
+/// A content item as a container lists it.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ContainedContent {
+    pub id: String,
+    pub uuid: String,
+    pub title: String,
+    pub slug: String,
+    #[serde(rename = "type")]
+    pub content_type: String,
+    pub version: String,
+    pub published_at: Option<String>,
+    pub modified_at: String,
+    pub srn: String,
+    pub attachment: Option<Attachment>,
+    pub urls: Vec<Url>,
+    pub lock: bool,
+    pub container_id: String,
+    pub assignment_id: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Container {
+    pub id: String,
+    pub uuid: String,
+    pub title: String,
+    pub slug: String,
+    pub description: String,
+    #[serde(rename = "type")]
+    pub container_type: String,
+    pub created_at: String,
+    pub modified_at: String,
+    pub sort_order: Option<String>,
+    pub published_at: Option<String>,
+    pub srn: String,
+    pub lock: bool,
+    pub content: Vec<ContainedContent>,
+    pub tags: Vec<Tag>,
+}
+
+/// One search result: the record of the type searched.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(untagged)]
+pub enum SearchHit {
+    Content(Box<Content>),
+    Author(Author),
+    Tag(Tag),
+}

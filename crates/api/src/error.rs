@@ -1,0 +1,80 @@
+//! The one place where a failure becomes the contract's JSON error and status code.
+
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use copydesk_core::{CoreError, TokenProblem};
+use copydesk_wire::ErrorBody;
+
+/// Everything a request can fail with: the service's errors and the HTTP layer's own.
+#[derive(Debug, thiserror::Error)]
+pub enum ApiError {
+    #[error(transparent)]
+    Core(#[from] CoreError),
+    #[error("{message}")]
+    BadBody { message: String, field: Option<String> },
+    #[error("send the body as JSON, with Content-Type: application/json")]
+    UnsupportedMediaType,
+    #[error("the body is larger than this server accepts ({limit} bytes)")]
+    TooLarge { limit: usize },
+    #[error("{0}")]
+    NoRoute(String),
+}
+
+impl ApiError {
+    fn status_and_code(&self) -> (StatusCode, &'static str) {
+        match self {
+            Self::Core(err) => match err {
+                CoreError::Invalid { .. } => (StatusCode::BAD_REQUEST, "invalid_request"),
+                CoreError::NotFound { .. } => (StatusCode::NOT_FOUND, "not_found"),
+                CoreError::Forbidden { .. } => (StatusCode::UNAUTHORIZED, "forbidden_action"),
+                CoreError::Token(TokenProblem::Missing) => (StatusCode::FORBIDDEN, "token_missing"),
+                CoreError::Token(TokenProblem::Invalid) => (StatusCode::FORBIDDEN, "token_invalid"),
+                CoreError::Token(TokenProblem::Expired) => (StatusCode::FORBIDDEN, "token_expired"),
+                CoreError::Locked(_) => (StatusCode::CONFLICT, "locked"),
+                CoreError::Conflict { .. } => (StatusCode::CONFLICT, "conflict"),
+                CoreError::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
+            },
+            Self::BadBody { .. } => (StatusCode::BAD_REQUEST, "invalid_request"),
+            Self::UnsupportedMediaType => (StatusCode::UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type"),
+            Self::TooLarge { .. } => (StatusCode::PAYLOAD_TOO_LARGE, "too_large"),
+            Self::NoRoute(_) => (StatusCode::NOT_FOUND, "not_found"),
+        }
+    }
+
+    fn field(&self) -> Option<String> {
+        match self {
+            Self::Core(
+                CoreError::Invalid { field, .. } | CoreError::NotFound { field, .. } | CoreError::Conflict { field, .. },
+            )
+            | Self::BadBody { field, .. } => field.clone(),
+            _ => None,
+        }
+    }
+
+    pub fn body(&self) -> (StatusCode, ErrorBody) {
+        let (status, code) = self.status_and_code();
+        let error = if status == StatusCode::INTERNAL_SERVER_ERROR {
+            tracing::error!(error = %self, "request failed");
+            "something went wrong on the server; the log has the details".to_owned()
+        } else {
+            self.to_string()
+        };
+        (
+            status,
+            ErrorBody {
+                error,
+                code: code.to_owned(),
+                field: self.field(),
+            },
+        )
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let (status, body) = self.body();
+        (status, axum::Json(body)).into_response()
+    }
+}
+
+pub type ApiResult<T> = Result<T, ApiError>;

@@ -1,0 +1,265 @@
+//! Turns the service's records into the wire shapes (ids and numbers as strings).
+
+use copydesk_core::attachments::Attachment;
+use copydesk_core::authors::Author;
+use copydesk_core::containers::{ContainedContent, Container};
+use copydesk_core::content::{AuditEntry, ContentItem, ContentUrl, VersionSummary};
+use copydesk_core::drafts::Draft;
+use copydesk_core::paging::Page;
+use copydesk_core::search::SearchHit;
+use copydesk_core::tags::Tag;
+use copydesk_core::users::User;
+use copydesk_core::versions::Version;
+use copydesk_wire as wire;
+
+fn id(value: i64) -> String {
+    value.to_string()
+}
+
+fn opt_id(value: Option<i64>) -> Option<String> {
+    value.map(id)
+}
+
+pub fn page<T, W>(page: Page<T>, item: impl FnMut(T) -> W) -> wire::Envelope<W> {
+    let page = page.map(item);
+    wire::Envelope {
+        items: page.items,
+        first: page.first,
+        before: page.before,
+        current: page.current,
+        last: page.last,
+        next: page.next,
+        total_pages: page.total_pages,
+        total_items: page.total_items,
+        limit: page.limit,
+    }
+}
+
+pub fn user(user: User) -> wire::User {
+    wire::User {
+        id: id(user.id),
+        uuid: user.uuid,
+        name: user.name,
+        slug: user.slug,
+        email: user.email,
+        is_vendor: if user.is_vendor { "1" } else { "0" }.to_owned(),
+        srn: user.srn,
+        avatar: None,
+    }
+}
+
+pub fn author(author: Author) -> wire::Author {
+    wire::Author {
+        id: id(author.id),
+        uuid: author.uuid,
+        slug: author.slug,
+        name: author.name,
+        email: author.email,
+        tagline: author.tagline,
+        description: author.description,
+        status: author.status.to_string(),
+        created_at: author.created_at,
+        modified_at: author.modified_at,
+        srn: author.srn,
+    }
+}
+
+pub fn tag(tag: Tag) -> wire::Tag {
+    wire::Tag {
+        id: id(tag.id),
+        uuid: tag.uuid,
+        name: tag.name,
+        slug: tag.slug,
+        created_at: tag.created_at,
+        modified_at: tag.modified_at,
+        srn: tag.srn,
+    }
+}
+
+fn url(url: ContentUrl) -> wire::Url {
+    wire::Url {
+        id: id(url.id),
+        uuid: url.uuid,
+        url: url.path,
+        content_id: id(url.content_id),
+        created_at: url.created_at,
+    }
+}
+
+fn version_summary(version: VersionSummary) -> wire::VersionSummary {
+    wire::VersionSummary {
+        id: id(version.id),
+        uuid: version.uuid,
+        version: version.version.to_string(),
+        user_id: opt_id(version.user_id),
+        created_at: version.created_at,
+        srn: version.srn,
+    }
+}
+
+fn audit_entry(entry: AuditEntry) -> wire::AuditEntry {
+    wire::AuditEntry {
+        id: id(entry.id),
+        uuid: entry.uuid,
+        action: entry.action,
+        detail: entry.detail,
+        user_id: opt_id(entry.user_id),
+        user_name: entry.user_name,
+        created_at: entry.created_at,
+    }
+}
+
+pub fn attachment(attachment: Attachment) -> wire::Attachment {
+    wire::Attachment {
+        id: id(attachment.id),
+        uuid: attachment.uuid,
+        base_name: attachment.base_name,
+        salt: Some(attachment.salt),
+        extension: attachment.extension,
+        parent_id: None,
+        content_id: id(attachment.content_id),
+        height: attachment.height.to_string(),
+        width: attachment.width.to_string(),
+        size_name: "original".to_owned(),
+        kind: attachment.kind,
+        preview_extension: attachment.preview_extension,
+        container_id: None,
+        angle: attachment.angle.to_string(),
+        metadata: attachment.metadata,
+        srn: attachment.srn,
+        public_url: attachment.public_url,
+        original_url: attachment.original_url,
+    }
+}
+
+pub fn content(item: ContentItem) -> wire::Content {
+    let record = item.record;
+    let urls: Vec<wire::Url> = item.urls.into_iter().map(url).collect();
+    wire::Content {
+        id: id(record.id),
+        uuid: record.uuid,
+        title: record.title,
+        title_url: record.slug.clone(),
+        slug: record.slug,
+        content_type: record.content_type,
+        version: record.version.to_string(),
+        weight: record.weight.to_string(),
+        abstract_text: record.abstract_text,
+        abstract_raw: record.abstract_raw,
+        content: record.body,
+        content_raw: record.body_raw,
+        created_at: record.created_at,
+        modified_at: record.modified_at,
+        published_at: record.published_at,
+        state: record.state.to_string(),
+        url_id: urls.first().map(|u| u.id.clone()),
+        user_id: opt_id(record.user_id),
+        assignment_id: opt_id(record.assignment_id),
+        workflow_id: record.workflow_id.to_string(),
+        dominant_attachment_id: opt_id(record.dominant_attachment_id),
+        has_attachment: if record.has_attachment { "1" } else { "0" }.to_owned(),
+        container_id: item.container_uuid.and(opt_id(record.container_id)),
+        srn: record.srn,
+        ssts_path: record.ssts_path,
+        export: serde_json::Value::Object(serde_json::Map::new()),
+        authors: item.authors.into_iter().map(author).collect(),
+        tags: item.tags.into_iter().map(tag).collect(),
+        urls,
+        lock: item.lock,
+        versions: item.versions.into_iter().map(version_summary).collect(),
+        audit: item.audit.into_iter().map(audit_entry).collect(),
+        attachment: item.attachment.map(attachment),
+    }
+}
+
+pub fn version(version: Version) -> wire::Version {
+    wire::Version {
+        id: id(version.id),
+        uuid: version.uuid,
+        title_url: version.slug.clone(),
+        slug: version.slug,
+        content_type: version.content_type,
+        version: version.version.to_string(),
+        weight: version.weight.to_string(),
+        abstract_text: version.abstract_text,
+        abstract_raw: version.abstract_raw,
+        content: version.body,
+        content_raw: version.body_raw,
+        created_at: version.created_at,
+        modified_at: version.modified_at,
+        published_at: version.published_at,
+        state: version.state.to_string(),
+        url_id: opt_id(version.url_id),
+        content_id: id(version.content_id),
+        user_id: opt_id(version.user_id),
+        workflow_id: version.workflow_id.to_string(),
+        title: version.title,
+        dominant_attachment_id: opt_id(version.dominant_attachment_id),
+        srn: version.srn,
+        user: version.user.map(user),
+    }
+}
+
+pub fn draft(draft: Draft) -> wire::Draft {
+    wire::Draft {
+        id: id(draft.id),
+        uuid: draft.uuid,
+        content: draft.body,
+        content_raw: draft.body_raw,
+        version: draft.version.to_string(),
+        created_at: draft.created_at,
+        user_id: opt_id(draft.user_id),
+    }
+}
+
+fn contained(container_id: i64, contained: ContainedContent) -> wire::ContainedContent {
+    let record = contained.record;
+    wire::ContainedContent {
+        id: id(record.id),
+        uuid: record.uuid,
+        title: record.title,
+        slug: record.slug,
+        content_type: record.content_type,
+        version: record.version.to_string(),
+        published_at: record.published_at,
+        modified_at: record.modified_at,
+        srn: record.srn,
+        attachment: contained.attachment.map(attachment),
+        urls: contained.urls.into_iter().map(url).collect(),
+        lock: contained.lock,
+        container_id: id(container_id),
+        assignment_id: opt_id(record.assignment_id),
+    }
+}
+
+pub fn container(container: Container) -> wire::Container {
+    let container_id = container.id;
+    wire::Container {
+        id: id(container.id),
+        uuid: container.uuid,
+        title: container.title,
+        slug: container.slug,
+        description: container.description,
+        container_type: container.container_type,
+        created_at: container.created_at,
+        modified_at: container.modified_at,
+        sort_order: container.sort_order,
+        published_at: container.published_at,
+        srn: container.srn,
+        lock: container.lock,
+        content: container
+            .content
+            .into_iter()
+            .map(|c| contained(container_id, c))
+            .collect(),
+        tags: container.tags.into_iter().map(tag).collect(),
+    }
+}
+
+pub fn search_hit(hit: SearchHit) -> wire::SearchHit {
+    match hit {
+        SearchHit::Content(item) => wire::SearchHit::Content(Box::new(content(*item))),
+        SearchHit::Author(a) => wire::SearchHit::Author(author(a)),
+        SearchHit::Tag(t) => wire::SearchHit::Tag(tag(t)),
+    }
+}

@@ -1,0 +1,52 @@
+//! `PUT /v3/attachment/{content uuid}`: replace the file, turn the preview, or set its metadata.
+
+use axum::Json;
+use axum::extract::{Path, State};
+use copydesk_core::CoreError;
+use copydesk_core::attachments::{AttachmentChange, Upload};
+use copydesk_wire as wire;
+
+use crate::AppState;
+use crate::error::ApiResult;
+use crate::extract::{Bearer, RawJson};
+use crate::present;
+
+/// Exactly one kind of change per request, as the spec says.
+fn change(body: wire::AttachmentBody) -> copydesk_core::Result<AttachmentChange> {
+    let replace = body.name.is_some() || body.file.is_some();
+    let kinds = [replace, body.angle.is_some(), body.metadata.is_some()]
+        .iter()
+        .filter(|k| **k)
+        .count();
+    if kinds != 1 {
+        return Err(CoreError::invalid(
+            "send exactly one change: a new file (name and file), an angle, or metadata",
+        ));
+    }
+    if replace {
+        let name = body.name.ok_or_else(|| CoreError::required("name"))?;
+        let file = body.file.ok_or_else(|| CoreError::required("file"))?;
+        return Ok(AttachmentChange::Replace(Upload {
+            name,
+            file_base64: file,
+        }));
+    }
+    if let Some(angle) = body.angle {
+        return Ok(AttachmentChange::Angle(angle.0.to_string()));
+    }
+    Ok(AttachmentChange::Metadata(body.metadata.unwrap_or_default()))
+}
+
+pub async fn update(
+    State(state): State<AppState>,
+    bearer: Bearer,
+    Path(uuid): Path<String>,
+    body: RawJson,
+) -> ApiResult<Json<wire::Content>> {
+    let item = state
+        .call_with(bearer, "ATTACHMENT update", body, move |cms, who, body| {
+            cms.update_attachment(who, &uuid, change(body)?)
+        })
+        .await?;
+    Ok(Json(present::content(item)))
+}

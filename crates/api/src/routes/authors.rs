@@ -1,0 +1,56 @@
+//! `/v3/author`: bylines.
+
+use axum::Json;
+use axum::extract::{Path, State};
+use copydesk_core::authors::AuthorInput;
+use copydesk_wire as wire;
+
+use crate::AppState;
+use crate::error::ApiResult;
+use crate::extract::{Bearer, RawJson, QueryPairs};
+use crate::present;
+
+fn input(body: wire::AuthorBody) -> AuthorInput {
+    AuthorInput {
+        slug: body.slug,
+        name: body.name,
+        email: body.email,
+        tagline: body.tagline,
+        description: body.description,
+        status: body.status.map(|s| s.0),
+    }
+}
+
+pub async fn list(State(state): State<AppState>, bearer: Bearer, query: QueryPairs) -> ApiResult<Json<wire::Envelope<wire::Author>>> {
+    let page = state.call(bearer, move |cms, who| cms.list_authors(who, &query.list())).await?;
+    Ok(Json(present::page(page, present::author)))
+}
+
+pub async fn get(State(state): State<AppState>, bearer: Bearer, Path(uuid): Path<String>) -> ApiResult<Json<Vec<wire::Author>>> {
+    let author = state.call(bearer, move |cms, who| cms.get_author(who, &uuid)).await?;
+    Ok(Json(vec![present::author(author)]))
+}
+
+pub async fn create(
+    State(state): State<AppState>,
+    bearer: Bearer,
+    body: RawJson,
+) -> ApiResult<Json<Vec<wire::Author>>> {
+    let author = state.call_with(bearer, "AUTHOR create", body, |cms, who, body| cms.create_author(who, input(body))).await?;
+    Ok(Json(vec![present::author(author)]))
+}
+
+pub async fn update(
+    State(state): State<AppState>,
+    bearer: Bearer,
+    Path(uuid): Path<String>,
+    body: RawJson,
+) -> ApiResult<Json<Vec<wire::Author>>> {
+    let author = state.call_with(bearer, "AUTHOR update", body, move |cms, who, body| cms.update_author(who, &uuid, input(body))).await?;
+    Ok(Json(vec![present::author(author)]))
+}
+
+pub async fn delete(State(state): State<AppState>, bearer: Bearer, Path(uuids): Path<String>) -> ApiResult<Json<wire::Message>> {
+    state.call(bearer, move |cms, who| cms.delete_authors(who, &uuids)).await?;
+    Ok(Json(wire::Message { message: "ok".into() }))
+}

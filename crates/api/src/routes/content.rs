@@ -1,0 +1,83 @@
+//! `/v3/content`: articles, posts, media and pages.
+
+use axum::Json;
+use axum::extract::{Path, State};
+use copydesk_core::attachments::Upload;
+use copydesk_core::content::{ContentFilter, ContentInput};
+use copydesk_wire as wire;
+
+use crate::AppState;
+use crate::error::ApiResult;
+use crate::extract::{Bearer, QueryPairs, RawJson};
+use crate::present;
+
+/// An empty `published_at` means "not published", like `null`.
+fn nullable_text(value: Option<Option<String>>) -> Option<Option<String>> {
+    value.map(|inner| inner.filter(|text| !text.trim().is_empty()))
+}
+
+pub(crate) fn input(body: wire::ContentBody) -> ContentInput {
+    ContentInput {
+        title: body.title,
+        slug: body.slug,
+        content_type: body.content_type,
+        weight: body.weight.map(|w| w.0),
+        abstract_text: body.abstract_text,
+        abstract_raw: body.abstract_raw.map(|r| r.0),
+        body: body.content,
+        body_raw: body.content_raw.map(|r| r.0),
+        published_at: nullable_text(body.published_at),
+        state: body.state.map(|s| s.0),
+        dominant_attachment: nullable_text(body.dominant_attachment),
+        authors: body.authors,
+        tags: body.tags,
+        urls: body.urls,
+        attachment: body.attachment.map(|a| Upload {
+            name: a.name,
+            file_base64: a.file,
+        }),
+        container: nullable_text(body.container),
+    }
+}
+
+pub async fn list(State(state): State<AppState>, bearer: Bearer, query: QueryPairs) -> ApiResult<Json<wire::Envelope<wire::Content>>> {
+    let filter = ContentFilter {
+        has_attachment: query.get("has_attachment").map(str::to_owned),
+        content_type: query.get("type").map(str::to_owned),
+    };
+    let page = state
+        .call(bearer, move |cms, who| cms.list_content(who, &query.list(), &filter))
+        .await?;
+    Ok(Json(present::page(page, present::content)))
+}
+
+pub async fn get(State(state): State<AppState>, bearer: Bearer, Path(uuid): Path<String>) -> ApiResult<Json<wire::Content>> {
+    let item = state.call(bearer, move |cms, who| cms.get_content(who, &uuid)).await?;
+    Ok(Json(present::content(item)))
+}
+
+pub async fn create(State(state): State<AppState>, bearer: Bearer, body: RawJson) -> ApiResult<Json<wire::Content>> {
+    let item = state
+        .call_with(bearer, "CONTENT create", body, |cms, who, body| cms.create_content(who, input(body)))
+        .await?;
+    Ok(Json(present::content(item)))
+}
+
+pub async fn update(
+    State(state): State<AppState>,
+    bearer: Bearer,
+    Path(uuid): Path<String>,
+    body: RawJson,
+) -> ApiResult<Json<wire::Content>> {
+    let item = state
+        .call_with(bearer, "CONTENT update", body, move |cms, who, body| {
+            cms.update_content(who, &uuid, input(body))
+        })
+        .await?;
+    Ok(Json(present::content(item)))
+}
+
+pub async fn delete(State(state): State<AppState>, bearer: Bearer, Path(uuid): Path<String>) -> ApiResult<Json<wire::Message>> {
+    state.call(bearer, move |cms, who| cms.delete_content(who, &uuid)).await?;
+    Ok(Json(wire::Message { message: "Ok".into() }))
+}

@@ -1,0 +1,48 @@
+//! The route table: one module per resource of the `/v3` service.
+
+mod attachments;
+mod authors;
+mod containers;
+mod content;
+mod drafts;
+mod files;
+mod search;
+mod tags;
+mod token;
+mod users;
+mod versions;
+
+use axum::Router;
+use axum::routing::{get, put};
+
+use crate::AppState;
+
+pub(crate) fn all() -> Router<AppState> {
+    Router::new()
+        .route("/v3/token/refresh", get(token::refresh))
+        .route("/v3/author", get(authors::list).post(authors::create))
+        .route(
+            "/v3/author/{uuid}",
+            get(authors::get).put(authors::update).delete(authors::delete),
+        )
+        .route("/v3/content", get(content::list).post(content::create))
+        .route(
+            "/v3/content/{uuid}",
+            get(content::get).put(content::update).delete(content::delete),
+        )
+        .route("/v3/version", get(versions::list))
+        .route("/v3/version/{uuid}", get(versions::get).put(versions::restore))
+        .route("/v3/draft", get(drafts::last).post(drafts::create))
+        .route("/v3/attachment/{uuid}", put(attachments::update))
+        .route("/v3/container", get(containers::list).post(containers::create))
+        .route(
+            "/v3/container/{uuid}",
+            get(containers::get).put(containers::update).delete(containers::delete),
+        )
+        .route("/v3/user", get(users::list))
+        .route("/v3/user/{uuid}", get(users::get))
+        .route("/v3/tag", get(tags::list).post(tags::create))
+        .route("/v3/tag/{uuid}", get(tags::get).put(tags::update).delete(tags::delete))
+        .route("/v3/search", get(search::search))
+        .route("/files/{salt}/{name}", get(files::serve))
+}

@@ -1,0 +1,174 @@
+//! Request bodies as clients send them. Unknown fields are ignored, so a
+//! client may send back a record it read; integer fields take a number or a
+//! numeric string; nullable fields tell "absent" from `null`.
+
+use std::fmt;
+
+use serde::de::{self, Deserializer, Visitor};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// An integer sent as a JSON number or as a string of digits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Integer(pub i64);
+
+impl<'de> Deserialize<'de> for Integer {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct IntegerVisitor;
+        impl Visitor<'_> for IntegerVisitor {
+            type Value = Integer;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an integer or a string of digits")
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Integer, E> {
+                Ok(Integer(v))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Integer, E> {
+                i64::try_from(v).map(Integer).map_err(|_| E::custom("the integer is too large"))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Integer, E> {
+                if v.fract() == 0.0 && v.abs() < 9.0e15 {
+                    Ok(Integer(v as i64))
+                } else {
+                    Err(E::custom("expected a whole number"))
+                }
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Integer, E> {
+                v.trim()
+                    .parse()
+                    .map(Integer)
+                    .map_err(|_| E::custom(format!("\"{v}\" is not a whole number")))
+            }
+        }
+        deserializer.deserialize_any(IntegerVisitor)
+    }
+}
+
+/// Text that some clients send as a JSON structure instead (raw editor content):
+/// a string is kept as it is, anything else is serialised.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RawText(pub String);
+
+impl<'de> Deserialize<'de> for RawText {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        match Value::deserialize(deserializer)? {
+            Value::String(s) => Ok(RawText(s)),
+            Value::Null => Ok(RawText(String::new())),
+            other => Ok(RawText(other.to_string())),
+        }
+    }
+}
+
+/// For nullable fields: absent is `None`, `null` is `Some(None)`.
+pub fn nullable<'de, T, D>(deserializer: D) -> Result<Option<Option<T>>, D::Error>
+where
+    T: Deserialize<'de>,
+    D: Deserializer<'de>,
+{
+    Option::<T>::deserialize(deserializer).map(Some)
+}
+
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+pub struct AuthorBody {
+    pub slug: Option<String>,
+    pub name: Option<String>,
+    pub email: Option<String>,
+    pub tagline: Option<String>,
+    pub description: Option<String>,
+    pub status: Option<Integer>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+pub struct TagBody {
+    pub name: Option<String>,
+    pub slug: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+pub struct UploadBody {
+    pub name: String,
+    pub file: String,
+}
+
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+pub struct ContentBody {
+    pub title: Option<String>,
+    pub slug: Option<String>,
+    #[serde(rename = "type")]
+    pub content_type: Option<String>,
+    pub weight: Option<Integer>,
+    #[serde(rename = "abstract")]
+    pub abstract_text: Option<String>,
+    pub abstract_raw: Option<RawText>,
+    pub content: Option<String>,
+    pub content_raw: Option<RawText>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub published_at: Option<Option<String>>,
+    pub state: Option<Integer>,
+    #[serde(default, rename = "dominantAttachment", deserialize_with = "nullable")]
+    pub dominant_attachment: Option<Option<String>>,
+    pub authors: Option<Vec<String>>,
+    pub tags: Option<Vec<String>>,
+    pub urls: Option<Vec<String>>,
+    pub attachment: Option<UploadBody>,
+    /// The blog container a post belongs to.
+    #[serde(default, deserialize_with = "nullable")]
+    pub container: Option<Option<String>>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+pub struct DraftBody {
+    pub content: Option<String>,
+    pub content_raw: Option<Value>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+pub struct AttachmentBody {
+    pub name: Option<String>,
+    pub file: Option<String>,
+    pub angle: Option<Integer>,
+    pub metadata: Option<Value>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+pub struct ContainerBody {
+    pub slug: Option<String>,
+    pub title: Option<String>,
+    pub description: Option<String>,
+    #[serde(rename = "type")]
+    pub container_type: Option<String>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub published_at: Option<Option<String>>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub sort_order: Option<Option<String>>,
+    pub content: Option<Vec<String>>,
+    pub tags: Option<Vec<String>>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integers_from_numbers_and_strings() {
+        let parsed: Vec<Integer> = serde_json::from_str(r#"[1, "2", " 3 ", 4.0]"#).expect("parses");
+        assert_eq!(parsed, vec![Integer(1), Integer(2), Integer(3), Integer(4)]);
+        assert!(serde_json::from_str::<Integer>(r#""two""#).is_err());
+        assert!(serde_json::from_str::<Integer>("true").is_err());
+        assert!(serde_json::from_str::<Integer>("1.5").is_err());
+    }
+
+    #[test]
+    fn nullable_tells_absent_from_null() {
+        let absent: ContentBody = serde_json::from_str("{}").expect("parses");
+        assert_eq!(absent.published_at, None);
+        let null: ContentBody = serde_json::from_str(r#"{"published_at": null}"#).expect("parses");
+        assert_eq!(null.published_at, Some(None));
+    }
+
+    #[test]
+    fn raw_text_serialises_structures() {
+        let body: ContentBody = serde_json::from_str(r#"{"content_raw": {"blocks": []}}"#).expect("parses");
+        assert_eq!(body.content_raw, Some(RawText(r#"{"blocks":[]}"#.into())));
+    }
+}
