@@ -1,1 +1,321 @@
-//! placeholder
+//! Runs the real `copydesk-server` binary on a loopback port with a temporary data directory,
+//! and speaks HTTP to it with real signed tokens. Shared by the end-to-end suites and the benchmark.
+
+use std::io::{BufRead as _, BufReader};
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use anyhow::{Context as _, Result, bail};
+use reqwest::blocking::{Client, RequestBuilder};
+use reqwest::{Method, StatusCode};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// Where the server binary is: `COPYDESK_SERVER_BIN`, or beside the running test in `target/<profile>/`.
+pub fn server_binary() -> PathBuf {
+    if let Some(path) = std::env::var_os("COPYDESK_SERVER_BIN") {
+        return PathBuf::from(path);
+    }
+    let exe = std::env::current_exe().expect("the test knows its own path");
+    let mut dir = exe
+        .parent()
+        .expect("the test binary sits in a folder")
+        .to_path_buf();
+    if dir.ends_with("deps") {
+        dir.pop();
+    }
+    let binary = dir.join("copydesk-server");
+    assert!(
+        binary.exists(),
+        "{} is missing: build it first with `cargo build -p copydesk-server` (the test script does)",
+        binary.display()
+    );
+    binary
+}
+
+/// A key pair as `key create --json` prints it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct KeyPair {
+    pub user_uuid: String,
+    pub public_key: String,
+    pub private_key: String,
+}
+
+#[derive(Serialize)]
+struct Claims<'a> {
+    pk: &'a str,
+    iat: i64,
+    exp: i64,
+}
+
+impl KeyPair {
+    /// A token valid for `lifetime_secs` (negative: already expired).
+    pub fn token_for(&self, lifetime_secs: i64) -> String {
+        let now = chrono::Utc::now().timestamp();
+        let claims = Claims {
+            pk: &self.public_key,
+            iat: now,
+            exp: now + lifetime_secs,
+        };
+        jsonwebtoken::encode(
+            &jsonwebtoken::Header::new(jsonwebtoken::Algorithm::HS256),
+            &claims,
+            &jsonwebtoken::EncodingKey::from_secret(self.private_key.as_bytes()),
+        )
+        .expect("a token signs")
+    }
+
+    pub fn token(&self) -> String {
+        self.token_for(3600)
+    }
+}
+
+/// A running `copydesk-server serve`, killed when dropped.
+pub struct TestServer {
+    pub dir: tempfile::TempDir,
+    pub base: String,
+    child: Option<Child>,
+    client: Client,
+    pub admin: KeyPair,
+    admin_token: String,
+    extra_args: Vec<String>,
+}
+
+/// The answer to one request: status and JSON body (`Value::Null` when not JSON).
+#[derive(Debug, Clone)]
+pub struct Reply {
+    pub status: StatusCode,
+    pub body: Value,
+    pub content_type: String,
+    pub bytes: Vec<u8>,
+}
+
+impl Reply {
+    /// The error code of a contract error body.
+    pub fn code(&self) -> &str {
+        self.body["code"].as_str().unwrap_or("")
+    }
+
+    pub fn message(&self) -> &str {
+        self.body["error"].as_str().unwrap_or("")
+    }
+
+    #[track_caller]
+    pub fn expect(self, status: u16) -> Self {
+        assert_eq!(
+            self.status.as_u16(),
+            status,
+            "unexpected status; body: {}",
+            self.body
+        );
+        self
+    }
+
+    /// Asserts a contract error: status, code, and the JSON shape.
+    #[track_caller]
+    pub fn expect_error(self, status: u16, code: &str) -> Self {
+        assert_eq!(
+            self.status.as_u16(),
+            status,
+            "unexpected status; body: {}",
+            self.body
+        );
+        assert_eq!(self.code(), code, "unexpected code; body: {}", self.body);
+        assert!(
+            !self.message().is_empty(),
+            "an error needs a message: {}",
+            self.body
+        );
+        assert!(
+            self.content_type.starts_with("application/json"),
+            "errors are JSON"
+        );
+        self
+    }
+}
+
+impl TestServer {
+    pub fn start() -> Self {
+        Self::start_with(&[])
+    }
+
+    /// Starts a server with extra `serve` flags, and an admin key.
+    pub fn start_with(extra: &[&str]) -> Self {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let admin = create_key(dir.path(), "admin", &["admin"], &[]).expect("an admin key");
+        let mut server = Self {
+            dir,
+            base: String::new(),
+            child: None,
+            client: Client::builder()
+                .timeout(Duration::from_secs(60))
+                .pool_max_idle_per_host(8)
+                .build()
+                .expect("an HTTP client"),
+            admin_token: admin.token(),
+            admin,
+            extra_args: extra.iter().map(|s| (*s).to_owned()).collect(),
+        };
+        server.launch().expect("the server starts");
+        server
+    }
+
+    fn launch(&mut self) -> Result<()> {
+        let mut child = Command::new(server_binary())
+            .arg("serve")
+            .arg("--listen")
+            .arg("127.0.0.1:0")
+            .arg("--data")
+            .arg(self.dir.path())
+            .args(&self.extra_args)
+            .env("COPYDESK_LOG", "info")
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .context("starting copydesk-server")?;
+        let stderr = child.stderr.take().context("the server's stderr")?;
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut sent = false;
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if !sent {
+                    if let Some(rest) = line.split("listening on http://").nth(1) {
+                        let addr = rest.split_whitespace().next().unwrap_or("").to_owned();
+                        let _ = tx.send(addr);
+                        sent = true;
+                    }
+                }
+            }
+        });
+        let addr = rx
+            .recv_timeout(Duration::from_secs(30))
+            .context("the server did not say where it listens")?;
+        let addr: SocketAddr = addr.parse().context("the ready line names an address")?;
+        self.base = format!("http://{addr}");
+        self.child = Some(child);
+        Ok(())
+    }
+
+    /// Kills the server with SIGKILL: no chance to flush or clean up.
+    pub fn kill(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
+    /// Starts the server again on the same data directory.
+    pub fn restart(&mut self) {
+        self.kill();
+        self.launch().expect("the server starts again");
+    }
+
+    pub fn pid(&self) -> Option<u32> {
+        self.child.as_ref().map(Child::id)
+    }
+
+    /// A new key pair for a new or existing user.
+    pub fn key(&self, name: &str, roles: &[&str], actions: &[&str]) -> KeyPair {
+        create_key(self.dir.path(), name, roles, actions).expect("a key")
+    }
+
+    pub fn admin_token(&self) -> &str {
+        &self.admin_token
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    pub fn request(&self, method: Method, path: &str) -> RequestBuilder {
+        self.client.request(method, self.url(path))
+    }
+
+    pub fn send(&self, request: RequestBuilder) -> Reply {
+        let response = request.send().expect("the server answers");
+        let status = response.status();
+        let content_type = response
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+            .to_owned();
+        let bytes = response.bytes().expect("a body").to_vec();
+        let body = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+        Reply {
+            status,
+            body,
+            content_type,
+            bytes,
+        }
+    }
+
+    /// A request as `token` (None: no Authorization header) with an optional JSON body.
+    pub fn call(
+        &self,
+        method: Method,
+        path: &str,
+        token: Option<&str>,
+        body: Option<&Value>,
+    ) -> Reply {
+        let mut request = self.request(method, path);
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        if let Some(body) = body {
+            request = request.json(body);
+        }
+        self.send(request)
+    }
+
+    pub fn get(&self, path: &str) -> Reply {
+        self.call(Method::GET, path, Some(&self.admin_token), None)
+    }
+
+    pub fn post(&self, path: &str, body: &Value) -> Reply {
+        self.call(Method::POST, path, Some(&self.admin_token), Some(body))
+    }
+
+    pub fn put(&self, path: &str, body: &Value) -> Reply {
+        self.call(Method::PUT, path, Some(&self.admin_token), Some(body))
+    }
+
+    pub fn delete(&self, path: &str) -> Reply {
+        self.call(Method::DELETE, path, Some(&self.admin_token), None)
+    }
+
+    pub fn db_path(&self) -> PathBuf {
+        self.dir.path().join("copydesk.db")
+    }
+}
+
+impl Drop for TestServer {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// Runs `copydesk-server key create --json` on a data directory.
+pub fn create_key(dir: &Path, name: &str, roles: &[&str], actions: &[&str]) -> Result<KeyPair> {
+    let mut command = Command::new(server_binary());
+    command
+        .args(["key", "create", "--json", "--name", name, "--data"])
+        .arg(dir);
+    for role in roles {
+        command.args(["--role", role]);
+    }
+    for action in actions {
+        command.args(["--action", action]);
+    }
+    let output = command.output().context("running key create")?;
+    if !output.status.success() {
+        bail!(
+            "key create failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    serde_json::from_slice(&output.stdout).context("key create prints one JSON object")
+}

@@ -11,7 +11,10 @@ pub enum ApiError {
     #[error(transparent)]
     Core(#[from] CoreError),
     #[error("{message}")]
-    BadBody { message: String, field: Option<String> },
+    BadBody {
+        message: String,
+        field: Option<String>,
+    },
     #[error("send the body as JSON, with Content-Type: application/json")]
     UnsupportedMediaType,
     #[error("the body is larger than this server accepts ({limit} bytes)")]
@@ -35,7 +38,9 @@ impl ApiError {
                 CoreError::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
             },
             Self::BadBody { .. } => (StatusCode::BAD_REQUEST, "invalid_request"),
-            Self::UnsupportedMediaType => (StatusCode::UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type"),
+            Self::UnsupportedMediaType => {
+                (StatusCode::UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type")
+            }
             Self::TooLarge { .. } => (StatusCode::PAYLOAD_TOO_LARGE, "too_large"),
             Self::NoRoute(_) => (StatusCode::NOT_FOUND, "not_found"),
         }
@@ -44,7 +49,9 @@ impl ApiError {
     fn field(&self) -> Option<String> {
         match self {
             Self::Core(
-                CoreError::Invalid { field, .. } | CoreError::NotFound { field, .. } | CoreError::Conflict { field, .. },
+                CoreError::Invalid { field, .. }
+                | CoreError::NotFound { field, .. }
+                | CoreError::Conflict { field, .. },
             )
             | Self::BadBody { field, .. } => field.clone(),
             _ => None,

@@ -24,7 +24,9 @@ impl<S: Send + Sync> FromRequestParts<S> for Bearer {
             .and_then(|value| value.to_str().ok())
             .and_then(|value| {
                 let (scheme, token) = value.trim().split_once(' ')?;
-                scheme.eq_ignore_ascii_case("bearer").then(|| token.trim().to_owned())
+                scheme
+                    .eq_ignore_ascii_case("bearer")
+                    .then(|| token.trim().to_owned())
             })
             .filter(|token| !token.is_empty());
         Ok(Self(token))
@@ -36,7 +38,10 @@ pub struct QueryPairs(pub Vec<(String, String)>);
 
 impl QueryPairs {
     pub fn get(&self, name: &str) -> Option<&str> {
-        self.0.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+        self.0
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
     }
 
     /// Every value of `name` or `name[]`.
@@ -80,15 +85,23 @@ pub struct RawJson {
 }
 
 fn is_json(content_type: &str) -> bool {
-    let essence = content_type.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
-    essence == "application/json" || (essence.starts_with("application/") && essence.ends_with("+json"))
+    let essence = content_type
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    essence == "application/json"
+        || (essence.starts_with("application/") && essence.ends_with("+json"))
 }
 
 impl RawJson {
     /// Deserialises the body into `T`; a wrong type names the field at fault.
     pub fn parse<T: DeserializeOwned>(&self) -> Result<T, ApiError> {
         match &self.content_type {
-            Some(content_type) if !is_json(content_type) => return Err(ApiError::UnsupportedMediaType),
+            Some(content_type) if !is_json(content_type) => {
+                return Err(ApiError::UnsupportedMediaType);
+            }
             None if self.bytes.iter().all(u8::is_ascii_whitespace) => {
                 return Err(ApiError::BadBody {
                     message: "this operation needs a JSON body".into(),
@@ -112,7 +125,11 @@ impl RawJson {
             };
             ApiError::BadBody {
                 message,
-                field: if inner.is_syntax() || inner.is_eof() { None } else { field },
+                field: if inner.is_syntax() || inner.is_eof() {
+                    None
+                } else {
+                    field
+                },
             }
         })?;
         deserializer.end().map_err(|err| ApiError::BadBody {
@@ -131,7 +148,10 @@ impl<S: Send + Sync> FromRequest<S> for RawJson {
             .headers()
             .get(CONTENT_TYPE)
             .map(|value| value.to_str().unwrap_or("invalid").to_owned());
-        let limit = req.extensions().get::<crate::BodyLimit>().map_or(0, |l| l.0);
+        let limit = req
+            .extensions()
+            .get::<crate::BodyLimit>()
+            .map_or(0, |l| l.0);
         let bytes = Bytes::from_request(req, state).await.map_err(|rejection| {
             if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
                 ApiError::TooLarge { limit }
@@ -142,7 +162,10 @@ impl<S: Send + Sync> FromRequest<S> for RawJson {
                 }
             }
         })?;
-        Ok(Self { content_type, bytes })
+        Ok(Self {
+            content_type,
+            bytes,
+        })
     }
 }
 

@@ -48,7 +48,9 @@ impl AppState {
             work(&cms, &who)
         })
         .await
-        .map_err(|err| ApiError::Core(CoreError::Internal(format!("a request task failed: {err}"))))?
+        .map_err(|err| {
+            ApiError::Core(CoreError::Internal(format!("a request task failed: {err}")))
+        })?
         .map_err(ApiError::from)
     }
 
@@ -73,7 +75,9 @@ impl AppState {
             Ok(work(&cms, &who, parsed)?)
         })
         .await
-        .map_err(|err| ApiError::Core(CoreError::Internal(format!("a request task failed: {err}"))))?
+        .map_err(|err| {
+            ApiError::Core(CoreError::Internal(format!("a request task failed: {err}")))
+        })?
     }
 }
 
@@ -86,10 +90,12 @@ pub fn router(cms: Arc<Cms>, body_limit: usize) -> Router {
         .with_state(state)
         .layer(DefaultBodyLimit::max(body_limit))
         .layer(axum::Extension(BodyLimit(body_limit)))
-        .layer(CatchPanicLayer::custom(|_panic: Box<dyn std::any::Any + Send>| {
-            use axum::response::IntoResponse as _;
-            ApiError::Core(CoreError::Internal("a handler panicked".into())).into_response()
-        }))
+        .layer(CatchPanicLayer::custom(
+            |_panic: Box<dyn std::any::Any + Send>| {
+                use axum::response::IntoResponse as _;
+                ApiError::Core(CoreError::Internal("a handler panicked".into())).into_response()
+            },
+        ))
 }
 
 async fn no_route(method: Method, uri: Uri) -> ApiError {

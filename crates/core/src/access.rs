@@ -17,32 +17,84 @@ use crate::slug::Slug;
 
 /// Every access action this service checks, `<RESOURCE> <action>`.
 pub const ACTIONS: &[&str] = &[
-    "AUTHOR list", "AUTHOR get", "AUTHOR create", "AUTHOR update", "AUTHOR delete",
-    "CONTENT list", "CONTENT get", "CONTENT create", "CONTENT update", "CONTENT delete", "CONTENT publish",
-    "CONTENT type_article", "CONTENT type_post", "CONTENT type_media", "CONTENT type_page",
-    "VERSION list", "VERSION get", "VERSION restore",
-    "DRAFT list", "DRAFT create",
+    "AUTHOR list",
+    "AUTHOR get",
+    "AUTHOR create",
+    "AUTHOR update",
+    "AUTHOR delete",
+    "CONTENT list",
+    "CONTENT get",
+    "CONTENT create",
+    "CONTENT update",
+    "CONTENT delete",
+    "CONTENT publish",
+    "CONTENT type_article",
+    "CONTENT type_post",
+    "CONTENT type_media",
+    "CONTENT type_page",
+    "VERSION list",
+    "VERSION get",
+    "VERSION restore",
+    "DRAFT list",
+    "DRAFT create",
     "ATTACHMENT update",
-    "CONTAINER list", "CONTAINER get", "CONTAINER create", "CONTAINER update", "CONTAINER delete",
-    "USER list", "USER get",
-    "TAG list", "TAG get", "TAG create", "TAG update", "TAG delete",
-    "LOCKREQUEST get", "LOCKREQUEST create", "LOCKREQUEST delete",
-    "NOTECOMMENT get", "NOTECOMMENT create",
-    "ASSIGNMENT list", "ASSIGNMENT get", "ASSIGNMENT create", "ASSIGNMENT update", "ASSIGNMENT delete",
-    "ASSIGNMENTCOMMENT list", "ASSIGNMENTCOMMENT create",
-    "EXPORT get", "EXPORT dump", "EXPORT update", "EXPORT push", "EXPORT pull", "EXPORT lock",
-    "PRINTDOCUMENT get", "PRINTDOCUMENT create", "PRINTDOCUMENT update", "PRINTDOCUMENT passThruLock",
-    "WORKFLOW list", "WORKFLOW get", "WORKFLOW create",
-    "WORKFLOWSECTION list", "WORKFLOWSECTION get", "WORKFLOWSECTION create",
-    "ISSUE list", "ISSUE get", "ISSUE create",
+    "CONTAINER list",
+    "CONTAINER get",
+    "CONTAINER create",
+    "CONTAINER update",
+    "CONTAINER delete",
+    "USER list",
+    "USER get",
+    "TAG list",
+    "TAG get",
+    "TAG create",
+    "TAG update",
+    "TAG delete",
+    "LOCKREQUEST get",
+    "LOCKREQUEST create",
+    "LOCKREQUEST delete",
+    "NOTECOMMENT get",
+    "NOTECOMMENT create",
+    "ASSIGNMENT list",
+    "ASSIGNMENT get",
+    "ASSIGNMENT create",
+    "ASSIGNMENT update",
+    "ASSIGNMENT delete",
+    "ASSIGNMENTCOMMENT list",
+    "ASSIGNMENTCOMMENT create",
+    "EXPORT get",
+    "EXPORT dump",
+    "EXPORT update",
+    "EXPORT push",
+    "EXPORT pull",
+    "EXPORT lock",
+    "PRINTDOCUMENT get",
+    "PRINTDOCUMENT create",
+    "PRINTDOCUMENT update",
+    "PRINTDOCUMENT passThruLock",
+    "WORKFLOW list",
+    "WORKFLOW get",
+    "WORKFLOW create",
+    "WORKFLOWSECTION list",
+    "WORKFLOWSECTION get",
+    "WORKFLOWSECTION create",
+    "ISSUE list",
+    "ISSUE get",
+    "ISSUE create",
 ];
 
 /// The roles `key create --role` grants. `admin` holds every action.
 pub const ROLES: &[(&str, &str)] = &[
     ("admin", "every action"),
     ("reader", "list and get everything"),
-    ("journalist", "reader, plus writing content of every type, drafts, versions, attachments, tags, locks and comments"),
-    ("editor", "journalist, plus publishing, deleting authors, containers and tags, and assignments"),
+    (
+        "journalist",
+        "reader, plus writing content of every type, drafts, versions, attachments, tags, locks and comments",
+    ),
+    (
+        "editor",
+        "journalist, plus publishing, deleting authors, containers and tags, and assignments",
+    ),
     ("printdesk", "reader, plus exports and print documents"),
 ];
 
@@ -56,8 +108,15 @@ fn role_grants(role: &str, action: &str) -> bool {
             read || (action.starts_with("CONTENT ") && action != "CONTENT publish")
                 || matches!(
                     action,
-                    "AUTHOR create" | "AUTHOR update" | "VERSION restore" | "DRAFT create" | "ATTACHMENT update"
-                        | "TAG create" | "LOCKREQUEST create" | "LOCKREQUEST delete" | "NOTECOMMENT create"
+                    "AUTHOR create"
+                        | "AUTHOR update"
+                        | "VERSION restore"
+                        | "DRAFT create"
+                        | "ATTACHMENT update"
+                        | "TAG create"
+                        | "LOCKREQUEST create"
+                        | "LOCKREQUEST delete"
+                        | "NOTECOMMENT create"
                         | "ASSIGNMENTCOMMENT create"
                 )
         }
@@ -67,8 +126,10 @@ fn role_grants(role: &str, action: &str) -> bool {
                 || matches!(_resource, "AUTHOR" | "CONTAINER" | "TAG" | "ASSIGNMENT")
         }
         "printdesk" => {
-            read || matches!(_resource, "EXPORT" | "WORKFLOW" | "WORKFLOWSECTION" | "ISSUE")
-                || matches!(action, "PRINTDOCUMENT create" | "PRINTDOCUMENT update")
+            read || matches!(
+                _resource,
+                "EXPORT" | "WORKFLOW" | "WORKFLOWSECTION" | "ISSUE"
+            ) || matches!(action, "PRINTDOCUMENT create" | "PRINTDOCUMENT update")
         }
         _ => false,
     }
@@ -118,7 +179,11 @@ struct Claims {
 }
 
 /// Signs a token for a key pair, valid for `lifetime_secs` when given.
-pub fn mint_token(public_key: &str, private_key: &str, lifetime_secs: Option<i64>) -> Result<String> {
+pub fn mint_token(
+    public_key: &str,
+    private_key: &str,
+    lifetime_secs: Option<i64>,
+) -> Result<String> {
     let now = chrono::Utc::now().timestamp();
     let claims = Claims {
         pk: public_key.to_owned(),
@@ -161,20 +226,34 @@ pub fn authenticate(tx: &Transaction<'_>, token: &str) -> Result<Principal> {
             Ok((row.get::<_, String>(0)?, row.get::<_, i64>(1)?, row.get::<_, String>(2)?, row.get::<_, String>(3)?))
         })
         .optional()?;
-    let (private_key, user_id, user_uuid, name) = found.ok_or(CoreError::Token(TokenProblem::Invalid))?;
+    let (private_key, user_id, user_uuid, name) =
+        found.ok_or(CoreError::Token(TokenProblem::Invalid))?;
     let mut validation = Validation::new(Algorithm::HS256);
     validation.required_spec_claims.clear();
     validation.validate_exp = true;
     validation.validate_aud = false;
     validation.leeway = 0;
-    jsonwebtoken::decode::<Claims>(token, &DecodingKey::from_secret(private_key.as_bytes()), &validation).map_err(
-        |err| match err.kind() {
-            jsonwebtoken::errors::ErrorKind::ExpiredSignature => CoreError::Token(TokenProblem::Expired),
-            _ => CoreError::Token(TokenProblem::Invalid),
-        },
+    jsonwebtoken::decode::<Claims>(
+        token,
+        &DecodingKey::from_secret(private_key.as_bytes()),
+        &validation,
+    )
+    .map_err(|err| match err.kind() {
+        jsonwebtoken::errors::ErrorKind::ExpiredSignature => {
+            CoreError::Token(TokenProblem::Expired)
+        }
+        _ => CoreError::Token(TokenProblem::Invalid),
+    })?;
+    let roles = collect(
+        tx,
+        "SELECT role FROM user_roles WHERE user_id = ?1",
+        user_id,
     )?;
-    let roles = collect(tx, "SELECT role FROM user_roles WHERE user_id = ?1", user_id)?;
-    let actions = collect(tx, "SELECT action FROM user_actions WHERE user_id = ?1", user_id)?;
+    let actions = collect(
+        tx,
+        "SELECT action FROM user_actions WHERE user_id = ?1",
+        user_id,
+    )?;
     Ok(Principal {
         user_id,
         user_uuid,
@@ -207,7 +286,12 @@ fn random_hex(bytes: usize) -> String {
 }
 
 /// Creates the user `name` if missing, a new key pair for it, and grants roles and actions.
-pub fn create_key(tx: &Transaction<'_>, name: &str, roles: &[String], actions: &[String]) -> Result<NewKeyPair> {
+pub fn create_key(
+    tx: &Transaction<'_>,
+    name: &str,
+    roles: &[String],
+    actions: &[String],
+) -> Result<NewKeyPair> {
     let name = name.trim();
     if name.is_empty() {
         return Err(CoreError::invalid_field("name", "a user needs a name"));
@@ -217,14 +301,17 @@ pub fn create_key(tx: &Transaction<'_>, name: &str, roles: &[String], actions: &
             let known: Vec<&str> = ROLES.iter().map(|(r, _)| *r).collect();
             return Err(CoreError::invalid_field(
                 "role",
-                format!("unknown role \"{role}\"; the roles are {}", known.join(", ")),
+                format!(
+                    "unknown role \"{role}\"; the roles are {}",
+                    known.join(", ")
+                ),
             ));
         }
     }
     for action in actions {
-        let well_formed = action
-            .split_once(' ')
-            .is_some_and(|(resource, verb)| !resource.is_empty() && !verb.is_empty() && !verb.contains(' '));
+        let well_formed = action.split_once(' ').is_some_and(|(resource, verb)| {
+            !resource.is_empty() && !verb.is_empty() && !verb.contains(' ')
+        });
         if !well_formed {
             return Err(CoreError::invalid_field(
                 "action",
@@ -234,9 +321,11 @@ pub fn create_key(tx: &Transaction<'_>, name: &str, roles: &[String], actions: &
     }
     let now = clock::now();
     let existing = tx
-        .query_row("SELECT id, uuid FROM users WHERE name = ?1", [name], |row| {
-            Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?))
-        })
+        .query_row(
+            "SELECT id, uuid FROM users WHERE name = ?1",
+            [name],
+            |row| Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?)),
+        )
         .optional()?;
     let (user_id, user_uuid) = match existing {
         Some(found) => found,
@@ -294,14 +383,20 @@ mod tests {
     #[test]
     fn every_role_is_known() {
         for (role, _) in ROLES {
-            assert!(ACTIONS.iter().any(|action| role_grants(role, action)), "{role} grants nothing");
+            assert!(
+                ACTIONS.iter().any(|action| role_grants(role, action)),
+                "{role} grants nothing"
+            );
         }
     }
 
     #[test]
     fn reads_pk_before_verifying() {
         let token = mint_token("pub123", "secret", Some(60)).expect("signs");
-        assert_eq!(unverified_public_key(&token).ok().as_deref(), Some("pub123"));
+        assert_eq!(
+            unverified_public_key(&token).ok().as_deref(),
+            Some("pub123")
+        );
         assert!(unverified_public_key("garbage").is_err());
         assert!(unverified_public_key("a.b.c").is_err());
     }

@@ -14,12 +14,12 @@ use rand::RngCore as _;
 use rusqlite::{OptionalExtension as _, Row, Transaction, params};
 use serde_json::{Map, Value};
 
+use crate::Cms;
 use crate::access::Principal;
 use crate::clock;
 use crate::content::ContentItem;
 use crate::error::{CoreError, Result};
 use crate::records::new_uuid;
-use crate::Cms;
 
 const COLUMNS: &str = "a.id, a.uuid, a.content_id, a.base_name, a.salt, a.extension, a.preview_extension, a.type, a.width, a.height, a.angle, a.metadata, a.created_at, a.modified_at";
 
@@ -107,7 +107,11 @@ fn split_name(name: &str) -> Result<(String, String)> {
         Some((stem, ext)) if !stem.is_empty() => (stem, ext.to_ascii_lowercase()),
         _ => (file_name, String::new()),
     };
-    let ext: String = ext.chars().filter(char::is_ascii_alphanumeric).take(10).collect();
+    let ext: String = ext
+        .chars()
+        .filter(char::is_ascii_alphanumeric)
+        .take(10)
+        .collect();
     Ok((stem.to_owned(), ext))
 }
 
@@ -119,7 +123,9 @@ fn decode_base64(field: &str, text: &str) -> Result<Vec<u8>> {
         .to_owned();
     base64::engine::general_purpose::STANDARD
         .decode(compact.as_bytes())
-        .or_else(|_| base64::engine::general_purpose::STANDARD_NO_PAD.decode(compact.trim_end_matches('=')))
+        .or_else(|_| {
+            base64::engine::general_purpose::STANDARD_NO_PAD.decode(compact.trim_end_matches('='))
+        })
         .map_err(|_| CoreError::invalid_field(field, format!("\"{field}\" is not valid base64")))
 }
 
@@ -146,7 +152,10 @@ fn decode_image(bytes: &[u8]) -> Result<Option<(image::DynamicImage, image::Imag
     reader.limits(limits);
     match reader.decode() {
         Ok(img) => Ok(Some((img, format))),
-        Err(err) => Err(CoreError::invalid_field("file", format!("the image cannot be read: {err}"))),
+        Err(err) => Err(CoreError::invalid_field(
+            "file",
+            format!("the image cannot be read: {err}"),
+        )),
     }
 }
 
@@ -160,7 +169,12 @@ fn rotate(img: &image::DynamicImage, angle: u32) -> image::DynamicImage {
 }
 
 /// Writes `bytes` as a new master file and its preview, rotated by `angle`.
-pub(crate) fn write_files(files_dir: &Path, name: &str, bytes: &[u8], angle: u32) -> Result<WrittenFiles> {
+pub(crate) fn write_files(
+    files_dir: &Path,
+    name: &str,
+    bytes: &[u8],
+    angle: u32,
+) -> Result<WrittenFiles> {
     let (base_name, mut extension) = split_name(name)?;
     let decoded = decode_image(bytes)?;
     let salt = random_salt();
@@ -181,14 +195,31 @@ pub(crate) fn write_files(files_dir: &Path, name: &str, bytes: &[u8], angle: u32
     match decoded {
         Some((img, format)) => {
             if extension.is_empty() {
-                extension = format.extensions_str().first().copied().unwrap_or("img").to_owned();
+                extension = format
+                    .extensions_str()
+                    .first()
+                    .copied()
+                    .unwrap_or("img")
+                    .to_owned();
             }
-            let preview_format = if format.writing_enabled() { format } else { image::ImageFormat::Png };
-            let preview_extension = preview_format.extensions_str().first().copied().unwrap_or("png").to_owned();
+            let preview_format = if format.writing_enabled() {
+                format
+            } else {
+                image::ImageFormat::Png
+            };
+            let preview_extension = preview_format
+                .extensions_str()
+                .first()
+                .copied()
+                .unwrap_or("png")
+                .to_owned();
             fs::write(written.dir.join(format!("original.{extension}")), bytes)?;
             let preview = rotate(&img, angle);
             preview
-                .save_with_format(written.dir.join(format!("public.{preview_extension}")), preview_format)
+                .save_with_format(
+                    written.dir.join(format!("public.{preview_extension}")),
+                    preview_format,
+                )
                 .map_err(|err| CoreError::Internal(format!("writing a preview: {err}")))?;
             written.kind = "image".to_owned();
             written.width = img.width();
@@ -252,9 +283,12 @@ fn parse_angle(raw: &str) -> Result<u32> {
 /// Keeps only the preview settings the spec names, each as a string.
 fn parse_metadata(raw: &Value) -> Result<Value> {
     const KEYS: &[&str] = &["crop", "fit", "fp-x", "fp-y", "h", "w"];
-    let previews = raw
-        .as_object()
-        .ok_or_else(|| CoreError::invalid_field("metadata", "metadata must be an object keyed by preview name"))?;
+    let previews = raw.as_object().ok_or_else(|| {
+        CoreError::invalid_field(
+            "metadata",
+            "metadata must be an object keyed by preview name",
+        )
+    })?;
     let mut out = Map::new();
     for (preview, settings) in previews {
         let settings = settings.as_object().ok_or_else(|| {
@@ -265,7 +299,10 @@ fn parse_metadata(raw: &Value) -> Result<Value> {
             if !KEYS.contains(&key.as_str()) {
                 return Err(CoreError::invalid_field(
                     "metadata",
-                    format!("metadata.{preview} may hold only {}, not \"{key}\"", KEYS.join(", ")),
+                    format!(
+                        "metadata.{preview} may hold only {}, not \"{key}\"",
+                        KEYS.join(", ")
+                    ),
                 ));
             }
             let text = match value {
@@ -315,7 +352,11 @@ impl Cms {
         })
     }
 
-    pub(crate) fn attachment_of_content(&self, tx: &Transaction<'_>, content_id: i64) -> Result<Option<Attachment>> {
+    pub(crate) fn attachment_of_content(
+        &self,
+        tx: &Transaction<'_>,
+        content_id: i64,
+    ) -> Result<Option<Attachment>> {
         let sql = format!("SELECT {COLUMNS} FROM attachments a WHERE a.content_id = ?1");
         Ok(tx
             .prepare_cached(&sql)?
@@ -374,15 +415,22 @@ impl Cms {
                     i64::try_from(files.size).unwrap_or(i64::MAX),
                     now
                 ])?;
-                tx.prepare_cached("UPDATE content SET has_attachment = 1, modified_at = ?2 WHERE id = ?1")?
-                    .execute(params![content_id, now])?;
+                tx.prepare_cached(
+                    "UPDATE content SET has_attachment = 1, modified_at = ?2 WHERE id = ?1",
+                )?
+                .execute(params![content_id, now])?;
             }
         }
         Ok(old.map(|old| old.salt))
     }
 
     /// `PUT /v3/attachment/{content uuid}`: one kind of change to the item's attachment.
-    pub fn update_attachment(&self, who: &Principal, content_uuid: &str, change: AttachmentChange) -> Result<ContentItem> {
+    pub fn update_attachment(
+        &self,
+        who: &Principal,
+        content_uuid: &str,
+        change: AttachmentChange,
+    ) -> Result<ContentItem> {
         who.require("ATTACHMENT update")?;
         let files_dir = self.store.files_dir().to_owned();
         // Files are written before the transaction, so a refused request removes them again.
@@ -402,14 +450,20 @@ impl Cms {
                 let angle = parse_angle(&raw)?;
                 let current = self.store.read(|tx| {
                     let content_id = crate::content::CONTENT.id_of(tx, content_uuid)?;
-                    self.attachment_of_content(tx, content_id)?
-                        .ok_or_else(|| CoreError::not_found(format!("content {content_uuid} has no attachment")))
+                    self.attachment_of_content(tx, content_id)?.ok_or_else(|| {
+                        CoreError::not_found(format!("content {content_uuid} has no attachment"))
+                    })
                 })?;
                 let original = files_dir
                     .join(&current.salt)
                     .join(format!("original.{}", current.extension));
                 let bytes = fs::read(&original)?;
-                let files = write_files(&files_dir, &format!("{}.{}", current.base_name, current.extension), &bytes, angle)?;
+                let files = write_files(
+                    &files_dir,
+                    &format!("{}.{}", current.base_name, current.extension),
+                    &bytes,
+                    angle,
+                )?;
                 let (old_salt, item) = self.store.write(|tx| {
                     let content_id = crate::content::CONTENT.id_of(tx, content_uuid)?;
                     self.check_writable(tx, who, content_id)?;
@@ -421,7 +475,13 @@ impl Cms {
                         });
                     }
                     let old_salt = self.record_files(tx, content_id, &files, angle)?;
-                    self.audit(tx, content_id, who, "attachment", &format!("turned the preview to {angle}°"))?;
+                    self.audit(
+                        tx,
+                        content_id,
+                        who,
+                        "attachment",
+                        &format!("turned the preview to {angle}°"),
+                    )?;
                     Ok((old_salt, self.content_item(tx, content_id)?))
                 })?;
                 (Some(files), old_salt, item)
@@ -431,12 +491,27 @@ impl Cms {
                 let item = self.store.write(|tx| {
                     let content_id = crate::content::CONTENT.id_of(tx, content_uuid)?;
                     self.check_writable(tx, who, content_id)?;
-                    let attachment = self
-                        .attachment_of_content(tx, content_id)?
-                        .ok_or_else(|| CoreError::not_found(format!("content {content_uuid} has no attachment")))?;
-                    tx.prepare_cached("UPDATE attachments SET metadata = ?2, modified_at = ?3 WHERE id = ?1")?
-                        .execute(params![attachment.id, metadata.to_string(), clock::now()])?;
-                    self.audit(tx, content_id, who, "attachment", "changed the preview settings")?;
+                    let attachment =
+                        self.attachment_of_content(tx, content_id)?.ok_or_else(|| {
+                            CoreError::not_found(format!(
+                                "content {content_uuid} has no attachment"
+                            ))
+                        })?;
+                    tx.prepare_cached(
+                        "UPDATE attachments SET metadata = ?2, modified_at = ?3 WHERE id = ?1",
+                    )?
+                    .execute(params![
+                        attachment.id,
+                        metadata.to_string(),
+                        clock::now()
+                    ])?;
+                    self.audit(
+                        tx,
+                        content_id,
+                        who,
+                        "attachment",
+                        "changed the preview settings",
+                    )?;
                     self.content_item(tx, content_id)
                 })?;
                 (None, None, item)
@@ -452,7 +527,11 @@ impl Cms {
     }
 
     /// Finds the file behind a public or original URL; `None` for anything else.
-    pub fn attachment_file(&self, salt: &str, file_name: &str) -> Result<Option<(PathBuf, String)>> {
+    pub fn attachment_file(
+        &self,
+        salt: &str,
+        file_name: &str,
+    ) -> Result<Option<(PathBuf, String)>> {
         let valid_salt = salt.len() == 32 && salt.chars().all(|c| c.is_ascii_hexdigit());
         if !valid_salt {
             return Ok(None);
@@ -464,7 +543,9 @@ impl Cms {
                 .query_row([salt], |row| self.attachment_from_row(row))
                 .optional()?)
         })?;
-        let Some(attachment) = found else { return Ok(None) };
+        let Some(attachment) = found else {
+            return Ok(None);
+        };
         let extension = if file_name == format!("original.{}", attachment.extension) {
             &attachment.extension
         } else if file_name == format!("public.{}", attachment.preview_extension) {
@@ -472,7 +553,10 @@ impl Cms {
         } else {
             return Ok(None);
         };
-        Ok(Some((self.store.files_dir().join(salt).join(file_name), extension.clone())))
+        Ok(Some((
+            self.store.files_dir().join(salt).join(file_name),
+            extension.clone(),
+        )))
     }
 }
 
@@ -482,9 +566,18 @@ mod tests {
 
     #[test]
     fn names() {
-        assert_eq!(split_name("photo.final.JPG").ok(), Some(("photo.final".into(), "jpg".into())));
-        assert_eq!(split_name("../../etc/passwd").ok(), Some(("passwd".into(), String::new())));
-        assert_eq!(split_name(".bashrc").ok(), Some((".bashrc".into(), String::new())));
+        assert_eq!(
+            split_name("photo.final.JPG").ok(),
+            Some(("photo.final".into(), "jpg".into()))
+        );
+        assert_eq!(
+            split_name("../../etc/passwd").ok(),
+            Some(("passwd".into(), String::new()))
+        );
+        assert_eq!(
+            split_name(".bashrc").ok(),
+            Some((".bashrc".into(), String::new()))
+        );
         assert!(split_name("  ").is_err());
     }
 
@@ -499,7 +592,8 @@ mod tests {
 
     #[test]
     fn metadata() {
-        let ok = parse_metadata(&serde_json::json!({"default": {"crop": "1", "w": 300, "fp-x": "0.5"}}));
+        let ok =
+            parse_metadata(&serde_json::json!({"default": {"crop": "1", "w": 300, "fp-x": "0.5"}}));
         assert_eq!(
             ok.ok(),
             Some(serde_json::json!({"default": {"crop": "1", "w": "300", "fp-x": "0.5"}}))
@@ -511,7 +605,10 @@ mod tests {
     #[test]
     fn base64() {
         assert_eq!(decode_base64("file", "aGk=").ok(), Some(b"hi".to_vec()));
-        assert_eq!(decode_base64("file", "data:image/png;base64,aGk=").ok(), Some(b"hi".to_vec()));
+        assert_eq!(
+            decode_base64("file", "data:image/png;base64,aGk=").ok(),
+            Some(b"hi".to_vec())
+        );
         assert!(decode_base64("file", "***").is_err());
     }
 }

@@ -2,20 +2,29 @@
 
 use rusqlite::{Row, Transaction, params};
 
+use crate::Cms;
 use crate::access::Principal;
 use crate::clock;
 use crate::error::{CoreError, Result};
 use crate::paging::{ListParams, ListQuery, Page};
 use crate::records::{Table, fetch_page, new_uuid, required_text};
 use crate::slug::Slug;
-use crate::Cms;
 
 pub(crate) const AUTHORS: Table = Table {
     name: "authors",
     noun: "author",
 };
 
-const SORTABLE: &[&str] = &["id", "uuid", "slug", "name", "email", "status", "created_at", "modified_at"];
+const SORTABLE: &[&str] = &[
+    "id",
+    "uuid",
+    "slug",
+    "name",
+    "email",
+    "status",
+    "created_at",
+    "modified_at",
+];
 pub(crate) const COLUMNS: &str = "authors.id, authors.uuid, authors.slug, authors.name, authors.email, authors.tagline, authors.description, authors.status, authors.created_at, authors.modified_at";
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -48,13 +57,16 @@ pub struct AuthorInput {
 pub(crate) fn parse_email(raw: &str) -> Result<String> {
     let raw = raw.trim();
     let valid = raw.is_empty()
-        || raw
-            .split_once('@')
-            .is_some_and(|(local, domain)| !local.is_empty() && !domain.is_empty() && !raw.contains(char::is_whitespace));
+        || raw.split_once('@').is_some_and(|(local, domain)| {
+            !local.is_empty() && !domain.is_empty() && !raw.contains(char::is_whitespace)
+        });
     if valid {
         Ok(raw.to_owned())
     } else {
-        Err(CoreError::invalid_field("email", format!("\"{raw}\" is not an e-mail address")))
+        Err(CoreError::invalid_field(
+            "email",
+            format!("\"{raw}\" is not an e-mail address"),
+        ))
     }
 }
 
@@ -78,11 +90,17 @@ impl Cms {
 
     pub(crate) fn author_by_id(&self, tx: &Transaction<'_>, id: i64) -> Result<Author> {
         let sql = format!("SELECT {COLUMNS} FROM authors WHERE authors.id = ?1");
-        Ok(tx.prepare_cached(&sql)?.query_row([id], |row| self.author_from_row(row))?)
+        Ok(tx
+            .prepare_cached(&sql)?
+            .query_row([id], |row| self.author_from_row(row))?)
     }
 
     /// The authors of a content item, in byline order.
-    pub(crate) fn authors_of_content(&self, tx: &Transaction<'_>, content_id: i64) -> Result<Vec<Author>> {
+    pub(crate) fn authors_of_content(
+        &self,
+        tx: &Transaction<'_>,
+        content_id: i64,
+    ) -> Result<Vec<Author>> {
         let sql = format!(
             "SELECT {COLUMNS} FROM content_authors ca JOIN authors ON authors.id = ca.author_id
              WHERE ca.content_id = ?1 ORDER BY ca.position"
@@ -95,8 +113,11 @@ impl Cms {
     pub fn list_authors(&self, who: &Principal, query: &ListQuery) -> Result<Page<Author>> {
         who.require("AUTHOR list")?;
         let params = ListParams::parse(query, SORTABLE, "modified_at")?;
-        self.store
-            .read(|tx| fetch_page(tx, "authors", COLUMNS, "", &[], &params, |row| self.author_from_row(row)))
+        self.store.read(|tx| {
+            fetch_page(tx, "authors", COLUMNS, "", &[], &params, |row| {
+                self.author_from_row(row)
+            })
+        })
     }
 
     pub fn get_author(&self, who: &Principal, uuid: &str) -> Result<Author> {

@@ -36,10 +36,18 @@ mod tests {
 
     #[test]
     fn accepts_the_contract_form_and_iso() {
-        assert_eq!(parse_timestamp("t", "2026-01-31 14:05:00").ok().as_deref(), Some("2026-01-31 14:05:00"));
-        assert_eq!(parse_timestamp("t", "2026-01-31T14:05:00Z").ok().as_deref(), Some("2026-01-31 14:05:00"));
         assert_eq!(
-            parse_timestamp("t", "2026-01-31T16:05:00+02:00").ok().as_deref(),
+            parse_timestamp("t", "2026-01-31 14:05:00").ok().as_deref(),
+            Some("2026-01-31 14:05:00")
+        );
+        assert_eq!(
+            parse_timestamp("t", "2026-01-31T14:05:00Z").ok().as_deref(),
+            Some("2026-01-31 14:05:00")
+        );
+        assert_eq!(
+            parse_timestamp("t", "2026-01-31T16:05:00+02:00")
+                .ok()
+                .as_deref(),
             Some("2026-01-31 14:05:00")
         );
     }

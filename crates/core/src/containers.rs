@@ -2,6 +2,7 @@
 
 use rusqlite::{Row, ToSql, Transaction, params};
 
+use crate::Cms;
 use crate::access::Principal;
 use crate::attachments::Attachment;
 use crate::clock;
@@ -11,7 +12,6 @@ use crate::paging::{ListParams, ListQuery, Page};
 use crate::records::{Table, fetch_page, ids_of_field, new_uuid, required_text};
 use crate::slug::Slug;
 use crate::tags::{TAGS, Tag};
-use crate::Cms;
 
 pub(crate) const CONTAINERS: Table = Table {
     name: "containers",
@@ -21,7 +21,15 @@ pub(crate) const CONTAINERS: Table = Table {
 pub const CONTAINER_TYPES: &[&str] = &["automatic", "manual", "blog", "gallery"];
 
 const SORTABLE: &[&str] = &[
-    "id", "uuid", "title", "slug", "type", "sort_order", "published_at", "created_at", "modified_at",
+    "id",
+    "uuid",
+    "title",
+    "slug",
+    "type",
+    "sort_order",
+    "published_at",
+    "created_at",
+    "modified_at",
 ];
 const COLUMNS: &str = "containers.id, containers.uuid, containers.title, containers.slug, containers.description, containers.type, containers.sort_order, containers.published_at, containers.placeholder_id, containers.created_at, containers.modified_at";
 
@@ -72,7 +80,10 @@ fn parse_container_type(field: &str, raw: &str) -> Result<String> {
     } else {
         Err(CoreError::invalid_field(
             field,
-            format!("\"{raw}\" is not a container type; use one of {}", CONTAINER_TYPES.join(", ")),
+            format!(
+                "\"{raw}\" is not a container type; use one of {}",
+                CONTAINER_TYPES.join(", ")
+            ),
         ))
     }
 }
@@ -87,7 +98,9 @@ pub fn check_type_rules(container_type: &str, has_content: bool, has_tags: bool)
     if has_content && !takes_content {
         return Err(CoreError::invalid_field(
             "content",
-            format!("a {container_type} container selects content by tags; it takes no content list"),
+            format!(
+                "a {container_type} container selects content by tags; it takes no content list"
+            ),
         ));
     }
     if has_tags && !takes_tags {
@@ -121,7 +134,11 @@ impl Cms {
         })
     }
 
-    fn completed_container(&self, tx: &Transaction<'_>, mut container: Container) -> Result<Container> {
+    fn completed_container(
+        &self,
+        tx: &Transaction<'_>,
+        mut container: Container,
+    ) -> Result<Container> {
         container.tags = self.tags_linked(tx, "container_tags", "container_id", container.id)?;
         let sql = format!(
             "SELECT {} FROM container_content cc JOIN content ON content.id = cc.content_id
@@ -148,12 +165,19 @@ impl Cms {
 
     fn container_by_id(&self, tx: &Transaction<'_>, id: i64) -> Result<Container> {
         let sql = format!("SELECT {COLUMNS} FROM containers WHERE containers.id = ?1");
-        let container = tx.prepare_cached(&sql)?.query_row([id], |row| self.container_from_row(row))?;
+        let container = tx
+            .prepare_cached(&sql)?
+            .query_row([id], |row| self.container_from_row(row))?;
         self.completed_container(tx, container)
     }
 
     /// `GET /v3/container`, limited to `types` when any are given.
-    pub fn list_containers(&self, who: &Principal, query: &ListQuery, types: &[String]) -> Result<Page<Container>> {
+    pub fn list_containers(
+        &self,
+        who: &Principal,
+        query: &ListQuery,
+        types: &[String],
+    ) -> Result<Page<Container>> {
         who.require("CONTAINER list")?;
         let params = ListParams::parse(query, SORTABLE, "modified_at")?;
         let types = types
@@ -193,7 +217,10 @@ impl Cms {
         let title = required_text("title", input.title.as_deref())?;
         let container_type = parse_container_type(
             "type",
-            input.container_type.as_deref().ok_or_else(|| CoreError::required("type"))?,
+            input
+                .container_type
+                .as_deref()
+                .ok_or_else(|| CoreError::required("type"))?,
         )?;
         let published_at = match input.published_at.clone().flatten() {
             Some(raw) => Some(clock::parse_timestamp("published_at", &raw)?),
@@ -233,7 +260,12 @@ impl Cms {
         })
     }
 
-    pub fn update_container(&self, who: &Principal, uuid: &str, input: ContainerInput) -> Result<Container> {
+    pub fn update_container(
+        &self,
+        who: &Principal,
+        uuid: &str,
+        input: ContainerInput,
+    ) -> Result<Container> {
         who.require("CONTAINER update")?;
         let published_at = match input.published_at.clone() {
             Some(Some(raw)) => Some(Some(clock::parse_timestamp("published_at", &raw)?)),
@@ -303,7 +335,13 @@ impl Cms {
     }
 
     /// A gallery's media placeholder: a media item the gallery lists first.
-    fn add_placeholder(&self, tx: &Transaction<'_>, who: &Principal, container_id: i64, title: &str) -> Result<()> {
+    fn add_placeholder(
+        &self,
+        tx: &Transaction<'_>,
+        who: &Principal,
+        container_id: i64,
+        title: &str,
+    ) -> Result<()> {
         let now = clock::now();
         let slug = Slug::parse_or_make(None, title);
         tx.prepare_cached(
@@ -314,10 +352,14 @@ impl Cms {
         let content_id = tx.last_insert_rowid();
         self.snapshot_version(tx, content_id, who)?;
         self.audit(tx, content_id, who, "create", "gallery placeholder")?;
-        tx.prepare_cached("UPDATE container_content SET position = position + 1 WHERE container_id = ?1")?
-            .execute([container_id])?;
-        tx.prepare_cached("INSERT INTO container_content (container_id, content_id, position) VALUES (?1, ?2, 0)")?
-            .execute(params![container_id, content_id])?;
+        tx.prepare_cached(
+            "UPDATE container_content SET position = position + 1 WHERE container_id = ?1",
+        )?
+        .execute([container_id])?;
+        tx.prepare_cached(
+            "INSERT INTO container_content (container_id, content_id, position) VALUES (?1, ?2, 0)",
+        )?
+        .execute(params![container_id, content_id])?;
         tx.prepare_cached("UPDATE containers SET placeholder_id = ?2 WHERE id = ?1")?
             .execute(params![container_id, content_id])?;
         Ok(())

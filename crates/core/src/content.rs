@@ -2,6 +2,7 @@
 
 use rusqlite::{OptionalExtension as _, Row, ToSql, Transaction, params};
 
+use crate::Cms;
 use crate::access::Principal;
 use crate::attachments::{Attachment, Upload, remove_folder, write_upload};
 use crate::authors::{AUTHORS, Author};
@@ -12,7 +13,6 @@ use crate::paging::{ListParams, ListQuery, Page};
 use crate::records::{Table, fetch_page, ids_of_field, new_uuid, required_text};
 use crate::slug::Slug;
 use crate::tags::{TAGS, Tag};
-use crate::Cms;
 
 pub(crate) const CONTENT: Table = Table {
     name: "content",
@@ -22,7 +22,17 @@ pub(crate) const CONTENT: Table = Table {
 pub const CONTENT_TYPES: &[&str] = &["article", "post", "media", "page"];
 
 const SORTABLE: &[&str] = &[
-    "id", "uuid", "title", "slug", "type", "version", "weight", "created_at", "modified_at", "published_at", "state",
+    "id",
+    "uuid",
+    "title",
+    "slug",
+    "type",
+    "version",
+    "weight",
+    "created_at",
+    "modified_at",
+    "published_at",
+    "state",
 ];
 pub(crate) const COLUMNS: &str = "content.id, content.uuid, content.title, content.slug, content.type, content.version, content.weight, content.abstract, content.abstract_raw, content.content, content.content_raw, content.created_at, content.modified_at, content.published_at, content.state, content.user_id, content.assignment_id, content.workflow_id, content.dominant_attachment_id, content.container_id, content.has_attachment, content.ssts_path";
 
@@ -172,7 +182,10 @@ pub(crate) fn parse_content_type(raw: &str) -> Result<String> {
     } else {
         Err(CoreError::invalid_field(
             "type",
-            format!("\"{raw}\" is not a content type; use one of {}", CONTENT_TYPES.join(", ")),
+            format!(
+                "\"{raw}\" is not a content type; use one of {}",
+                CONTENT_TYPES.join(", ")
+            ),
         ))
     }
 }
@@ -180,7 +193,10 @@ pub(crate) fn parse_content_type(raw: &str) -> Result<String> {
 fn parse_url_path(raw: &str) -> Result<String> {
     let path = raw.trim();
     if path.is_empty() || path.chars().any(char::is_whitespace) {
-        return Err(CoreError::invalid_field("urls", format!("\"{raw}\" is not a URL path")));
+        return Err(CoreError::invalid_field(
+            "urls",
+            format!("\"{raw}\" is not a URL path"),
+        ));
     }
     Ok(if path.starts_with('/') || path.contains("://") {
         path.to_owned()
@@ -233,10 +249,16 @@ impl Cms {
 
     pub(crate) fn content_record(&self, tx: &Transaction<'_>, id: i64) -> Result<ContentRecord> {
         let sql = format!("SELECT {COLUMNS} FROM content WHERE content.id = ?1");
-        Ok(tx.prepare_cached(&sql)?.query_row([id], |row| self.content_from_row(row))?)
+        Ok(tx
+            .prepare_cached(&sql)?
+            .query_row([id], |row| self.content_from_row(row))?)
     }
 
-    pub(crate) fn urls_of_content(&self, tx: &Transaction<'_>, content_id: i64) -> Result<Vec<ContentUrl>> {
+    pub(crate) fn urls_of_content(
+        &self,
+        tx: &Transaction<'_>,
+        content_id: i64,
+    ) -> Result<Vec<ContentUrl>> {
         let mut stmt = tx.prepare_cached(
             "SELECT id, uuid, path, content_id, created_at FROM content_urls WHERE content_id = ?1 ORDER BY position",
         )?;
@@ -252,7 +274,11 @@ impl Cms {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
-    fn version_summaries(&self, tx: &Transaction<'_>, content_id: i64) -> Result<Vec<VersionSummary>> {
+    fn version_summaries(
+        &self,
+        tx: &Transaction<'_>,
+        content_id: i64,
+    ) -> Result<Vec<VersionSummary>> {
         let mut stmt = tx.prepare_cached(
             "SELECT id, uuid, version, user_id, created_at FROM versions WHERE content_id = ?1 ORDER BY version",
         )?;
@@ -290,7 +316,14 @@ impl Cms {
     }
 
     /// Records who did what to an item, in the transaction that did it.
-    pub(crate) fn audit(&self, tx: &Transaction<'_>, content_id: i64, who: &Principal, action: &str, detail: &str) -> Result<()> {
+    pub(crate) fn audit(
+        &self,
+        tx: &Transaction<'_>,
+        content_id: i64,
+        who: &Principal,
+        action: &str,
+        detail: &str,
+    ) -> Result<()> {
         tx.prepare_cached(
             "INSERT INTO audit (uuid, content_id, user_id, action, detail, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
         )?
@@ -299,7 +332,12 @@ impl Cms {
     }
 
     /// Whether `who` may write to the item now. Exclusive locks hook in here.
-    pub(crate) fn check_writable(&self, _tx: &Transaction<'_>, _who: &Principal, _content_id: i64) -> Result<()> {
+    pub(crate) fn check_writable(
+        &self,
+        _tx: &Transaction<'_>,
+        _who: &Principal,
+        _content_id: i64,
+    ) -> Result<()> {
         Ok(())
     }
 
@@ -328,7 +366,12 @@ impl Cms {
         self.completed(tx, record)
     }
 
-    pub fn list_content(&self, who: &Principal, query: &ListQuery, filter: &ContentFilter) -> Result<Page<ContentItem>> {
+    pub fn list_content(
+        &self,
+        who: &Principal,
+        query: &ListQuery,
+        filter: &ContentFilter,
+    ) -> Result<Page<ContentItem>> {
         who.require("CONTENT list")?;
         let params = ListParams::parse(query, SORTABLE, "version")?;
         let has_attachment = match filter.has_attachment.as_deref().map(str::trim) {
@@ -362,7 +405,10 @@ impl Cms {
             format!("WHERE {}", conditions.join(" AND "))
         };
         self.store.read(|tx| {
-            let mut page = fetch_page(tx, "content", COLUMNS, &filter_sql, &args, &params, |row| self.content_from_row(row))?;
+            let mut page =
+                fetch_page(tx, "content", COLUMNS, &filter_sql, &args, &params, |row| {
+                    self.content_from_row(row)
+                })?;
             let items = std::mem::take(&mut page.items)
                 .into_iter()
                 .map(|record| self.completed(tx, record))
@@ -466,7 +512,12 @@ impl Cms {
         Ok(item)
     }
 
-    pub fn update_content(&self, who: &Principal, uuid: &str, input: ContentInput) -> Result<ContentItem> {
+    pub fn update_content(
+        &self,
+        who: &Principal,
+        uuid: &str,
+        input: ContentInput,
+    ) -> Result<ContentItem> {
         who.require("CONTENT update")?;
         if let Some(content_type) = &input.content_type {
             let content_type = parse_content_type(content_type)?;
@@ -587,7 +638,12 @@ impl Cms {
     }
 
     /// Stores the item's current fields as its current version number.
-    pub(crate) fn snapshot_version(&self, tx: &Transaction<'_>, content_id: i64, who: &Principal) -> Result<()> {
+    pub(crate) fn snapshot_version(
+        &self,
+        tx: &Transaction<'_>,
+        content_id: i64,
+        who: &Principal,
+    ) -> Result<()> {
         tx.prepare_cached(
             "INSERT INTO versions (uuid, content_id, version, title, slug, type, weight, abstract, abstract_raw, content,
              content_raw, published_at, state, workflow_id, dominant_attachment_id, user_id, created_at, modified_at)
@@ -618,7 +674,11 @@ impl Cms {
             changed |= replace_links(tx, "content_tags", "tag_id", content_id, &ids)?;
         }
         if let Some(urls) = urls {
-            let old: Vec<String> = self.urls_of_content(tx, content_id)?.into_iter().map(|u| u.path).collect();
+            let old: Vec<String> = self
+                .urls_of_content(tx, content_id)?
+                .into_iter()
+                .map(|u| u.path)
+                .collect();
             if old != urls {
                 changed = true;
                 tx.prepare_cached("DELETE FROM content_urls WHERE content_id = ?1")?
@@ -635,7 +695,11 @@ impl Cms {
         Ok(changed)
     }
 
-    fn dominant_attachment_id(&self, tx: &Transaction<'_>, uuid: Option<String>) -> Result<Option<i64>> {
+    fn dominant_attachment_id(
+        &self,
+        tx: &Transaction<'_>,
+        uuid: Option<String>,
+    ) -> Result<Option<i64>> {
         match uuid.as_deref().map(str::trim) {
             None | Some("") => Ok(None),
             Some(uuid) => {
@@ -644,7 +708,10 @@ impl Cms {
                     .query_row([uuid], |row| row.get::<_, i64>(0))
                     .optional()?;
                 id.map(Some).ok_or_else(|| {
-                    CoreError::not_found_field("dominantAttachment", format!("no attachment with UUID {uuid}"))
+                    CoreError::not_found_field(
+                        "dominantAttachment",
+                        format!("no attachment with UUID {uuid}"),
+                    )
                 })
             }
         }
@@ -662,7 +729,9 @@ impl Cms {
                 if container_type != "blog" {
                     return Err(CoreError::invalid_field(
                         "container",
-                        format!("a post belongs to a blog container, and {uuid} is a {container_type} container"),
+                        format!(
+                            "a post belongs to a blog container, and {uuid} is a {container_type} container"
+                        ),
                     ));
                 }
                 Ok(Some(id))
@@ -682,9 +751,20 @@ fn check_post_container(fields: &Editable) -> Result<()> {
 }
 
 /// Sets the ordered links of `owner_id` to `ids`; true when they changed.
-pub(crate) fn replace_links(tx: &Transaction<'_>, table: &str, column: &str, owner_id: i64, ids: &[i64]) -> Result<bool> {
-    let owner_column = if table.starts_with("container_") { "container_id" } else { "content_id" };
-    let select = format!("SELECT {column} FROM {table} WHERE {owner_column} = ?1 ORDER BY position");
+pub(crate) fn replace_links(
+    tx: &Transaction<'_>,
+    table: &str,
+    column: &str,
+    owner_id: i64,
+    ids: &[i64],
+) -> Result<bool> {
+    let owner_column = if table.starts_with("container_") {
+        "container_id"
+    } else {
+        "content_id"
+    };
+    let select =
+        format!("SELECT {column} FROM {table} WHERE {owner_column} = ?1 ORDER BY position");
     let old: Vec<i64> = tx
         .prepare_cached(&select)?
         .query_map([owner_id], |row| row.get(0))?
@@ -694,7 +774,8 @@ pub(crate) fn replace_links(tx: &Transaction<'_>, table: &str, column: &str, own
     }
     tx.prepare_cached(&format!("DELETE FROM {table} WHERE {owner_column} = ?1"))?
         .execute([owner_id])?;
-    let insert = format!("INSERT INTO {table} ({owner_column}, {column}, position) VALUES (?1, ?2, ?3)");
+    let insert =
+        format!("INSERT INTO {table} ({owner_column}, {column}, position) VALUES (?1, ?2, ?3)");
     for (position, id) in ids.iter().enumerate() {
         tx.prepare_cached(&insert)?
             .execute(params![owner_id, id, position as i64])?;

@@ -54,7 +54,9 @@ fn entity_keys(map: Option<&Value>) -> Result<Vec<String>> {
             }
             Ok((0..entities.len()).map(|i| i.to_string()).collect())
         }
-        _ => Err(bad("content_raw.entityMap must be an object or an array".into())),
+        _ => Err(bad(
+            "content_raw.entityMap must be an object or an array".into()
+        )),
     }
 }
 
@@ -65,7 +67,10 @@ fn validate_entity(key: &str, entity: &Value) -> Result<()> {
     if !entity.get("type").is_some_and(Value::is_string) {
         return Err(bad(format!("entity {key} needs a string type")));
     }
-    if !matches!(entity.get("mutability").and_then(Value::as_str), Some("MUTABLE" | "IMMUTABLE" | "SEGMENTED") | None) {
+    if !matches!(
+        entity.get("mutability").and_then(Value::as_str),
+        Some("MUTABLE" | "IMMUTABLE" | "SEGMENTED") | None
+    ) {
         return Err(bad(format!("entity {key} has an unknown mutability")));
     }
     Ok(())
@@ -86,7 +91,9 @@ fn validate_block(index: usize, block: &Value, entity_keys: &[String]) -> Result
     let text = string("text")?;
     if let Some(depth) = block.get("depth") {
         if depth.as_u64().is_none() {
-            return Err(bad(format!("block {index} has a depth that is not a whole number")));
+            return Err(bad(format!(
+                "block {index} has a depth that is not a whole number"
+            )));
         }
     }
     if let Some(data) = block.get("data") {
@@ -98,7 +105,9 @@ fn validate_block(index: usize, block: &Value, entity_keys: &[String]) -> Result
     for range in ranges(block, index, "inlineStyleRanges")? {
         check_range(index, range, length)?;
         if !range.get("style").is_some_and(Value::is_string) {
-            return Err(bad(format!("block {index} has a style range without a style")));
+            return Err(bad(format!(
+                "block {index} has a style range without a style"
+            )));
         }
     }
     for range in ranges(block, index, "entityRanges")? {
@@ -106,16 +115,26 @@ fn validate_block(index: usize, block: &Value, entity_keys: &[String]) -> Result
         let key = match range.get("key") {
             Some(Value::Number(n)) => n.to_string(),
             Some(Value::String(s)) => s.clone(),
-            _ => return Err(bad(format!("block {index} has an entity range without a key"))),
+            _ => {
+                return Err(bad(format!(
+                    "block {index} has an entity range without a key"
+                )));
+            }
         };
         if !entity_keys.contains(&key) {
-            return Err(bad(format!("block {index} points at entity {key}, which entityMap lacks")));
+            return Err(bad(format!(
+                "block {index} points at entity {key}, which entityMap lacks"
+            )));
         }
     }
     Ok(())
 }
 
-fn ranges<'a>(block: &'a Map<String, Value>, index: usize, name: &str) -> Result<Vec<&'a Map<String, Value>>> {
+fn ranges<'a>(
+    block: &'a Map<String, Value>,
+    index: usize,
+    name: &str,
+) -> Result<Vec<&'a Map<String, Value>>> {
     match block.get(name) {
         None => Ok(Vec::new()),
         Some(Value::Array(items)) => items
@@ -134,8 +153,12 @@ fn check_range(index: usize, range: &Map<String, Value>, text_length: u64) -> Re
     let length = range.get("length").and_then(Value::as_u64);
     match (offset, length) {
         (Some(offset), Some(length)) if offset.saturating_add(length) <= text_length => Ok(()),
-        (Some(_), Some(_)) => Err(bad(format!("block {index} has a range past the end of its text"))),
-        _ => Err(bad(format!("block {index} has a range without a whole-number offset and length"))),
+        (Some(_), Some(_)) => Err(bad(format!(
+            "block {index} has a range past the end of its text"
+        ))),
+        _ => Err(bad(format!(
+            "block {index} has a range without a whole-number offset and length"
+        ))),
     }
 }
 
@@ -152,8 +175,11 @@ mod tests {
     #[test]
     fn accepts_object_and_array_entity_maps() {
         let link = json!({"type": "LINK", "mutability": "MUTABLE", "data": {"url": "https://example.org"}});
-        let blocks = json!([block("Hello world", json!([{"offset": 0, "length": 5, "style": "BOLD"}]),
-                                   json!([{"offset": 6, "length": 5, "key": 0}]))]);
+        let blocks = json!([block(
+            "Hello world",
+            json!([{"offset": 0, "length": 5, "style": "BOLD"}]),
+            json!([{"offset": 6, "length": 5, "key": 0}])
+        )]);
         assert!(validate_raw(&json!({"blocks": blocks, "entityMap": {"0": link}})).is_ok());
         assert!(validate_raw(&json!({"blocks": blocks, "entityMap": [link]})).is_ok());
     }

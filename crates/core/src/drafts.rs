@@ -3,6 +3,7 @@
 use rusqlite::{OptionalExtension as _, Row, Transaction, params};
 use serde_json::Value;
 
+use crate::Cms;
 use crate::access::Principal;
 use crate::clock;
 use crate::content::CONTENT;
@@ -10,7 +11,6 @@ use crate::draftjs;
 use crate::error::{CoreError, Result};
 use crate::records::new_uuid;
 use crate::srn::Srn;
-use crate::Cms;
 
 /// How many drafts of one item are kept; older autosaves are dropped.
 const KEPT_PER_ITEM: i64 = 20;
@@ -75,10 +75,18 @@ impl Cms {
     }
 
     /// `POST /v3/draft?content=SRN`: stores a draft of the item's current version.
-    pub fn create_draft(&self, who: &Principal, content: Option<&str>, input: DraftInput) -> Result<Vec<Draft>> {
+    pub fn create_draft(
+        &self,
+        who: &Principal,
+        content: Option<&str>,
+        input: DraftInput,
+    ) -> Result<Vec<Draft>> {
         who.require("DRAFT create")?;
         let srn = content_srn(content)?;
-        let raw = input.body_raw.as_ref().ok_or_else(|| CoreError::required("content_raw"))?;
+        let raw = input
+            .body_raw
+            .as_ref()
+            .ok_or_else(|| CoreError::required("content_raw"))?;
         let raw = draftjs::validate_raw(raw)?;
         self.store.write(|tx| {
             let content_id = CONTENT.id_of(tx, &srn.uuid)?;

@@ -62,8 +62,14 @@ impl Cms {
     }
 
     /// Creates a key pair (and its user when new), as `key create` does.
-    pub fn create_key(&self, name: &str, roles: &[String], actions: &[String]) -> Result<access::NewKeyPair> {
-        self.store.write(|tx| access::create_key(tx, name, roles, actions))
+    pub fn create_key(
+        &self,
+        name: &str,
+        roles: &[String],
+        actions: &[String],
+    ) -> Result<access::NewKeyPair> {
+        self.store
+            .write(|tx| access::create_key(tx, name, roles, actions))
     }
 
     pub(crate) fn srn(&self, record_type: &str, uuid: &str) -> String {

@@ -41,19 +41,30 @@ pub struct ListParams {
 
 impl ListParams {
     /// Validates `query` against the fields a record can be ordered by.
-    pub fn parse(query: &ListQuery, sortable: &[&'static str], default_order: &'static str) -> Result<Self> {
+    pub fn parse(
+        query: &ListQuery,
+        sortable: &[&'static str],
+        default_order: &'static str,
+    ) -> Result<Self> {
         let page = parse_positive("page", query.page.as_deref())?.unwrap_or(1);
         let per_page = parse_positive("per_page", query.per_page.as_deref())?
             .unwrap_or(DEFAULT_PER_PAGE)
             .min(MAX_PER_PAGE);
         let order = match query.order.as_deref() {
             None | Some("") => default_order,
-            Some(name) => sortable.iter().copied().find(|field| *field == name).ok_or_else(|| {
-                CoreError::invalid_field(
-                    "order",
-                    format!("cannot order by \"{name}\"; use one of: {}", sortable.join(", ")),
-                )
-            })?,
+            Some(name) => sortable
+                .iter()
+                .copied()
+                .find(|field| *field == name)
+                .ok_or_else(|| {
+                    CoreError::invalid_field(
+                        "order",
+                        format!(
+                            "cannot order by \"{name}\"; use one of: {}",
+                            sortable.join(", ")
+                        ),
+                    )
+                })?,
         };
         let dir = match query.dir.as_deref().map(str::to_ascii_lowercase).as_deref() {
             None | Some("") | Some("desc") => Direction::Desc,
@@ -160,7 +171,12 @@ mod tests {
 
     const SORTABLE: &[&str] = &["modified_at", "name"];
 
-    fn query(page: Option<&str>, per_page: Option<&str>, order: Option<&str>, dir: Option<&str>) -> ListQuery {
+    fn query(
+        page: Option<&str>,
+        per_page: Option<&str>,
+        order: Option<&str>,
+        dir: Option<&str>,
+    ) -> ListQuery {
         ListQuery {
             page: page.map(str::to_owned),
             per_page: per_page.map(str::to_owned),
@@ -172,12 +188,16 @@ mod tests {
     #[test]
     fn defaults() {
         let p = ListParams::parse(&ListQuery::default(), SORTABLE, "modified_at").expect("valid");
-        assert_eq!((p.page, p.per_page, p.order, p.dir), (1, 50, "modified_at", Direction::Desc));
+        assert_eq!(
+            (p.page, p.per_page, p.order, p.dir),
+            (1, 50, "modified_at", Direction::Desc)
+        );
     }
 
     #[test]
     fn caps_per_page() {
-        let p = ListParams::parse(&query(None, Some("10000"), None, None), SORTABLE, "name").expect("valid");
+        let p = ListParams::parse(&query(None, Some("10000"), None, None), SORTABLE, "name")
+            .expect("valid");
         assert_eq!(p.per_page, 500);
     }
 
@@ -197,11 +217,20 @@ mod tests {
 
     #[test]
     fn envelope_arithmetic() {
-        let params = ListParams::parse(&query(Some("2"), Some("10"), None, None), SORTABLE, "name").expect("valid");
+        let params = ListParams::parse(&query(Some("2"), Some("10"), None, None), SORTABLE, "name")
+            .expect("valid");
         assert_eq!(params.offset(), 10);
         let page = Page::new(vec![(); 10], &params, 35);
         assert_eq!(
-            (page.first, page.before, page.current, page.next, page.last, page.total_pages, page.limit),
+            (
+                page.first,
+                page.before,
+                page.current,
+                page.next,
+                page.last,
+                page.total_pages,
+                page.limit
+            ),
             (1, 1, 2, 3, 4, 4, 10)
         );
         let last = ListParams { page: 4, ..params };
@@ -213,12 +242,16 @@ mod tests {
     fn empty_list_has_one_page() {
         let params = ListParams::parse(&ListQuery::default(), SORTABLE, "name").expect("valid");
         let page: Page<()> = Page::new(vec![], &params, 0);
-        assert_eq!((page.total_pages, page.last, page.next, page.before), (0, 1, 1, 1));
+        assert_eq!(
+            (page.total_pages, page.last, page.next, page.before),
+            (0, 1, 1, 1)
+        );
     }
 
     #[test]
     fn exact_multiple() {
-        let params = ListParams::parse(&query(None, Some("50"), None, None), SORTABLE, "name").expect("valid");
+        let params = ListParams::parse(&query(None, Some("50"), None, None), SORTABLE, "name")
+            .expect("valid");
         let page: Page<()> = Page::new(vec![], &params, 100);
         assert_eq!(page.total_pages, 2);
     }

@@ -24,8 +24,9 @@ impl Table {
 
     /// Like [`Table::id_of`] for a UUID sent in the body field `field`.
     pub fn id_of_field(self, tx: &Transaction<'_>, field: &str, uuid: &str) -> Result<i64> {
-        self.try_id_of(tx, uuid)?
-            .ok_or_else(|| CoreError::not_found_field(field, format!("no {} with UUID {uuid}", self.noun)))
+        self.try_id_of(tx, uuid)?.ok_or_else(|| {
+            CoreError::not_found_field(field, format!("no {} with UUID {uuid}", self.noun))
+        })
     }
 
     pub fn try_id_of(self, tx: &Transaction<'_>, uuid: &str) -> Result<Option<i64>> {
@@ -33,7 +34,10 @@ impl Table {
             return Ok(None);
         }
         let sql = format!("SELECT id FROM {} WHERE uuid = ?1", self.name);
-        Ok(tx.prepare_cached(&sql)?.query_row([uuid], |row| row.get(0)).optional()?)
+        Ok(tx
+            .prepare_cached(&sql)?
+            .query_row([uuid], |row| row.get(0))
+            .optional()?)
     }
 
     pub fn uuid_of(self, tx: &Transaction<'_>, id: i64) -> Result<String> {
@@ -61,7 +65,12 @@ impl Table {
 }
 
 /// Resolves body-sent UUIDs of `table` to row ids, keeping their order and dropping repeats.
-pub(crate) fn ids_of_field(tx: &Transaction<'_>, table: Table, field: &str, uuids: &[String]) -> Result<Vec<i64>> {
+pub(crate) fn ids_of_field(
+    tx: &Transaction<'_>,
+    table: Table,
+    field: &str,
+    uuids: &[String],
+) -> Result<Vec<i64>> {
     let mut ids = Vec::with_capacity(uuids.len());
     for uuid in uuids {
         let id = table.id_of_field(tx, field, uuid)?;
@@ -84,7 +93,9 @@ pub(crate) fn fetch_page<T>(
     map: impl FnMut(&Row<'_>) -> rusqlite::Result<T>,
 ) -> Result<Page<T>> {
     let count_sql = format!("SELECT COUNT(*) FROM {table} {filter}");
-    let total: i64 = tx.prepare_cached(&count_sql)?.query_row(args, |row| row.get(0))?;
+    let total: i64 = tx
+        .prepare_cached(&count_sql)?
+        .query_row(args, |row| row.get(0))?;
     let n = args.len();
     let sql = format!(
         "SELECT {columns} FROM {table} {filter} {} LIMIT ?{} OFFSET ?{}",
@@ -98,7 +109,9 @@ pub(crate) fn fetch_page<T>(
     all.push(&limit);
     all.push(&offset);
     let mut stmt = tx.prepare_cached(&sql)?;
-    let items = stmt.query_map(all.as_slice(), map)?.collect::<Result<Vec<T>, _>>()?;
+    let items = stmt
+        .query_map(all.as_slice(), map)?
+        .collect::<Result<Vec<T>, _>>()?;
     Ok(Page::new(items, params, u64::try_from(total).unwrap_or(0)))
 }
 

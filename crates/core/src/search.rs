@@ -2,6 +2,7 @@
 
 use rusqlite::ToSql;
 
+use crate::Cms;
 use crate::access::Principal;
 use crate::authors::{AUTHORS, Author};
 use crate::content::ContentItem;
@@ -9,7 +10,6 @@ use crate::error::{CoreError, Result};
 use crate::paging::{ListParams, ListQuery, Page};
 use crate::records::fetch_page;
 use crate::tags::{TAGS, Tag};
-use crate::Cms;
 
 #[derive(Debug, Clone, Default)]
 pub struct SearchQuery {
@@ -30,7 +30,10 @@ pub enum SearchHit {
 
 /// A `LIKE` pattern that matches `word` literally anywhere.
 fn like_pattern(word: &str) -> String {
-    let escaped = word.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_");
+    let escaped = word
+        .replace('\\', "\\\\")
+        .replace('%', "\\%")
+        .replace('_', "\\_");
     format!("%{escaped}%")
 }
 
@@ -41,14 +44,22 @@ fn keyword_conditions(words: &[String], columns: &[&str], first_arg: usize) -> V
         .enumerate()
         .map(|(i, _)| {
             let n = first_arg + i;
-            let any: Vec<String> = columns.iter().map(|c| format!("{c} LIKE ?{n} ESCAPE '\\'")).collect();
+            let any: Vec<String> = columns
+                .iter()
+                .map(|c| format!("{c} LIKE ?{n} ESCAPE '\\'"))
+                .collect();
             format!("({})", any.join(" OR "))
         })
         .collect()
 }
 
 impl Cms {
-    pub fn search(&self, who: &Principal, search: &SearchQuery, query: &ListQuery) -> Result<Page<SearchHit>> {
+    pub fn search(
+        &self,
+        who: &Principal,
+        search: &SearchQuery,
+        query: &ListQuery,
+    ) -> Result<Page<SearchHit>> {
         let record_type = search
             .record_type
             .as_deref()
@@ -69,27 +80,51 @@ impl Cms {
             }
             "author" => {
                 who.require("AUTHOR list")?;
-                let params = ListParams::parse(query, &["name", "created_at", "modified_at"], "modified_at")?;
-                let conditions = keyword_conditions(&patterns, &["authors.name", "authors.email", "authors.tagline"], 1);
+                let params = ListParams::parse(
+                    query,
+                    &["name", "created_at", "modified_at"],
+                    "modified_at",
+                )?;
+                let conditions = keyword_conditions(
+                    &patterns,
+                    &["authors.name", "authors.email", "authors.tagline"],
+                    1,
+                );
                 let filter = where_all(&conditions);
                 let args: Vec<&dyn ToSql> = patterns.iter().map(|p| p as &dyn ToSql).collect();
                 self.store.read(|tx| {
-                    let page = fetch_page(tx, "authors", crate::authors::COLUMNS, &filter, &args, &params, |row| {
-                        self.author_from_row(row)
-                    })?;
+                    let page = fetch_page(
+                        tx,
+                        "authors",
+                        crate::authors::COLUMNS,
+                        &filter,
+                        &args,
+                        &params,
+                        |row| self.author_from_row(row),
+                    )?;
                     Ok(page.map(SearchHit::Author))
                 })
             }
             "tag" => {
                 who.require("TAG list")?;
-                let params = ListParams::parse(query, &["name", "slug", "created_at", "modified_at"], "modified_at")?;
+                let params = ListParams::parse(
+                    query,
+                    &["name", "slug", "created_at", "modified_at"],
+                    "modified_at",
+                )?;
                 let conditions = keyword_conditions(&patterns, &["tags.name", "tags.slug"], 1);
                 let filter = where_all(&conditions);
                 let args: Vec<&dyn ToSql> = patterns.iter().map(|p| p as &dyn ToSql).collect();
                 self.store.read(|tx| {
-                    let page = fetch_page(tx, "tags", crate::tags::COLUMNS, &filter, &args, &params, |row| {
-                        self.tag_from_row(row)
-                    })?;
+                    let page = fetch_page(
+                        tx,
+                        "tags",
+                        crate::tags::COLUMNS,
+                        &filter,
+                        &args,
+                        &params,
+                        |row| self.tag_from_row(row),
+                    )?;
                     Ok(page.map(SearchHit::Tag))
                 })
             }
@@ -100,11 +135,24 @@ impl Cms {
         }
     }
 
-    fn search_content(&self, who: &Principal, search: &SearchQuery, patterns: &[String], query: &ListQuery) -> Result<Page<ContentItem>> {
+    fn search_content(
+        &self,
+        who: &Principal,
+        search: &SearchQuery,
+        patterns: &[String],
+        query: &ListQuery,
+    ) -> Result<Page<ContentItem>> {
         who.require("CONTENT list")?;
         let params = ListParams::parse(
             query,
-            &["id", "title", "version", "created_at", "modified_at", "published_at"],
+            &[
+                "id",
+                "title",
+                "version",
+                "created_at",
+                "modified_at",
+                "published_at",
+            ],
             "modified_at",
         )?;
         self.store.read(|tx| {

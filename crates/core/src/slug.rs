@@ -32,17 +32,26 @@ mod tests {
 
     #[test]
     fn made_from_a_title() {
-        assert_eq!(Slug::parse_or_make(None, "Storm hits the Coast!").as_str(), "storm-hits-the-coast");
+        assert_eq!(
+            Slug::parse_or_make(None, "Storm hits the Coast!").as_str(),
+            "storm-hits-the-coast"
+        );
     }
 
     #[test]
     fn transliterates_non_ascii() {
-        assert_eq!(Slug::parse_or_make(None, "Zürich: Große Pläne").as_str(), "zurich-grosse-plane");
+        assert_eq!(
+            Slug::parse_or_make(None, "Zürich: Große Pläne").as_str(),
+            "zurich-grosse-plane"
+        );
     }
 
     #[test]
     fn cleans_a_sent_slug() {
-        assert_eq!(Slug::parse_or_make(Some(" My  Slug "), "ignored").as_str(), "my-slug");
+        assert_eq!(
+            Slug::parse_or_make(Some(" My  Slug "), "ignored").as_str(),
+            "my-slug"
+        );
     }
 
     #[test]

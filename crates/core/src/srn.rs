@@ -32,7 +32,9 @@ impl Srn {
         let bad = || {
             CoreError::invalid_field(
                 field,
-                format!("\"{raw}\" is not an SRN of the form srn:<namespace>:<service>/<type>:<uuid>"),
+                format!(
+                    "\"{raw}\" is not an SRN of the form srn:<namespace>:<service>/<type>:<uuid>"
+                ),
             )
         };
         let rest = raw.strip_prefix("srn:").ok_or_else(bad)?;
@@ -46,7 +48,11 @@ impl Srn {
                 && s.chars()
                     .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
         };
-        if !valid_part(namespace) || !valid_part(service) || !valid_part(record_type) || !is_uuid(uuid) {
+        if !valid_part(namespace)
+            || !valid_part(service)
+            || !valid_part(record_type)
+            || !is_uuid(uuid)
+        {
             return Err(bad());
         }
         Ok(Self {

@@ -13,7 +13,10 @@ use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
 use crate::error::{CoreError, Result};
 
 /// The migrations, in order; the position of each (from 1) is its number.
-const MIGRATIONS: &[(&str, &str)] = &[("0001_initial", include_str!("../migrations/0001_initial.sql"))];
+const MIGRATIONS: &[(&str, &str)] = &[(
+    "0001_initial",
+    include_str!("../migrations/0001_initial.sql"),
+)];
 
 const READERS: usize = 8;
 
@@ -63,7 +66,9 @@ impl Store {
     pub fn read<T>(&self, work: impl FnOnce(&Transaction<'_>) -> Result<T>) -> Result<T> {
         let mut conn = self.readers.take()?;
         let result = (|| {
-            let tx = conn.conn_mut().transaction_with_behavior(TransactionBehavior::Deferred)?;
+            let tx = conn
+                .conn_mut()
+                .transaction_with_behavior(TransactionBehavior::Deferred)?;
             let out = work(&tx)?;
             tx.finish()?;
             Ok(out)
@@ -85,7 +90,9 @@ fn lock<T>(mutex: &Mutex<T>) -> Result<MutexGuard<'_, T>> {
 
 fn open_connection(path: &Path, read_only: bool) -> Result<Connection> {
     let flags = if read_only {
-        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX | OpenFlags::SQLITE_OPEN_URI
+        OpenFlags::SQLITE_OPEN_READ_ONLY
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX
+            | OpenFlags::SQLITE_OPEN_URI
     } else {
         OpenFlags::SQLITE_OPEN_READ_WRITE
             | OpenFlags::SQLITE_OPEN_CREATE
@@ -106,7 +113,8 @@ fn open_connection(path: &Path, read_only: bool) -> Result<Connection> {
 fn migrate(conn: &mut Connection) -> Result<()> {
     let current: i64 = conn.query_row("PRAGMA user_version", [], |row| row.get(0))?;
     for (index, (name, sql)) in MIGRATIONS.iter().enumerate() {
-        let number = i64::try_from(index + 1).map_err(|_| CoreError::Internal("too many migrations".into()))?;
+        let number = i64::try_from(index + 1)
+            .map_err(|_| CoreError::Internal("too many migrations".into()))?;
         if number <= current {
             continue;
         }
@@ -172,10 +180,9 @@ impl ReaderPool {
                     conn: Some(conn),
                 });
             }
-            idle = self
-                .returned
-                .wait(idle)
-                .map_err(|_| CoreError::Internal("the reader pool was poisoned by a panic".into()))?;
+            idle = self.returned.wait(idle).map_err(|_| {
+                CoreError::Internal("the reader pool was poisoned by a panic".into())
+            })?;
         }
     }
 }
@@ -183,7 +190,9 @@ impl ReaderPool {
 impl PooledReader<'_> {
     fn conn_mut(&mut self) -> &mut Connection {
         // The connection is only taken out in `drop`.
-        self.conn.as_mut().expect("a pooled reader holds its connection until dropped")
+        self.conn
+            .as_mut()
+            .expect("a pooled reader holds its connection until dropped")
     }
 }
 

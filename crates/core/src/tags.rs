@@ -2,13 +2,13 @@
 
 use rusqlite::{Row, Transaction, params};
 
+use crate::Cms;
 use crate::access::Principal;
 use crate::clock;
 use crate::error::Result;
 use crate::paging::{ListParams, ListQuery, Page};
 use crate::records::{Table, fetch_page, new_uuid, required_text};
 use crate::slug::Slug;
-use crate::Cms;
 
 pub(crate) const TAGS: Table = Table {
     name: "tags",
@@ -16,7 +16,8 @@ pub(crate) const TAGS: Table = Table {
 };
 
 const SORTABLE: &[&str] = &["id", "uuid", "name", "slug", "created_at", "modified_at"];
-pub(crate) const COLUMNS: &str = "tags.id, tags.uuid, tags.name, tags.slug, tags.created_at, tags.modified_at";
+pub(crate) const COLUMNS: &str =
+    "tags.id, tags.uuid, tags.name, tags.slug, tags.created_at, tags.modified_at";
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Tag {
@@ -51,11 +52,19 @@ impl Cms {
 
     fn tag_by_id(&self, tx: &Transaction<'_>, id: i64) -> Result<Tag> {
         let sql = format!("SELECT {COLUMNS} FROM tags WHERE tags.id = ?1");
-        Ok(tx.prepare_cached(&sql)?.query_row([id], |row| self.tag_from_row(row))?)
+        Ok(tx
+            .prepare_cached(&sql)?
+            .query_row([id], |row| self.tag_from_row(row))?)
     }
 
     /// The tags of a content item or a container, through `link_table` (`content_tags`, `container_tags`).
-    pub(crate) fn tags_linked(&self, tx: &Transaction<'_>, link_table: &str, owner_column: &str, owner_id: i64) -> Result<Vec<Tag>> {
+    pub(crate) fn tags_linked(
+        &self,
+        tx: &Transaction<'_>,
+        link_table: &str,
+        owner_column: &str,
+        owner_id: i64,
+    ) -> Result<Vec<Tag>> {
         let sql = format!(
             "SELECT {COLUMNS} FROM {link_table} l JOIN tags ON tags.id = l.tag_id
              WHERE l.{owner_column} = ?1 ORDER BY l.position"
@@ -68,8 +77,11 @@ impl Cms {
     pub fn list_tags(&self, who: &Principal, query: &ListQuery) -> Result<Page<Tag>> {
         who.require("TAG list")?;
         let params = ListParams::parse(query, SORTABLE, "modified_at")?;
-        self.store
-            .read(|tx| fetch_page(tx, "tags", COLUMNS, "", &[], &params, |row| self.tag_from_row(row)))
+        self.store.read(|tx| {
+            fetch_page(tx, "tags", COLUMNS, "", &[], &params, |row| {
+                self.tag_from_row(row)
+            })
+        })
     }
 
     pub fn get_tag(&self, who: &Principal, uuid: &str) -> Result<Tag> {
@@ -107,8 +119,10 @@ impl Cms {
                 None => old.slug.clone(),
             };
             if name != old.name || slug != old.slug {
-                tx.prepare_cached("UPDATE tags SET name = ?2, slug = ?3, modified_at = ?4 WHERE id = ?1")?
-                    .execute(params![id, name, slug, clock::now()])?;
+                tx.prepare_cached(
+                    "UPDATE tags SET name = ?2, slug = ?3, modified_at = ?4 WHERE id = ?1",
+                )?
+                .execute(params![id, name, slug, clock::now()])?;
             }
             self.tag_by_id(tx, id)
         })

@@ -2,11 +2,11 @@
 
 use rusqlite::{Row, Transaction};
 
+use crate::Cms;
 use crate::access::Principal;
 use crate::error::Result;
 use crate::paging::{ListParams, ListQuery, Page};
 use crate::records::{Table, fetch_page};
-use crate::Cms;
 
 pub(crate) const USERS: Table = Table {
     name: "users",
@@ -61,8 +61,11 @@ impl Cms {
     pub fn list_users(&self, who: &Principal, query: &ListQuery) -> Result<Page<User>> {
         who.require("USER list")?;
         let params = ListParams::parse(query, SORTABLE, "modified_at")?;
-        self.store
-            .read(|tx| fetch_page(tx, "users", COLUMNS, "", &[], &params, |row| self.user_from_row(row)))
+        self.store.read(|tx| {
+            fetch_page(tx, "users", COLUMNS, "", &[], &params, |row| {
+                self.user_from_row(row)
+            })
+        })
     }
 
     pub fn get_user(&self, who: &Principal, uuid: &str) -> Result<User> {

@@ -2,6 +2,7 @@
 
 use rusqlite::{Row, Transaction, params};
 
+use crate::Cms;
 use crate::access::Principal;
 use crate::clock;
 use crate::content::{CONTENT, ContentItem};
@@ -10,14 +11,22 @@ use crate::paging::{ListParams, ListQuery, Page};
 use crate::records::{Table, fetch_page};
 use crate::srn::Srn;
 use crate::users::User;
-use crate::Cms;
 
 pub(crate) const VERSIONS: Table = Table {
     name: "versions",
     noun: "version",
 };
 
-const SORTABLE: &[&str] = &["id", "uuid", "version", "title", "slug", "created_at", "modified_at", "published_at"];
+const SORTABLE: &[&str] = &[
+    "id",
+    "uuid",
+    "version",
+    "title",
+    "slug",
+    "created_at",
+    "modified_at",
+    "published_at",
+];
 const COLUMNS: &str = "versions.id, versions.uuid, versions.content_id, versions.version, versions.title, versions.slug, versions.type, versions.weight, versions.abstract, versions.abstract_raw, versions.content, versions.content_raw, versions.published_at, versions.state, versions.workflow_id, versions.dominant_attachment_id, versions.user_id, versions.created_at, versions.modified_at, (SELECT u.id FROM content_urls u WHERE u.content_id = versions.content_id ORDER BY u.position LIMIT 1)";
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -82,12 +91,19 @@ impl Cms {
 
     fn version_by_id(&self, tx: &Transaction<'_>, id: i64) -> Result<Version> {
         let sql = format!("SELECT {COLUMNS} FROM versions WHERE versions.id = ?1");
-        let version = tx.prepare_cached(&sql)?.query_row([id], |row| self.version_from_row(row))?;
+        let version = tx
+            .prepare_cached(&sql)?
+            .query_row([id], |row| self.version_from_row(row))?;
         self.with_user(tx, version)
     }
 
     /// `GET /v3/version?content=SRN`: the versions of one item.
-    pub fn list_versions(&self, who: &Principal, content_srn: Option<&str>, query: &ListQuery) -> Result<Page<Version>> {
+    pub fn list_versions(
+        &self,
+        who: &Principal,
+        content_srn: Option<&str>,
+        query: &ListQuery,
+    ) -> Result<Page<Version>> {
         who.require("VERSION list")?;
         let raw = content_srn
             .filter(|s| !s.trim().is_empty())

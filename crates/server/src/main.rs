@@ -9,7 +9,11 @@ use clap::{Args, Parser, Subcommand};
 use copydesk_core::Cms;
 
 #[derive(Parser)]
-#[command(name = "copydesk-server", version, about = "Copydesk's /v3 service, headless")]
+#[command(
+    name = "copydesk-server",
+    version,
+    about = "Copydesk's /v3 service, headless"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

@@ -24,7 +24,9 @@ impl<'de> Deserialize<'de> for Integer {
                 Ok(Integer(v))
             }
             fn visit_u64<E: de::Error>(self, v: u64) -> Result<Integer, E> {
-                i64::try_from(v).map(Integer).map_err(|_| E::custom("the integer is too large"))
+                i64::try_from(v)
+                    .map(Integer)
+                    .map_err(|_| E::custom("the integer is too large"))
             }
             fn visit_f64<E: de::Error>(self, v: f64) -> Result<Integer, E> {
                 if v.fract() == 0.0 && v.abs() < 9.0e15 {
@@ -168,7 +170,8 @@ mod tests {
 
     #[test]
     fn raw_text_serialises_structures() {
-        let body: ContentBody = serde_json::from_str(r#"{"content_raw": {"blocks": []}}"#).expect("parses");
+        let body: ContentBody =
+            serde_json::from_str(r#"{"content_raw": {"blocks": []}}"#).expect("parses");
         assert_eq!(body.content_raw, Some(RawText(r#"{"blocks":[]}"#.into())));
     }
 }

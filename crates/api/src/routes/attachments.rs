@@ -34,7 +34,9 @@ fn change(body: wire::AttachmentBody) -> copydesk_core::Result<AttachmentChange>
     if let Some(angle) = body.angle {
         return Ok(AttachmentChange::Angle(angle.0.to_string()));
     }
-    Ok(AttachmentChange::Metadata(body.metadata.unwrap_or_default()))
+    Ok(AttachmentChange::Metadata(
+        body.metadata.unwrap_or_default(),
+    ))
 }
 
 pub async fn update(

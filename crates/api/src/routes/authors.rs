@@ -7,7 +7,7 @@ use copydesk_wire as wire;
 
 use crate::AppState;
 use crate::error::ApiResult;
-use crate::extract::{Bearer, RawJson, QueryPairs};
+use crate::extract::{Bearer, QueryPairs, RawJson};
 use crate::present;
 
 fn input(body: wire::AuthorBody) -> AuthorInput {
@@ -21,13 +21,25 @@ fn input(body: wire::AuthorBody) -> AuthorInput {
     }
 }
 
-pub async fn list(State(state): State<AppState>, bearer: Bearer, query: QueryPairs) -> ApiResult<Json<wire::Envelope<wire::Author>>> {
-    let page = state.call(bearer, move |cms, who| cms.list_authors(who, &query.list())).await?;
+pub async fn list(
+    State(state): State<AppState>,
+    bearer: Bearer,
+    query: QueryPairs,
+) -> ApiResult<Json<wire::Envelope<wire::Author>>> {
+    let page = state
+        .call(bearer, move |cms, who| cms.list_authors(who, &query.list()))
+        .await?;
     Ok(Json(present::page(page, present::author)))
 }
 
-pub async fn get(State(state): State<AppState>, bearer: Bearer, Path(uuid): Path<String>) -> ApiResult<Json<Vec<wire::Author>>> {
-    let author = state.call(bearer, move |cms, who| cms.get_author(who, &uuid)).await?;
+pub async fn get(
+    State(state): State<AppState>,
+    bearer: Bearer,
+    Path(uuid): Path<String>,
+) -> ApiResult<Json<Vec<wire::Author>>> {
+    let author = state
+        .call(bearer, move |cms, who| cms.get_author(who, &uuid))
+        .await?;
     Ok(Json(vec![present::author(author)]))
 }
 
@@ -36,7 +48,11 @@ pub async fn create(
     bearer: Bearer,
     body: RawJson,
 ) -> ApiResult<Json<Vec<wire::Author>>> {
-    let author = state.call_with(bearer, "AUTHOR create", body, |cms, who, body| cms.create_author(who, input(body))).await?;
+    let author = state
+        .call_with(bearer, "AUTHOR create", body, |cms, who, body| {
+            cms.create_author(who, input(body))
+        })
+        .await?;
     Ok(Json(vec![present::author(author)]))
 }
 
@@ -46,11 +62,23 @@ pub async fn update(
     Path(uuid): Path<String>,
     body: RawJson,
 ) -> ApiResult<Json<Vec<wire::Author>>> {
-    let author = state.call_with(bearer, "AUTHOR update", body, move |cms, who, body| cms.update_author(who, &uuid, input(body))).await?;
+    let author = state
+        .call_with(bearer, "AUTHOR update", body, move |cms, who, body| {
+            cms.update_author(who, &uuid, input(body))
+        })
+        .await?;
     Ok(Json(vec![present::author(author)]))
 }
 
-pub async fn delete(State(state): State<AppState>, bearer: Bearer, Path(uuids): Path<String>) -> ApiResult<Json<wire::Message>> {
-    state.call(bearer, move |cms, who| cms.delete_authors(who, &uuids)).await?;
-    Ok(Json(wire::Message { message: "ok".into() }))
+pub async fn delete(
+    State(state): State<AppState>,
+    bearer: Bearer,
+    Path(uuids): Path<String>,
+) -> ApiResult<Json<wire::Message>> {
+    state
+        .call(bearer, move |cms, who| cms.delete_authors(who, &uuids))
+        .await?;
+    Ok(Json(wire::Message {
+        message: "ok".into(),
+    }))
 }

@@ -25,21 +25,39 @@ fn input(body: wire::ContainerBody) -> ContainerInput {
     }
 }
 
-pub async fn list(State(state): State<AppState>, bearer: Bearer, query: QueryPairs) -> ApiResult<Json<wire::Envelope<wire::Container>>> {
+pub async fn list(
+    State(state): State<AppState>,
+    bearer: Bearer,
+    query: QueryPairs,
+) -> ApiResult<Json<wire::Envelope<wire::Container>>> {
     let page = state
-        .call(bearer, move |cms, who| cms.list_containers(who, &query.list(), &query.all("type")))
+        .call(bearer, move |cms, who| {
+            cms.list_containers(who, &query.list(), &query.all("type"))
+        })
         .await?;
     Ok(Json(present::page(page, present::container)))
 }
 
-pub async fn get(State(state): State<AppState>, bearer: Bearer, Path(uuid): Path<String>) -> ApiResult<Json<Vec<wire::Container>>> {
-    let container = state.call(bearer, move |cms, who| cms.get_container(who, &uuid)).await?;
+pub async fn get(
+    State(state): State<AppState>,
+    bearer: Bearer,
+    Path(uuid): Path<String>,
+) -> ApiResult<Json<Vec<wire::Container>>> {
+    let container = state
+        .call(bearer, move |cms, who| cms.get_container(who, &uuid))
+        .await?;
     Ok(Json(vec![present::container(container)]))
 }
 
-pub async fn create(State(state): State<AppState>, bearer: Bearer, body: RawJson) -> ApiResult<Json<Vec<wire::Container>>> {
+pub async fn create(
+    State(state): State<AppState>,
+    bearer: Bearer,
+    body: RawJson,
+) -> ApiResult<Json<Vec<wire::Container>>> {
     let container = state
-        .call_with(bearer, "CONTAINER create", body, |cms, who, body| cms.create_container(who, input(body)))
+        .call_with(bearer, "CONTAINER create", body, |cms, who, body| {
+            cms.create_container(who, input(body))
+        })
         .await?;
     Ok(Json(vec![present::container(container)]))
 }
@@ -58,7 +76,15 @@ pub async fn update(
     Ok(Json(vec![present::container(container)]))
 }
 
-pub async fn delete(State(state): State<AppState>, bearer: Bearer, Path(uuids): Path<String>) -> ApiResult<Json<wire::Message>> {
-    state.call(bearer, move |cms, who| cms.delete_containers(who, &uuids)).await?;
-    Ok(Json(wire::Message { message: "ok".into() }))
+pub async fn delete(
+    State(state): State<AppState>,
+    bearer: Bearer,
+    Path(uuids): Path<String>,
+) -> ApiResult<Json<wire::Message>> {
+    state
+        .call(bearer, move |cms, who| cms.delete_containers(who, &uuids))
+        .await?;
+    Ok(Json(wire::Message {
+        message: "ok".into(),
+    }))
 }

@@ -40,25 +40,43 @@ pub(crate) fn input(body: wire::ContentBody) -> ContentInput {
     }
 }
 
-pub async fn list(State(state): State<AppState>, bearer: Bearer, query: QueryPairs) -> ApiResult<Json<wire::Envelope<wire::Content>>> {
+pub async fn list(
+    State(state): State<AppState>,
+    bearer: Bearer,
+    query: QueryPairs,
+) -> ApiResult<Json<wire::Envelope<wire::Content>>> {
     let filter = ContentFilter {
         has_attachment: query.get("has_attachment").map(str::to_owned),
         content_type: query.get("type").map(str::to_owned),
     };
     let page = state
-        .call(bearer, move |cms, who| cms.list_content(who, &query.list(), &filter))
+        .call(bearer, move |cms, who| {
+            cms.list_content(who, &query.list(), &filter)
+        })
         .await?;
     Ok(Json(present::page(page, present::content)))
 }
 
-pub async fn get(State(state): State<AppState>, bearer: Bearer, Path(uuid): Path<String>) -> ApiResult<Json<wire::Content>> {
-    let item = state.call(bearer, move |cms, who| cms.get_content(who, &uuid)).await?;
+pub async fn get(
+    State(state): State<AppState>,
+    bearer: Bearer,
+    Path(uuid): Path<String>,
+) -> ApiResult<Json<wire::Content>> {
+    let item = state
+        .call(bearer, move |cms, who| cms.get_content(who, &uuid))
+        .await?;
     Ok(Json(present::content(item)))
 }
 
-pub async fn create(State(state): State<AppState>, bearer: Bearer, body: RawJson) -> ApiResult<Json<wire::Content>> {
+pub async fn create(
+    State(state): State<AppState>,
+    bearer: Bearer,
+    body: RawJson,
+) -> ApiResult<Json<wire::Content>> {
     let item = state
-        .call_with(bearer, "CONTENT create", body, |cms, who, body| cms.create_content(who, input(body)))
+        .call_with(bearer, "CONTENT create", body, |cms, who, body| {
+            cms.create_content(who, input(body))
+        })
         .await?;
     Ok(Json(present::content(item)))
 }
@@ -77,7 +95,15 @@ pub async fn update(
     Ok(Json(present::content(item)))
 }
 
-pub async fn delete(State(state): State<AppState>, bearer: Bearer, Path(uuid): Path<String>) -> ApiResult<Json<wire::Message>> {
-    state.call(bearer, move |cms, who| cms.delete_content(who, &uuid)).await?;
-    Ok(Json(wire::Message { message: "Ok".into() }))
+pub async fn delete(
+    State(state): State<AppState>,
+    bearer: Bearer,
+    Path(uuid): Path<String>,
+) -> ApiResult<Json<wire::Message>> {
+    state
+        .call(bearer, move |cms, who| cms.delete_content(who, &uuid))
+        .await?;
+    Ok(Json(wire::Message {
+        message: "Ok".into(),
+    }))
 }

@@ -10,25 +10,41 @@ use crate::error::ApiResult;
 use crate::extract::{Bearer, QueryPairs, RawJson};
 use crate::present;
 
-pub async fn last(State(state): State<AppState>, bearer: Bearer, query: QueryPairs) -> ApiResult<Json<Vec<wire::Draft>>> {
+pub async fn last(
+    State(state): State<AppState>,
+    bearer: Bearer,
+    query: QueryPairs,
+) -> ApiResult<Json<Vec<wire::Draft>>> {
     let drafts = state
-        .call(bearer, move |cms, who| cms.last_draft(who, query.get("content")))
+        .call(bearer, move |cms, who| {
+            cms.last_draft(who, query.get("content"))
+        })
         .await?;
     Ok(Json(drafts.into_iter().map(present::draft).collect()))
 }
 
-pub async fn create(State(state): State<AppState>, bearer: Bearer, query: QueryPairs, body: RawJson) -> ApiResult<Json<Vec<wire::Draft>>> {
+pub async fn create(
+    State(state): State<AppState>,
+    bearer: Bearer,
+    query: QueryPairs,
+    body: RawJson,
+) -> ApiResult<Json<Vec<wire::Draft>>> {
     let drafts = state
-        .call_with(bearer, "DRAFT create", body, move |cms, who, body: wire::DraftBody| {
-            cms.create_draft(
-                who,
-                query.get("content"),
-                DraftInput {
-                    body: body.content,
-                    body_raw: body.content_raw,
-                },
-            )
-        })
+        .call_with(
+            bearer,
+            "DRAFT create",
+            body,
+            move |cms, who, body: wire::DraftBody| {
+                cms.create_draft(
+                    who,
+                    query.get("content"),
+                    DraftInput {
+                        body: body.content,
+                        body_raw: body.content_raw,
+                    },
+                )
+            },
+        )
         .await?;
     Ok(Json(drafts.into_iter().map(present::draft).collect()))
 }

@@ -9,7 +9,11 @@ use tower_http::services::ServeFile;
 use crate::AppState;
 use crate::error::{ApiError, ApiResult};
 
-pub async fn serve(State(state): State<AppState>, Path((salt, name)): Path<(String, String)>, request: Request) -> ApiResult<Response> {
+pub async fn serve(
+    State(state): State<AppState>,
+    Path((salt, name)): Path<(String, String)>,
+    request: Request,
+) -> ApiResult<Response> {
     let cms = std::sync::Arc::clone(&state.cms);
     let lookup_name = name.clone();
     let found = tokio::task::spawn_blocking(move || cms.attachment_file(&salt, &lookup_name))
@@ -22,6 +26,8 @@ pub async fn serve(State(state): State<AppState>, Path((salt, name)): Path<(Stri
     let request = Request::from_parts(parts, Body::empty());
     match ServeFile::new(path).oneshot(request).await {
         Ok(response) => Ok(response.map(Body::new).into_response()),
-        Err(err) => Err(ApiError::Core(copydesk_core::CoreError::Internal(err.to_string()))),
+        Err(err) => Err(ApiError::Core(copydesk_core::CoreError::Internal(
+            err.to_string(),
+        ))),
     }
 }

@@ -23,26 +23,41 @@ pub(crate) fn all() -> Router<AppState> {
         .route("/v3/author", get(authors::list).post(authors::create))
         .route(
             "/v3/author/{uuid}",
-            get(authors::get).put(authors::update).delete(authors::delete),
+            get(authors::get)
+                .put(authors::update)
+                .delete(authors::delete),
         )
         .route("/v3/content", get(content::list).post(content::create))
         .route(
             "/v3/content/{uuid}",
-            get(content::get).put(content::update).delete(content::delete),
+            get(content::get)
+                .put(content::update)
+                .delete(content::delete),
         )
         .route("/v3/version", get(versions::list))
-        .route("/v3/version/{uuid}", get(versions::get).put(versions::restore))
+        .route(
+            "/v3/version/{uuid}",
+            get(versions::get).put(versions::restore),
+        )
         .route("/v3/draft", get(drafts::last).post(drafts::create))
         .route("/v3/attachment/{uuid}", put(attachments::update))
-        .route("/v3/container", get(containers::list).post(containers::create))
+        .route(
+            "/v3/container",
+            get(containers::list).post(containers::create),
+        )
         .route(
             "/v3/container/{uuid}",
-            get(containers::get).put(containers::update).delete(containers::delete),
+            get(containers::get)
+                .put(containers::update)
+                .delete(containers::delete),
         )
         .route("/v3/user", get(users::list))
         .route("/v3/user/{uuid}", get(users::get))
         .route("/v3/tag", get(tags::list).post(tags::create))
-        .route("/v3/tag/{uuid}", get(tags::get).put(tags::update).delete(tags::delete))
+        .route(
+            "/v3/tag/{uuid}",
+            get(tags::get).put(tags::update).delete(tags::delete),
+        )
         .route("/v3/search", get(search::search))
         .route("/files/{salt}/{name}", get(files::serve))
 }

@@ -10,15 +10,24 @@ use crate::error::ApiResult;
 use crate::extract::{Bearer, QueryPairs};
 use crate::present;
 
-pub async fn search(State(state): State<AppState>, bearer: Bearer, query: QueryPairs) -> ApiResult<Json<wire::Envelope<wire::SearchHit>>> {
+pub async fn search(
+    State(state): State<AppState>,
+    bearer: Bearer,
+    query: QueryPairs,
+) -> ApiResult<Json<wire::Envelope<wire::SearchHit>>> {
     let search = SearchQuery {
         record_type: query.get("type").map(str::to_owned),
-        keywords: query.get("keywords").or(query.get("keyword")).map(str::to_owned),
+        keywords: query
+            .get("keywords")
+            .or(query.get("keyword"))
+            .map(str::to_owned),
         tag: query.get("tag").map(str::to_owned),
         author: query.get("author").map(str::to_owned),
     };
     let page = state
-        .call(bearer, move |cms, who| cms.search(who, &search, &query.list()))
+        .call(bearer, move |cms, who| {
+            cms.search(who, &search, &query.list())
+        })
         .await?;
     Ok(Json(present::page(page, present::search_hit)))
 }

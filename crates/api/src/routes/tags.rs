@@ -7,7 +7,7 @@ use copydesk_wire as wire;
 
 use crate::AppState;
 use crate::error::ApiResult;
-use crate::extract::{Bearer, RawJson, QueryPairs};
+use crate::extract::{Bearer, QueryPairs, RawJson};
 use crate::present;
 
 fn input(body: wire::TagBody) -> TagInput {
@@ -17,13 +17,25 @@ fn input(body: wire::TagBody) -> TagInput {
     }
 }
 
-pub async fn list(State(state): State<AppState>, bearer: Bearer, query: QueryPairs) -> ApiResult<Json<wire::Envelope<wire::Tag>>> {
-    let page = state.call(bearer, move |cms, who| cms.list_tags(who, &query.list())).await?;
+pub async fn list(
+    State(state): State<AppState>,
+    bearer: Bearer,
+    query: QueryPairs,
+) -> ApiResult<Json<wire::Envelope<wire::Tag>>> {
+    let page = state
+        .call(bearer, move |cms, who| cms.list_tags(who, &query.list()))
+        .await?;
     Ok(Json(present::page(page, present::tag)))
 }
 
-pub async fn get(State(state): State<AppState>, bearer: Bearer, Path(uuid): Path<String>) -> ApiResult<Json<Vec<wire::Tag>>> {
-    let tag = state.call(bearer, move |cms, who| cms.get_tag(who, &uuid)).await?;
+pub async fn get(
+    State(state): State<AppState>,
+    bearer: Bearer,
+    Path(uuid): Path<String>,
+) -> ApiResult<Json<Vec<wire::Tag>>> {
+    let tag = state
+        .call(bearer, move |cms, who| cms.get_tag(who, &uuid))
+        .await?;
     Ok(Json(vec![present::tag(tag)]))
 }
 
@@ -32,7 +44,11 @@ pub async fn create(
     bearer: Bearer,
     body: RawJson,
 ) -> ApiResult<Json<Vec<wire::Tag>>> {
-    let tag = state.call_with(bearer, "TAG create", body, |cms, who, body| cms.create_tag(who, input(body))).await?;
+    let tag = state
+        .call_with(bearer, "TAG create", body, |cms, who, body| {
+            cms.create_tag(who, input(body))
+        })
+        .await?;
     Ok(Json(vec![present::tag(tag)]))
 }
 
@@ -42,11 +58,23 @@ pub async fn update(
     Path(uuid): Path<String>,
     body: RawJson,
 ) -> ApiResult<Json<Vec<wire::Tag>>> {
-    let tag = state.call_with(bearer, "TAG update", body, move |cms, who, body| cms.update_tag(who, &uuid, input(body))).await?;
+    let tag = state
+        .call_with(bearer, "TAG update", body, move |cms, who, body| {
+            cms.update_tag(who, &uuid, input(body))
+        })
+        .await?;
     Ok(Json(vec![present::tag(tag)]))
 }
 
-pub async fn delete(State(state): State<AppState>, bearer: Bearer, Path(uuids): Path<String>) -> ApiResult<Json<wire::Message>> {
-    state.call(bearer, move |cms, who| cms.delete_tags(who, &uuids)).await?;
-    Ok(Json(wire::Message { message: "ok".into() }))
+pub async fn delete(
+    State(state): State<AppState>,
+    bearer: Bearer,
+    Path(uuids): Path<String>,
+) -> ApiResult<Json<wire::Message>> {
+    state
+        .call(bearer, move |cms, who| cms.delete_tags(who, &uuids))
+        .await?;
+    Ok(Json(wire::Message {
+        message: "ok".into(),
+    }))
 }

@@ -11,7 +11,12 @@ use crate::extract::Bearer;
 /// How long a refreshed token is valid: one day.
 const LIFETIME_SECS: i64 = 24 * 60 * 60;
 
-pub async fn refresh(State(state): State<AppState>, bearer: Bearer) -> ApiResult<Json<wire::Token>> {
-    let token = state.call(bearer, |_, who| who.refreshed_token(LIFETIME_SECS)).await?;
+pub async fn refresh(
+    State(state): State<AppState>,
+    bearer: Bearer,
+) -> ApiResult<Json<wire::Token>> {
+    let token = state
+        .call(bearer, |_, who| who.refreshed_token(LIFETIME_SECS))
+        .await?;
     Ok(Json(wire::Token { token }))
 }

@@ -1,0 +1,174 @@
+//! Attachments: upload on create, replace, turn the preview, metadata, and the files at their URLs.
+
+use copydesk_tests::TestServer;
+use reqwest::Method;
+use serde_json::json;
+
+use crate::{assert_shape, png_base64};
+
+fn fetch_image(server: &TestServer, path: &str) -> image::DynamicImage {
+    let reply = server.send(server.request(Method::GET, path)).expect(200);
+    image::load_from_memory(&reply.bytes).expect("the served file is an image")
+}
+
+#[test]
+fn upload_replace_angle_metadata() {
+    let server = TestServer::start();
+    let item = server
+        .post(
+            "/v3/content",
+            &json!({"title": "Photo", "type": "media", "attachment": {"name": "harbour.PNG", "file": png_base64(40, 20)}}),
+        )
+        .expect(200)
+        .body;
+    let attachment = &item["attachment"];
+    assert_shape(
+        attachment,
+        &[
+            ("id", "string"),
+            ("uuid", "string"),
+            ("base_name", "string"),
+            ("salt", "string|null"),
+            ("extension", "string"),
+            ("parent_id", "string|null"),
+            ("content_id", "string"),
+            ("height", "string"),
+            ("width", "string"),
+            ("size_name", "string"),
+            ("type", "string"),
+            ("preview_extension", "string"),
+            ("container_id", "string|null"),
+            ("metadata", "object|null"),
+            ("srn", "string"),
+            ("public_url", "string"),
+            ("original_url", "string"),
+        ],
+    );
+    assert_eq!(
+        (attachment["width"].as_str(), attachment["height"].as_str()),
+        (Some("40"), Some("20"))
+    );
+    assert_eq!(attachment["type"], "image");
+    assert_eq!(attachment["extension"], "png");
+    assert_eq!(attachment["base_name"], "harbour");
+    assert_eq!(item["has_attachment"], "1");
+    assert_eq!(item["dominant_attachment_id"], attachment["id"]);
+    let uuid = item["uuid"].as_str().expect("uuid");
+    // Files are served without a token.
+    let original = fetch_image(&server, attachment["original_url"].as_str().expect("url"));
+    assert_eq!((original.width(), original.height()), (40, 20));
+
+    let turned = server
+        .put(&format!("/v3/attachment/{uuid}"), &json!({"angle": "90"}))
+        .expect(200)
+        .body;
+    let preview = fetch_image(
+        &server,
+        turned["attachment"]["public_url"].as_str().expect("url"),
+    );
+    assert_eq!(
+        (preview.width(), preview.height()),
+        (20, 40),
+        "the preview is turned"
+    );
+    let original = fetch_image(
+        &server,
+        turned["attachment"]["original_url"].as_str().expect("url"),
+    );
+    assert_eq!(
+        (original.width(), original.height()),
+        (40, 20),
+        "the master is not"
+    );
+    server
+        .send(server.request(Method::GET, attachment["public_url"].as_str().expect("url")))
+        .expect_error(404, "not_found");
+
+    let replaced = server
+        .put(
+            &format!("/v3/attachment/{uuid}"),
+            &json!({"name": "wide.png", "file": png_base64(64, 8)}),
+        )
+        .expect(200)
+        .body;
+    assert_eq!(replaced["attachment"]["width"], "64");
+    assert_eq!(replaced["attachment"]["height"], "8");
+    assert_eq!(
+        replaced["attachment"]["uuid"], attachment["uuid"],
+        "the same attachment, a new file"
+    );
+
+    let meta = server
+        .put(
+            &format!("/v3/attachment/{uuid}"),
+            &json!({"metadata": {"default": {"crop": "1", "w": 300, "h": "200", "fp-x": "0.5", "fp-y": "0.4", "fit": "cover"}}}),
+        )
+        .expect(200)
+        .body;
+    assert_eq!(meta["attachment"]["metadata"]["default"]["w"], "300");
+    assert_eq!(meta["attachment"]["metadata"]["default"]["fit"], "cover");
+}
+
+#[test]
+fn one_kind_of_change_per_request() {
+    let server = TestServer::start();
+    let item = server
+        .post("/v3/content", &json!({"title": "P", "type": "media", "attachment": {"name": "a.png", "file": png_base64(2, 2)}}))
+        .expect(200)
+        .body;
+    let uuid = item["uuid"].as_str().expect("uuid");
+    for body in [
+        json!({}),
+        json!({"angle": "90", "metadata": {}}),
+        json!({"name": "x.png", "file": png_base64(2, 2), "angle": 90}),
+        json!({"angle": "45"}),
+        json!({"name": "x.png"}),
+        json!({"metadata": {"default": {"colour": "red"}}}),
+        json!({"name": "x.png", "file": "not base64!"}),
+        json!({"name": "x.png", "file": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAA"}),
+    ] {
+        server
+            .put(&format!("/v3/attachment/{uuid}"), &body)
+            .expect_error(400, "invalid_request");
+    }
+    let plain = server
+        .post(
+            "/v3/content",
+            &json!({"title": "no file", "type": "article"}),
+        )
+        .expect(200)
+        .body;
+    server
+        .put(
+            &format!("/v3/attachment/{}", plain["uuid"].as_str().expect("uuid")),
+            &json!({"angle": "90"}),
+        )
+        .expect_error(404, "not_found");
+    let after = server.get(&format!("/v3/content/{uuid}")).expect(200).body;
+    assert_eq!(
+        after["attachment"], item["attachment"],
+        "refused changes change nothing"
+    );
+    let files: Vec<_> = std::fs::read_dir(server.dir.path().join("files"))
+        .expect("files dir")
+        .collect();
+    assert_eq!(files.len(), 1, "refused uploads leave no files behind");
+}
+
+#[test]
+fn other_files_are_kept_as_files() {
+    use base64::Engine as _;
+    let server = TestServer::start();
+    let pdf = base64::engine::general_purpose::STANDARD.encode(b"%PDF-1.4 not really");
+    let item = server
+        .post("/v3/content", &json!({"title": "Doc", "type": "media", "attachment": {"name": "report.pdf", "file": pdf}}))
+        .expect(200)
+        .body;
+    assert_eq!(item["attachment"]["type"], "file");
+    assert_eq!(item["attachment"]["width"], "0");
+    let reply = server.send(server.request(
+        Method::GET,
+        item["attachment"]["original_url"].as_str().expect("url"),
+    ));
+    assert_eq!(reply.expect(200).bytes, b"%PDF-1.4 not really");
+}

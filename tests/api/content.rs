@@ -1,0 +1,299 @@
+//! `/v3/content`: shapes, links, versions on update, filters and delete.
+
+use copydesk_tests::TestServer;
+use serde_json::{Value, json};
+
+use crate::assert_shape;
+
+pub const CONTENT_SHAPE: &[(&str, &str)] = &[
+    ("id", "string"),
+    ("uuid", "string"),
+    ("title", "string"),
+    ("slug", "string"),
+    ("type", "string"),
+    ("version", "string"),
+    ("weight", "string"),
+    ("abstract", "string"),
+    ("abstract_raw", "string"),
+    ("content", "string"),
+    ("content_raw", "string"),
+    ("created_at", "string"),
+    ("modified_at", "string"),
+    ("published_at", "string|null"),
+    ("state", "string"),
+    ("url_id", "string|null"),
+    ("user_id", "string|null"),
+    ("assignment_id", "string|null"),
+    ("title_url", "string"),
+    ("workflow_id", "string"),
+    ("dominant_attachment_id", "string|null"),
+    ("has_attachment", "string"),
+    ("srn", "string"),
+    ("ssts_path", "string"),
+    ("export", "object"),
+    ("authors", "array"),
+    ("tags", "array"),
+    ("urls", "array"),
+    ("lock", "bool"),
+    ("versions", "array"),
+    ("audit", "array"),
+];
+
+fn create(server: &TestServer, body: Value) -> Value {
+    server.post("/v3/content", &body).expect(200).body
+}
+
+#[test]
+fn create_with_links_and_read_back() {
+    let server = TestServer::start();
+    let author = server
+        .post("/v3/author", &json!({"name": "Ann"}))
+        .expect(200)
+        .body[0]
+        .clone();
+    let tag = server
+        .post("/v3/tag", &json!({"name": "Weather"}))
+        .expect(200)
+        .body[0]
+        .clone();
+    let item = create(
+        &server,
+        json!({
+            "title": "Storm hits the coast", "type": "article", "abstract": "Winds", "content": "<p>Body</p>",
+            "weight": "3", "state": 1,
+            "authors": [author["uuid"]], "tags": [tag["uuid"]], "urls": ["news/storm", "/news/storm"],
+        }),
+    );
+    assert_shape(&item, CONTENT_SHAPE);
+    assert_eq!(item["slug"], "storm-hits-the-coast");
+    assert_eq!(item["version"], "1");
+    assert_eq!(item["weight"], "3");
+    assert_eq!(item["state"], "1");
+    assert_eq!(item["lock"], false);
+    assert_eq!(item["export"], json!({}));
+    assert_eq!(item["has_attachment"], "0");
+    assert_eq!(item["authors"][0]["uuid"], author["uuid"]);
+    assert_eq!(item["tags"][0]["name"], "Weather");
+    assert_eq!(
+        item["urls"].as_array().map(Vec::len),
+        Some(1),
+        "repeated URLs collapse"
+    );
+    assert_eq!(item["urls"][0]["url"], "/news/storm");
+    assert_eq!(item["url_id"], item["urls"][0]["id"]);
+    assert_eq!(item["versions"][0]["version"], "1");
+    assert_eq!(item["audit"][0]["action"], "create");
+    assert_eq!(item["user_id"], "1");
+    let uuid = item["uuid"].as_str().expect("uuid");
+    let got = server.get(&format!("/v3/content/{uuid}")).expect(200).body;
+    assert!(got.is_object(), "content GET is an object");
+    assert_eq!(got, item);
+}
+
+#[test]
+fn update_makes_versions_only_on_change() {
+    let server = TestServer::start();
+    let item = create(&server, json!({"title": "One", "type": "page"}));
+    let uuid = item["uuid"].as_str().expect("uuid");
+    let same = server
+        .put(&format!("/v3/content/{uuid}"), &json!({"title": "One"}))
+        .expect(200)
+        .body;
+    assert_eq!(same["version"], "1", "no change, no version");
+    let two = server
+        .put(
+            &format!("/v3/content/{uuid}"),
+            &json!({"title": "Two", "content": "<p>2</p>"}),
+        )
+        .expect(200)
+        .body;
+    assert_eq!(two["version"], "2");
+    assert_eq!(two["slug"], "one", "the slug stays unless sent");
+    assert_eq!(two["versions"].as_array().map(Vec::len), Some(2));
+    let tag = server
+        .post("/v3/tag", &json!({"name": "t"}))
+        .expect(200)
+        .body[0]["uuid"]
+        .clone();
+    let three = server
+        .put(&format!("/v3/content/{uuid}"), &json!({"tags": [tag]}))
+        .expect(200)
+        .body;
+    assert_eq!(three["version"], "3", "a link change is a change");
+    let four = server
+        .put(&format!("/v3/content/{uuid}"), &json!({"tags": []}))
+        .expect(200)
+        .body;
+    assert_eq!(four["tags"], json!([]));
+}
+
+#[test]
+fn bad_content_input() {
+    let server = TestServer::start();
+    for (body, field) in [
+        (json!({"type": "article"}), "title"),
+        (json!({"title": "  ", "type": "article"}), "title"),
+        (json!({"title": "T"}), "type"),
+        (json!({"title": "T", "type": "video"}), "type"),
+        (
+            json!({"title": "T", "type": "article", "published_at": "soon"}),
+            "published_at",
+        ),
+        (
+            json!({"title": "T", "type": "article", "urls": ["a b"]}),
+            "urls",
+        ),
+        (
+            json!({"title": "T", "type": "article", "weight": "heavy"}),
+            "weight",
+        ),
+        (
+            json!({"title": "T", "type": "article", "authors": "x"}),
+            "authors",
+        ),
+        (
+            json!({"title": "T", "type": "article", "attachment": {"name": "a.png", "file": "@@@"}}),
+            "file",
+        ),
+    ] {
+        let reply = server
+            .post("/v3/content", &body)
+            .expect_error(400, "invalid_request");
+        assert_eq!(reply.body["field"], field, "{body}");
+    }
+    let reply = server
+        .post(
+            "/v3/content",
+            &json!({"title": "T", "type": "article", "authors": ["00000000-0000-4000-8000-000000000000"]}),
+        )
+        .expect_error(404, "not_found");
+    assert_eq!(reply.body["field"], "authors");
+    assert_eq!(
+        server.get("/v3/content").expect(200).body["total_items"],
+        0,
+        "nothing half-made"
+    );
+    server
+        .get("/v3/content/00000000-0000-4000-8000-000000000000")
+        .expect_error(404, "not_found");
+    server
+        .delete("/v3/content/00000000-0000-4000-8000-000000000000")
+        .expect_error(404, "not_found");
+}
+
+#[test]
+fn list_filters_and_order() {
+    let server = TestServer::start();
+    create(&server, json!({"title": "A", "type": "article"}));
+    let b = create(&server, json!({"title": "B", "type": "post"}));
+    create(
+        &server,
+        json!({"title": "M", "type": "media", "attachment": {"name": "p.png", "file": crate::png_base64(4, 2)}}),
+    );
+    server
+        .put(
+            &format!("/v3/content/{}", b["uuid"].as_str().expect("uuid")),
+            &json!({"title": "B2"}),
+        )
+        .expect(200);
+    let all = server.get("/v3/content").expect(200).body;
+    assert_eq!(all["total_items"], 3);
+    assert_eq!(all["limit"], 50);
+    assert_eq!(
+        all["items"][0]["title"], "B2",
+        "default order is version, descending"
+    );
+    let with = server.get("/v3/content?has_attachment=1").expect(200).body;
+    assert_eq!(with["total_items"], 1);
+    assert_eq!(with["items"][0]["title"], "M");
+    assert_eq!(
+        server.get("/v3/content?has_attachment=0").expect(200).body["total_items"],
+        2
+    );
+    assert_eq!(
+        server.get("/v3/content?type=post").expect(200).body["total_items"],
+        1
+    );
+    let by_title = server
+        .get("/v3/content?order=title&dir=asc")
+        .expect(200)
+        .body;
+    assert_eq!(by_title["items"][0]["title"], "A");
+    server
+        .get("/v3/content?has_attachment=2")
+        .expect_error(400, "invalid_request");
+    server
+        .get("/v3/content?type=video")
+        .expect_error(400, "invalid_request");
+    server
+        .get("/v3/content?order=password")
+        .expect_error(400, "invalid_request");
+}
+
+#[test]
+fn delete_removes_item_and_files() {
+    let server = TestServer::start();
+    let item = create(
+        &server,
+        json!({"title": "Pic", "type": "media", "attachment": {"name": "pic.png", "file": crate::png_base64(3, 3)}}),
+    );
+    let uuid = item["uuid"].as_str().expect("uuid");
+    let original = item["attachment"]["original_url"]
+        .as_str()
+        .expect("url")
+        .to_owned();
+    server
+        .send(server.request(reqwest::Method::GET, &original))
+        .expect(200);
+    let reply = server.delete(&format!("/v3/content/{uuid}")).expect(200);
+    assert_eq!(reply.body, json!({"message": "Ok"}));
+    server
+        .get(&format!("/v3/content/{uuid}"))
+        .expect_error(404, "not_found");
+    server
+        .send(server.request(reqwest::Method::GET, &original))
+        .expect_error(404, "not_found");
+    let salt = item["attachment"]["salt"].as_str().expect("salt");
+    assert!(
+        !server.dir.path().join("files").join(salt).exists(),
+        "the files are gone"
+    );
+}
+
+#[test]
+fn posts_pick_blog_containers() {
+    let server = TestServer::start();
+    let blog = server
+        .post("/v3/container", &json!({"title": "Live", "type": "blog"}))
+        .expect(200)
+        .body[0]
+        .clone();
+    let manual = server
+        .post(
+            "/v3/container",
+            &json!({"title": "Front", "type": "manual"}),
+        )
+        .expect(200)
+        .body[0]
+        .clone();
+    let post = create(
+        &server,
+        json!({"title": "Update 1", "type": "post", "container": blog["uuid"]}),
+    );
+    assert_eq!(post["container_id"], blog["id"]);
+    let reply = server
+        .post(
+            "/v3/content",
+            &json!({"title": "x", "type": "post", "container": manual["uuid"]}),
+        )
+        .expect_error(400, "invalid_request");
+    assert_eq!(reply.body["field"], "container");
+    server
+        .post(
+            "/v3/content",
+            &json!({"title": "x", "type": "article", "container": blog["uuid"]}),
+        )
+        .expect_error(400, "invalid_request");
+    let blogs = server.get("/v3/container?type[]=blog").expect(200).body;
+    assert_eq!(blogs["total_items"], 1);
+}

@@ -1,0 +1,104 @@
+//! A SIGKILL in the middle of a stream of writes loses no acknowledged write and leaves a sound database.
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use copydesk_tests::TestServer;
+use reqwest::Method;
+use serde_json::json;
+
+#[test]
+fn sigkill_mid_stream_keeps_every_acknowledged_write() {
+    let mut server = TestServer::start();
+    let base = server.base.clone();
+    let token = server.admin_token().to_owned();
+    let acknowledged = Arc::new(Mutex::new(Vec::<String>::new()));
+    let writers: Vec<_> = (0..3)
+        .map(|writer| {
+            let base = base.clone();
+            let token = token.clone();
+            let acknowledged = Arc::clone(&acknowledged);
+            std::thread::spawn(move || {
+                let client = reqwest::blocking::Client::builder()
+                    .timeout(Duration::from_secs(10))
+                    .build()
+                    .expect("a client");
+                let started = Instant::now();
+                for i in 0.. {
+                    if started.elapsed() > Duration::from_secs(30) {
+                        break;
+                    }
+                    let body = json!({"title": format!("writer {writer} item {i}"), "type": "article",
+                                      "content": format!("<p>{}</p>", "text ".repeat(50))});
+                    let sent = client
+                        .request(Method::POST, format!("{base}/v3/content"))
+                        .bearer_auth(&token)
+                        .json(&body)
+                        .send();
+                    match sent {
+                        Ok(response) if response.status().is_success() => {
+                            let value: serde_json::Value = match response.json() {
+                                Ok(v) => v,
+                                Err(_) => break,
+                            };
+                            let uuid = value["uuid"].as_str().expect("uuid").to_owned();
+                            acknowledged.lock().expect("lock").push(uuid);
+                        }
+                        _ => break,
+                    }
+                }
+            })
+        })
+        .collect();
+    // Let writes flow, then kill the server without warning.
+    let waited = Instant::now();
+    while acknowledged.lock().expect("lock").len() < 300
+        && waited.elapsed() < Duration::from_secs(20)
+    {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    server.kill();
+    for writer in writers {
+        writer.join().expect("a writer thread ends");
+    }
+    let acknowledged = acknowledged.lock().expect("lock").clone();
+    assert!(
+        acknowledged.len() >= 100,
+        "the writes were flowing: {}",
+        acknowledged.len()
+    );
+
+    {
+        let db = rusqlite::Connection::open(server.db_path()).expect("the database opens");
+        let check: String = db
+            .query_row("PRAGMA integrity_check", [], |row| row.get(0))
+            .expect("integrity check");
+        assert_eq!(check, "ok");
+        let fk: i64 = db
+            .query_row("SELECT COUNT(*) FROM pragma_foreign_key_check", [], |row| {
+                row.get(0)
+            })
+            .expect("foreign key check");
+        assert_eq!(fk, 0);
+        // Every stored item has its first version and its change-log entry.
+        let orphans: i64 = db
+            .query_row(
+                "SELECT COUNT(*) FROM content c WHERE NOT EXISTS (SELECT 1 FROM versions v WHERE v.content_id = c.id)
+                 OR NOT EXISTS (SELECT 1 FROM change_log l WHERE l.record_type = 'content' AND l.uuid = c.uuid)",
+                [],
+                |row| row.get(0),
+            )
+            .expect("count");
+        assert_eq!(orphans, 0);
+    }
+
+    server.restart();
+    for uuid in &acknowledged {
+        let item = server.get(&format!("/v3/content/{uuid}")).expect(200).body;
+        assert_eq!(item["version"], "1");
+    }
+    let total = server.get("/v3/content?per_page=1").expect(200).body["total_items"]
+        .as_u64()
+        .expect("count");
+    assert!(total >= acknowledged.len() as u64);
+}

@@ -1,0 +1,232 @@
+//! `/v3/version` (list, get, restore) and `/v3/draft` (last draft, create with Draft.js raw content).
+
+use copydesk_tests::TestServer;
+use serde_json::json;
+
+use crate::assert_shape;
+
+#[test]
+fn versions_list_get_and_restore() {
+    let server = TestServer::start();
+    let item = server
+        .post(
+            "/v3/content",
+            &json!({"title": "First", "type": "article", "content": "<p>one</p>"}),
+        )
+        .expect(200)
+        .body;
+    let uuid = item["uuid"].as_str().expect("uuid");
+    let srn = item["srn"].as_str().expect("srn");
+    server
+        .put(
+            &format!("/v3/content/{uuid}"),
+            &json!({"title": "Second", "content": "<p>two</p>"}),
+        )
+        .expect(200);
+
+    let list = server
+        .get(&format!("/v3/version?content={srn}&order=version&dir=asc"))
+        .expect(200)
+        .body;
+    assert_eq!(list["total_items"], 2);
+    let v1 = &list["items"][0];
+    assert_shape(
+        v1,
+        &[
+            ("id", "string"),
+            ("uuid", "string"),
+            ("slug", "string"),
+            ("type", "string"),
+            ("version", "string"),
+            ("weight", "string"),
+            ("abstract", "string"),
+            ("abstract_raw", "string"),
+            ("content", "string"),
+            ("content_raw", "string"),
+            ("created_at", "string"),
+            ("modified_at", "string"),
+            ("published_at", "string|null"),
+            ("state", "string"),
+            ("url_id", "string|null"),
+            ("content_id", "string"),
+            ("user_id", "string|null"),
+            ("title_url", "string"),
+            ("workflow_id", "string"),
+            ("title", "string"),
+            ("dominant_attachment_id", "string|null"),
+            ("srn", "string"),
+            ("user", "object"),
+        ],
+    );
+    assert_eq!(v1["version"], "1");
+    assert_eq!(v1["title"], "First");
+    assert_eq!(v1["content_id"], item["id"]);
+    assert_eq!(v1["user"]["uuid"], server.admin.user_uuid.as_str());
+    assert!(
+        v1["user"].get("avatar").is_none(),
+        "avatar only on comments"
+    );
+    let v1_uuid = v1["uuid"].as_str().expect("uuid");
+
+    let single = server
+        .get(&format!("/v3/version/{v1_uuid}"))
+        .expect(200)
+        .body;
+    assert_eq!(single.as_array().map(Vec::len), Some(1));
+    assert_eq!(&single[0], v1);
+
+    let restored = server.send(
+        server
+            .request(reqwest::Method::PUT, &format!("/v3/version/{v1_uuid}"))
+            .bearer_auth(server.admin_token()),
+    );
+    let restored = restored.expect(200).body;
+    assert_eq!(restored["version"], "3", "a restore is a new version");
+    assert_eq!(restored["title"], "First");
+    assert_eq!(restored["content"], "<p>one</p>");
+    let list = server
+        .get(&format!("/v3/version?content={srn}"))
+        .expect(200)
+        .body;
+    assert_eq!(list["total_items"], 3, "history is kept");
+    assert!(
+        restored["audit"]
+            .as_array()
+            .expect("audit")
+            .iter()
+            .any(|a| a["action"] == "restore")
+    );
+}
+
+#[test]
+fn version_list_needs_a_content_srn() {
+    let server = TestServer::start();
+    let reply = server
+        .get("/v3/version")
+        .expect_error(400, "invalid_request");
+    assert_eq!(reply.body["field"], "content");
+    server
+        .get("/v3/version?content=nonsense")
+        .expect_error(400, "invalid_request");
+    let author = server
+        .post("/v3/author", &json!({"name": "A"}))
+        .expect(200)
+        .body[0]["srn"]
+        .clone();
+    server
+        .get(&format!(
+            "/v3/version?content={}",
+            author.as_str().expect("srn")
+        ))
+        .expect_error(400, "invalid_request");
+    server
+        .get("/v3/version?content=srn:copydesk:cms/content:00000000-0000-4000-8000-000000000000")
+        .expect_error(404, "not_found");
+    server
+        .get("/v3/version/00000000-0000-4000-8000-000000000000")
+        .expect_error(404, "not_found");
+}
+
+#[test]
+fn drafts_keep_the_last_one() {
+    let server = TestServer::start();
+    let item = server
+        .post("/v3/content", &json!({"title": "D", "type": "article"}))
+        .expect(200)
+        .body;
+    let srn = item["srn"].as_str().expect("srn");
+    assert_eq!(
+        server
+            .get(&format!("/v3/draft?content={srn}"))
+            .expect(200)
+            .body,
+        json!([])
+    );
+    let raw = json!({
+        "blocks": [{"key": "a1", "text": "Héllo 😀 world", "type": "unstyled", "depth": 0,
+                     "inlineStyleRanges": [{"offset": 6, "length": 2, "style": "BOLD"}],
+                     "entityRanges": [{"offset": 9, "length": 5, "key": 0}], "data": {}}],
+        "entityMap": {"0": {"type": "LINK", "mutability": "MUTABLE", "data": {"url": "https://example.org"}}}
+    });
+    let first = server
+        .post(
+            &format!("/v3/draft?content={srn}"),
+            &json!({"content": "<p>1</p>", "content_raw": raw.to_string()}),
+        )
+        .expect(200)
+        .body;
+    assert_shape(
+        &first[0],
+        &[
+            ("content", "string"),
+            ("content_raw", "string"),
+            ("version", "string"),
+            ("created_at", "string"),
+            ("user_id", "string|null"),
+        ],
+    );
+    assert_eq!(first[0]["version"], "1");
+    // content_raw may also come as the structure itself, with entityMap as an array.
+    let mut as_array = raw.clone();
+    as_array["entityMap"] =
+        json!([{"type": "LINK", "mutability": "MUTABLE", "data": {"url": "https://example.org"}}]);
+    server
+        .post(
+            &format!("/v3/draft?content={srn}"),
+            &json!({"content": "<p>2</p>", "content_raw": as_array}),
+        )
+        .expect(200);
+    let last = server
+        .get(&format!("/v3/draft?content={srn}"))
+        .expect(200)
+        .body;
+    assert_eq!(last.as_array().map(Vec::len), Some(1));
+    assert_eq!(last[0]["content"], "<p>2</p>");
+    let stored: serde_json::Value =
+        serde_json::from_str(last[0]["content_raw"].as_str().expect("string")).expect("JSON");
+    assert_eq!(stored["blocks"][0]["text"], "Héllo 😀 world");
+}
+
+#[test]
+fn drafts_refuse_what_is_not_draftjs() {
+    let server = TestServer::start();
+    let item = server
+        .post("/v3/content", &json!({"title": "D", "type": "article"}))
+        .expect(200)
+        .body;
+    let srn = item["srn"].as_str().expect("srn");
+    for raw in [
+        json!("<p>html</p>"),
+        json!({"blocks": "x", "entityMap": {}}),
+        json!({"blocks": []}),
+        json!({"blocks": [{"key": "a", "text": "ab", "type": "unstyled", "inlineStyleRanges": [{"offset": 1, "length": 5, "style": "BOLD"}], "entityRanges": []}], "entityMap": {}}),
+    ] {
+        let reply = server
+            .post(
+                &format!("/v3/draft?content={srn}"),
+                &json!({"content": "", "content_raw": raw}),
+            )
+            .expect_error(400, "invalid_request");
+        assert_eq!(reply.body["field"], "content_raw");
+    }
+    let reply = server
+        .post(
+            &format!("/v3/draft?content={srn}"),
+            &json!({"content": "x"}),
+        )
+        .expect_error(400, "invalid_request");
+    assert_eq!(reply.body["field"], "content_raw");
+    server
+        .post(
+            "/v3/draft",
+            &json!({"content": "", "content_raw": {"blocks": [], "entityMap": {}}}),
+        )
+        .expect_error(400, "invalid_request");
+    assert_eq!(
+        server
+            .get(&format!("/v3/draft?content={srn}"))
+            .expect(200)
+            .body,
+        json!([])
+    );
+}
