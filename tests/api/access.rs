@@ -425,3 +425,65 @@ fn key_create_refuses_unknown_roles() {
         .call(Method::GET, "/v3/content", Some(&second.token()), None)
         .expect(200);
 }
+
+/// `key create --json` prints exactly one object; `token` signs with it.
+#[test]
+fn command_line_keys_and_tokens() {
+    let server = TestServer::start();
+    let output = std::process::Command::new(copydesk_tests::server_binary())
+        .args([
+            "key", "create", "--json", "--name", "cli", "--role", "reader", "--data",
+        ])
+        .arg(server.dir.path())
+        .output()
+        .expect("key create runs");
+    assert!(output.status.success());
+    let text = String::from_utf8(output.stdout).expect("UTF-8");
+    assert_eq!(text.trim().lines().count(), 1, "exactly one line: {text}");
+    let key: Value = serde_json::from_str(text.trim()).expect("one JSON object");
+    let keys: Vec<&String> = key.as_object().expect("an object").keys().collect();
+    assert_eq!(keys.len(), 3);
+    for name in ["user_uuid", "public_key", "private_key"] {
+        assert!(key[name].is_string(), "{name} in {key}");
+    }
+    let key_file = server.dir.path().join("cli.json");
+    std::fs::write(&key_file, &text).expect("writes");
+    let output = std::process::Command::new(copydesk_tests::server_binary())
+        .args(["token", "--key-file"])
+        .arg(&key_file)
+        .output()
+        .expect("token runs");
+    assert!(output.status.success());
+    let token = String::from_utf8(output.stdout).expect("UTF-8");
+    server
+        .call(Method::GET, "/v3/content", Some(token.trim()), None)
+        .expect(200);
+    server
+        .call(
+            Method::POST,
+            "/v3/content",
+            Some(token.trim()),
+            Some(&json!({"title": "x", "type": "article"})),
+        )
+        .expect_error(401, "forbidden_action");
+}
+
+/// The database and data directory are readable by their owner only.
+#[cfg(unix)]
+#[test]
+fn data_is_private() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let server = TestServer::start();
+    let mode = |path: &std::path::Path| {
+        std::fs::metadata(path)
+            .expect("exists")
+            .permissions()
+            .mode()
+            & 0o777
+    };
+    assert_eq!(mode(server.dir.path()), 0o700);
+    assert_eq!(mode(&server.db_path()), 0o600);
+    assert_eq!(mode(&server.dir.path().join("files")), 0o700);
+    let wal = server.dir.path().join("copydesk.db-wal");
+    assert_eq!(mode(&wal), 0o600, "the WAL is as private as the database");
+}

@@ -52,12 +52,11 @@ fn create_get_update_delete() {
     assert_eq!(updated[0]["status"], "0");
     assert_eq!(updated[0]["name"], "Jane Doe", "fields not sent stay");
 
-    server
+    let deleted = server
         .delete(&format!("/v3/author/{uuid}"))
         .expect(200)
-        .body
-        .get("message")
-        .map(|m| assert_eq!(m, "ok"));
+        .body;
+    assert_eq!(deleted, serde_json::json!({"message": "ok"}));
     server
         .get(&format!("/v3/author/{uuid}"))
         .expect_error(404, "not_found");

@@ -181,12 +181,10 @@ impl TestServer {
         std::thread::spawn(move || {
             let mut sent = false;
             for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                if !sent {
-                    if let Some(rest) = line.split("listening on http://").nth(1) {
-                        let addr = rest.split_whitespace().next().unwrap_or("").to_owned();
-                        let _ = tx.send(addr);
-                        sent = true;
-                    }
+                if !sent && let Some(rest) = line.split("listening on http://").nth(1) {
+                    let addr = rest.split_whitespace().next().unwrap_or("").to_owned();
+                    let _ = tx.send(addr);
+                    sent = true;
                 }
             }
         });

@@ -258,10 +258,11 @@ pub(crate) fn write_upload(files_dir: &Path, upload: &Upload, angle: u32) -> Res
 
 /// Removes a salt folder once no record points at it; a failure only leaves garbage.
 pub(crate) fn remove_folder(files_dir: &Path, salt: &str) {
-    if !salt.is_empty() && salt.chars().all(|c| c.is_ascii_hexdigit()) {
-        if let Err(err) = fs::remove_dir_all(files_dir.join(salt)) {
-            tracing::warn!(salt, %err, "could not remove an old attachment folder");
-        }
+    if !salt.is_empty()
+        && salt.chars().all(|c| c.is_ascii_hexdigit())
+        && let Err(err) = fs::remove_dir_all(files_dir.join(salt))
+    {
+        tracing::warn!(salt, %err, "could not remove an old attachment folder");
     }
 }
 

@@ -103,7 +103,7 @@ impl Cms {
     ) -> Result<Vec<Author>> {
         let sql = format!(
             "SELECT {COLUMNS} FROM content_authors ca JOIN authors ON authors.id = ca.author_id
-             WHERE ca.content_id = ?1 ORDER BY ca.position"
+             WHERE ca.content_id = +?1 ORDER BY ca.position"
         );
         let mut stmt = tx.prepare_cached(&sql)?;
         let rows = stmt.query_map([content_id], |row| self.author_from_row(row))?;

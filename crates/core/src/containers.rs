@@ -142,7 +142,7 @@ impl Cms {
         container.tags = self.tags_linked(tx, "container_tags", "container_id", container.id)?;
         let sql = format!(
             "SELECT {} FROM container_content cc JOIN content ON content.id = cc.content_id
-             WHERE cc.container_id = ?1 ORDER BY cc.position",
+             WHERE cc.container_id = +?1 ORDER BY cc.position",
             crate::content::COLUMNS
         );
         let records: Vec<ContentRecord> = tx

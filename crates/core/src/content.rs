@@ -260,7 +260,7 @@ impl Cms {
         content_id: i64,
     ) -> Result<Vec<ContentUrl>> {
         let mut stmt = tx.prepare_cached(
-            "SELECT id, uuid, path, content_id, created_at FROM content_urls WHERE content_id = ?1 ORDER BY position",
+            "SELECT id, uuid, path, content_id, created_at FROM content_urls WHERE content_id = +?1 ORDER BY position",
         )?;
         let rows = stmt.query_map([content_id], |row| {
             Ok(ContentUrl {
@@ -280,7 +280,7 @@ impl Cms {
         content_id: i64,
     ) -> Result<Vec<VersionSummary>> {
         let mut stmt = tx.prepare_cached(
-            "SELECT id, uuid, version, user_id, created_at FROM versions WHERE content_id = ?1 ORDER BY version",
+            "SELECT id, uuid, version, user_id, created_at FROM versions WHERE content_id = +?1 ORDER BY version",
         )?;
         let rows = stmt.query_map([content_id], |row| {
             let uuid: String = row.get(1)?;
@@ -299,7 +299,7 @@ impl Cms {
     fn audit_of_content(&self, tx: &Transaction<'_>, content_id: i64) -> Result<Vec<AuditEntry>> {
         let mut stmt = tx.prepare_cached(
             "SELECT a.id, a.uuid, a.action, a.detail, a.user_id, u.name, a.created_at
-             FROM audit a LEFT JOIN users u ON u.id = a.user_id WHERE a.content_id = ?1 ORDER BY a.id",
+             FROM audit a LEFT JOIN users u ON u.id = a.user_id WHERE a.content_id = +?1 ORDER BY a.id",
         )?;
         let rows = stmt.query_map([content_id], |row| {
             Ok(AuditEntry {
@@ -393,11 +393,11 @@ impl Cms {
         let mut args: Vec<&dyn ToSql> = Vec::new();
         if let Some(flag) = &has_attachment {
             args.push(flag);
-            conditions.push(format!("content.has_attachment = ?{}", args.len()));
+            conditions.push(format!("content.has_attachment = +?{}", args.len()));
         }
         if let Some(content_type) = &content_type {
             args.push(content_type);
-            conditions.push(format!("content.type = ?{}", args.len()));
+            conditions.push(format!("content.type = +?{}", args.len()));
         }
         let filter_sql = if conditions.is_empty() {
             String::new()
@@ -764,7 +764,7 @@ pub(crate) fn replace_links(
         "content_id"
     };
     let select =
-        format!("SELECT {column} FROM {table} WHERE {owner_column} = ?1 ORDER BY position");
+        format!("SELECT {column} FROM {table} WHERE {owner_column} = +?1 ORDER BY position");
     let old: Vec<i64> = tx
         .prepare_cached(&select)?
         .query_map([owner_id], |row| row.get(0))?

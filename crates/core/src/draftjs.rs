@@ -32,7 +32,7 @@ pub fn validate_raw(raw: &Value) -> Result<String> {
     for (index, block) in blocks.iter().enumerate() {
         validate_block(index, block, &entity_keys)?;
     }
-    Ok(serde_json::to_string(state).map_err(|err| CoreError::Internal(err.to_string()))?)
+    serde_json::to_string(state).map_err(|err| CoreError::Internal(err.to_string()))
 }
 
 fn bad(message: String) -> CoreError {
@@ -89,17 +89,17 @@ fn validate_block(index: usize, block: &Value, entity_keys: &[String]) -> Result
     string("key")?;
     string("type")?;
     let text = string("text")?;
-    if let Some(depth) = block.get("depth") {
-        if depth.as_u64().is_none() {
-            return Err(bad(format!(
-                "block {index} has a depth that is not a whole number"
-            )));
-        }
+    if let Some(depth) = block.get("depth")
+        && depth.as_u64().is_none()
+    {
+        return Err(bad(format!(
+            "block {index} has a depth that is not a whole number"
+        )));
     }
-    if let Some(data) = block.get("data") {
-        if !data.is_object() {
-            return Err(bad(format!("block {index} has data that is not an object")));
-        }
+    if let Some(data) = block.get("data")
+        && !data.is_object()
+    {
+        return Err(bad(format!("block {index} has data that is not an object")));
     }
     let length = text.encode_utf16().count() as u64;
     for range in ranges(block, index, "inlineStyleRanges")? {

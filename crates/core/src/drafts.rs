@@ -57,7 +57,7 @@ fn last_draft(tx: &Transaction<'_>, content_id: i64) -> Result<Option<Draft>> {
     Ok(tx
         .prepare_cached(
             "SELECT id, uuid, content_id, content, content_raw, version, user_id, created_at FROM drafts
-             WHERE content_id = ?1 ORDER BY id DESC LIMIT 1",
+             WHERE content_id = +?1 ORDER BY id DESC LIMIT 1",
         )?
         .query_row([content_id], draft_from_row)
         .optional()?)
@@ -98,7 +98,7 @@ impl Cms {
             .execute(params![new_uuid(), input.body.unwrap_or_default(), raw, who.user_id, clock::now(), content_id])?;
             tx.prepare_cached(
                 "DELETE FROM drafts WHERE content_id = ?1 AND id NOT IN
-                 (SELECT id FROM drafts WHERE content_id = ?1 ORDER BY id DESC LIMIT ?2)",
+                 (SELECT id FROM drafts WHERE content_id = +?1 ORDER BY id DESC LIMIT ?2)",
             )?
             .execute(params![content_id, KEPT_PER_ITEM])?;
             Ok(last_draft(tx, content_id)?.into_iter().collect())

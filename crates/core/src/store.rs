@@ -1,6 +1,12 @@
 //! The SQLite store of one instance: one writer, a pool of readers, numbered migrations applied at open.
 //!
 //! WAL lets readers run beside the writer, so a read never waits for a write.
+//!
+//! Queries that filter on `column = ?N` and sort write the parameter as `+?N`.
+//! Without the unary plus SQLite (built with STAT4) marks the statement as
+//! depending on that parameter's value, and every reuse from the statement
+//! cache re-prepares it: a page of 50 content items then cost 4 ms instead of
+//! well under one. The plus changes no result and keeps the index in use.
 //! Every mutation runs in one `IMMEDIATE` transaction on the writer; the
 //! change log rows are added by triggers in that same transaction.
 
@@ -34,6 +40,7 @@ impl Store {
         let files_dir = dir.join("files");
         create_private_dir(&files_dir)?;
         let db_path = dir.join("copydesk.db");
+        create_private_file(&db_path)?;
         let mut writer = open_connection(&db_path, false)?;
         migrate(&mut writer)?;
         restrict_to_owner(&db_path)?;
@@ -65,15 +72,15 @@ impl Store {
     /// Runs `work` on a reader inside one read transaction, so it sees one snapshot.
     pub fn read<T>(&self, work: impl FnOnce(&Transaction<'_>) -> Result<T>) -> Result<T> {
         let mut conn = self.readers.take()?;
-        let result = (|| {
+
+        (|| {
             let tx = conn
                 .conn_mut()
                 .transaction_with_behavior(TransactionBehavior::Deferred)?;
             let out = work(&tx)?;
             tx.finish()?;
             Ok(out)
-        })();
-        result
+        })()
     }
 
     /// Runs `PRAGMA integrity_check` and returns its answer (`ok` when sound).
@@ -139,6 +146,27 @@ fn create_private_dir(dir: &Path) -> Result<()> {
     restrict_to_owner(dir)
 }
 
+/// Creates the database file as owner-only before SQLite opens it, so that
+/// the WAL and shared-memory files SQLite makes beside it get the same mode.
+#[cfg(unix)]
+fn create_private_file(path: &Path) -> Result<()> {
+    use std::os::unix::fs::OpenOptionsExt;
+    if !path.exists() {
+        fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .mode(0o600)
+            .open(path)?;
+    }
+    Ok(())
+}
+
+#[cfg(not(unix))]
+fn create_private_file(_path: &Path) -> Result<()> {
+    Ok(())
+}
+
 #[cfg(unix)]
 fn restrict_to_owner(path: &Path) -> Result<()> {
     use std::os::unix::fs::PermissionsExt;
@@ -198,11 +226,11 @@ impl PooledReader<'_> {
 
 impl Drop for PooledReader<'_> {
     fn drop(&mut self) {
-        if let Some(conn) = self.conn.take() {
-            if let Ok(mut idle) = self.pool.idle.lock() {
-                idle.push(conn);
-                self.pool.returned.notify_one();
-            }
+        if let Some(conn) = self.conn.take()
+            && let Ok(mut idle) = self.pool.idle.lock()
+        {
+            idle.push(conn);
+            self.pool.returned.notify_one();
         }
     }
 }

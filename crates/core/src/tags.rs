@@ -67,7 +67,7 @@ impl Cms {
     ) -> Result<Vec<Tag>> {
         let sql = format!(
             "SELECT {COLUMNS} FROM {link_table} l JOIN tags ON tags.id = l.tag_id
-             WHERE l.{owner_column} = ?1 ORDER BY l.position"
+             WHERE l.{owner_column} = +?1 ORDER BY l.position"
         );
         let mut stmt = tx.prepare_cached(&sql)?;
         let rows = stmt.query_map([owner_id], |row| self.tag_from_row(row))?;

@@ -116,7 +116,7 @@ impl Cms {
                 tx,
                 "versions",
                 COLUMNS,
-                "WHERE versions.content_id = ?1",
+                "WHERE versions.content_id = +?1",
                 &[&content_id],
                 &params,
                 |row| self.version_from_row(row),

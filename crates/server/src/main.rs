@@ -23,6 +23,15 @@ struct Cli {
 enum Command {
     /// Serve /v3 over HTTP.
     Serve(ServeArgs),
+    /// Print a signed token for a key pair (the JSON `key create --json` prints).
+    Token {
+        /// The key pair file.
+        #[arg(long, env = "COPYDESK_KEY_FILE")]
+        key_file: PathBuf,
+        /// How long the token is valid, in seconds.
+        #[arg(long, default_value_t = 3600)]
+        lifetime: i64,
+    },
     /// Manage key pairs.
     Key {
         #[command(subcommand)]
@@ -103,6 +112,25 @@ fn main() -> Result<()> {
         .init();
     match cli.command {
         Command::Serve(args) => serve(args),
+        Command::Token { key_file, lifetime } => {
+            let text = std::fs::read_to_string(&key_file)
+                .with_context(|| format!("reading the key file {}", key_file.display()))?;
+            let key: serde_json::Value =
+                serde_json::from_str(&text).context("the key file is not JSON")?;
+            let field = |name: &str| {
+                key[name]
+                    .as_str()
+                    .map(str::to_owned)
+                    .with_context(|| format!("the key file has no {name}"))
+            };
+            let token = copydesk_core::access::mint_token(
+                &field("public_key")?,
+                &field("private_key")?,
+                Some(lifetime),
+            )?;
+            println!("{token}");
+            Ok(())
+        }
         Command::Key {
             command:
                 KeyCommand::Create {
