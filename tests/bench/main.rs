@@ -1,8 +1,11 @@
 //! `copydesk-bench`: drives the real `copydesk-server` over loopback HTTP and prints latency and throughput.
 //!
 //! It starts the server on a fresh data directory, creates the content items
-//! (the create figures), then reads single items and pages of 50 at random.
+//! (the create figures), then reads single items and pages of 50. The load
+//! comes from one thread with `--clients` concurrent keep-alive connections.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -50,44 +53,69 @@ impl Figures {
     }
 }
 
-/// Runs `total` requests spread over `clients` threads; `request(i)` returns whether it succeeded.
-fn run<F>(name: &str, total: usize, clients: usize, request: F) -> Result<Figures>
-where
-    F: Fn(&reqwest::blocking::Client, usize) -> bool + Send + Sync + 'static,
-{
-    let request = Arc::new(request);
-    let started = Instant::now();
-    let threads: Vec<_> = (0..clients)
-        .map(|c| {
+/// One timed request: the client, the request's index; true when it succeeded.
+type Request =
+    Arc<dyn Fn(reqwest::Client, usize) -> Pin<Box<dyn Future<Output = bool> + Send>> + Send + Sync>;
+
+/// Runs `total` requests over `clients` concurrent connections on one client
+/// thread, so the load generator takes as little of the machine as it can.
+fn run(
+    runtime: &tokio::runtime::Runtime,
+    name: &str,
+    total: usize,
+    clients: usize,
+    request: Request,
+) -> Result<Figures> {
+    runtime.block_on(async move {
+        let client = reqwest::Client::builder()
+            .timeout(Duration::from_secs(30))
+            .pool_max_idle_per_host(clients)
+            .build()?;
+        let started = Instant::now();
+        let mut tasks = Vec::with_capacity(clients);
+        for c in 0..clients {
+            let client = client.clone();
             let request = Arc::clone(&request);
-            std::thread::spawn(move || -> Result<Vec<Duration>> {
-                let client = reqwest::blocking::Client::builder()
-                    .timeout(Duration::from_secs(30))
-                    .build()?;
+            tasks.push(tokio::spawn(async move {
                 let mut latencies = Vec::with_capacity(total / clients + 1);
                 let mut i = c;
                 while i < total {
                     let t = Instant::now();
-                    ensure!(request(&client, i), "request {i} failed");
+                    ensure!(request(client.clone(), i).await, "request {i} failed");
                     latencies.push(t.elapsed());
                     i += clients;
                 }
-                Ok(latencies)
-            })
+                Ok::<_, anyhow::Error>(latencies)
+            }));
+        }
+        let mut latencies = Vec::with_capacity(total);
+        for task in tasks {
+            latencies.extend(task.await??);
+        }
+        Ok(Figures {
+            name: name.to_owned(),
+            latencies,
+            wall: started.elapsed(),
         })
-        .collect();
-    let mut latencies = Vec::with_capacity(total);
-    for thread in threads {
-        latencies.extend(
-            thread
-                .join()
-                .map_err(|_| anyhow::anyhow!("a client thread panicked"))??,
-        );
-    }
-    Ok(Figures {
-        name: name.to_owned(),
-        latencies,
-        wall: started.elapsed(),
+    })
+}
+
+/// A GET of `path(i)` that succeeds with a 2xx and a fully read body.
+fn get_request(
+    base: Arc<String>,
+    token: Arc<String>,
+    path: impl Fn(usize) -> String + Send + Sync + 'static,
+) -> Request {
+    let path = Arc::new(path);
+    Arc::new(move |client, i| {
+        let url = format!("{base}{}", path(i));
+        let token = Arc::clone(&token);
+        Box::pin(async move {
+            match client.get(url).bearer_auth(token.as_str()).send().await {
+                Ok(response) => response.status().is_success() && response.bytes().await.is_ok(),
+                Err(_) => false,
+            }
+        })
     })
 }
 
@@ -104,40 +132,48 @@ fn main() -> Result<()> {
         server.pid().unwrap_or(0)
     );
 
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
     let uuids = Arc::new(std::sync::Mutex::new(vec![String::new(); args.items]));
-    let mut create = {
+    let create: Request = {
         let (base, token, uuids) = (Arc::clone(&base), Arc::clone(&token), Arc::clone(&uuids));
-        run(
-            "create content item",
-            args.items,
-            args.clients,
-            move |client, i| {
+        Arc::new(move |client, i| {
+            let url = format!("{base}/v3/content");
+            let (token, uuids) = (Arc::clone(&token), Arc::clone(&uuids));
+            Box::pin(async move {
                 let body = json!({"title": format!("Item {i}: council votes on budget"), "type": "article",
-                              "abstract": "A short summary.", "content": "<p>Body text of the article.</p>"});
+                                  "abstract": "A short summary.", "content": "<p>Body text of the article.</p>"});
                 let Ok(response) = client
-                    .post(format!("{base}/v3/content"))
+                    .post(url)
                     .bearer_auth(token.as_str())
                     .json(&body)
                     .send()
+                    .await
                 else {
                     return false;
                 };
-                let Ok(value) = response.json::<serde_json::Value>() else {
+                let Ok(value) = response.json::<serde_json::Value>().await else {
                     return false;
                 };
-                match value["uuid"].as_str() {
-                    Some(uuid) => {
-                        if let Ok(mut all) = uuids.lock() {
-                            all[i] = uuid.to_owned();
-                        }
+                match (value["uuid"].as_str(), uuids.lock()) {
+                    (Some(uuid), Ok(mut all)) => {
+                        all[i] = uuid.to_owned();
                         true
                     }
-                    None => false,
+                    _ => false,
                 }
-            },
-        )?
+            })
+        })
     };
-    create.print();
+    run(
+        &runtime,
+        "create content item",
+        args.items,
+        args.clients,
+        create,
+    )?
+    .print();
     let uuids: Arc<Vec<String>> = Arc::new(
         uuids
             .lock()
@@ -145,58 +181,48 @@ fn main() -> Result<()> {
             .clone(),
     );
 
-    let mut get = {
-        let (base, token, uuids) = (Arc::clone(&base), Arc::clone(&token), Arc::clone(&uuids));
-        run(
-            "GET one content item",
-            args.reads,
-            args.clients,
-            move |client, i| {
-                let uuid = &uuids[(i.wrapping_mul(7919)) % uuids.len()];
-                client
-                    .get(format!("{base}/v3/content/{uuid}"))
-                    .bearer_auth(token.as_str())
-                    .send()
-                    .is_ok_and(|r| r.status().is_success() && r.bytes().is_ok())
-            },
-        )?
+    let get = {
+        let uuids = Arc::clone(&uuids);
+        get_request(Arc::clone(&base), Arc::clone(&token), move |i| {
+            format!("/v3/content/{}", uuids[i.wrapping_mul(7919) % uuids.len()])
+        })
     };
-    get.print();
+    run(
+        &runtime,
+        "GET one content item",
+        args.reads,
+        args.clients,
+        get,
+    )?
+    .print();
+
+    let first_page = get_request(Arc::clone(&base), Arc::clone(&token), |_| {
+        "/v3/content?per_page=50".to_owned()
+    });
+    run(
+        &runtime,
+        "list 50 (page 1)",
+        args.lists,
+        args.clients,
+        first_page,
+    )?
+    .print();
 
     let pages = args.items.div_ceil(50).max(1);
-    let mut first_page = {
-        let (base, token) = (Arc::clone(&base), Arc::clone(&token));
-        run(
-            "list 50 (page 1)",
-            args.lists,
-            args.clients,
-            move |client, _| {
-                client
-                    .get(format!("{base}/v3/content?per_page=50"))
-                    .bearer_auth(token.as_str())
-                    .send()
-                    .is_ok_and(|r| r.status().is_success() && r.bytes().is_ok())
-            },
-        )?
-    };
-    first_page.print();
-    let mut any_page = {
-        let (base, token) = (Arc::clone(&base), Arc::clone(&token));
-        run(
-            "list 50 (random page)",
-            args.lists,
-            args.clients,
-            move |client, i| {
-                let page = 1 + (i.wrapping_mul(104_729)) % pages;
-                client
-                    .get(format!("{base}/v3/content?per_page=50&page={page}"))
-                    .bearer_auth(token.as_str())
-                    .send()
-                    .is_ok_and(|r| r.status().is_success() && r.bytes().is_ok())
-            },
-        )?
-    };
-    any_page.print();
+    let any_page = get_request(Arc::clone(&base), Arc::clone(&token), move |i| {
+        format!(
+            "/v3/content?per_page=50&page={}",
+            1 + i.wrapping_mul(104_729) % pages
+        )
+    });
+    run(
+        &runtime,
+        "list 50 (random page)",
+        args.lists,
+        args.clients,
+        any_page,
+    )?
+    .print();
 
     let check = server.get("/v3/content?per_page=1").body["total_items"]
         .as_u64()
