@@ -18,7 +18,8 @@ Copydesk server starting. In another terminal, make a key and a first request:
        -d '{"title": "Hello newsroom", "type": "article"}' http://127.0.0.1:8080/v3/content
   curl -s -H "Authorization: Bearer \$TOKEN" http://127.0.0.1:8080/v3/content
 
-(me.json holds the private key: keep it safe.) Stop the server with Ctrl-C.
+(me.json holds the private key: keep it safe. With --listen, use that address.)
+Stop the server with Ctrl-C.
 
 HOW
 exec "$server" serve "$@"
