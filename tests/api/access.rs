@@ -36,6 +36,17 @@ fn token_problems_are_403() {
             None,
         )
         .expect_error(403, "token_expired");
+    // An unsigned token ("alg": "none") is refused.
+    let unsigned = format!(
+        "eyJhbGciOiJub25lIiwidHlwIjoiSldUIn0.{}.",
+        base64::Engine::encode(
+            &base64::engine::general_purpose::URL_SAFE_NO_PAD,
+            format!("{{\"pk\":\"{}\"}}", server.admin.public_key)
+        )
+    );
+    server
+        .call(Method::GET, "/v3/author", Some(&unsigned), None)
+        .expect_error(403, "token_invalid");
     // A scheme other than Bearer is no token at all.
     let reply = server.send(
         server

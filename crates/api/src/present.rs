@@ -158,7 +158,7 @@ pub fn content(item: ContentItem) -> wire::Content {
         workflow_id: record.workflow_id.to_string(),
         dominant_attachment_id: opt_id(record.dominant_attachment_id),
         has_attachment: if record.has_attachment { "1" } else { "0" }.to_owned(),
-        container_id: item.container_uuid.and(opt_id(record.container_id)),
+        container_id: opt_id(record.container_id),
         srn: record.srn,
         ssts_path: record.ssts_path,
         export: serde_json::Value::Object(serde_json::Map::new()),

@@ -105,7 +105,6 @@ pub struct ContentItem {
     pub versions: Vec<VersionSummary>,
     pub audit: Vec<AuditEntry>,
     pub attachment: Option<Attachment>,
-    pub container_uuid: Option<String>,
     pub lock: bool,
 }
 
@@ -343,10 +342,6 @@ impl Cms {
 
     fn completed(&self, tx: &Transaction<'_>, record: ContentRecord) -> Result<ContentItem> {
         let id = record.id;
-        let container_uuid = match record.container_id {
-            Some(container_id) => Some(CONTAINERS.uuid_of(tx, container_id)?),
-            None => None,
-        };
         Ok(ContentItem {
             authors: self.authors_of_content(tx, id)?,
             tags: self.tags_linked(tx, "content_tags", "content_id", id)?,
@@ -354,7 +349,6 @@ impl Cms {
             versions: self.version_summaries(tx, id)?,
             audit: self.audit_of_content(tx, id)?,
             attachment: self.attachment_of_content(tx, id)?,
-            container_uuid,
             lock: false,
             record,
         })

@@ -40,11 +40,6 @@ impl Table {
             .optional()?)
     }
 
-    pub fn uuid_of(self, tx: &Transaction<'_>, id: i64) -> Result<String> {
-        let sql = format!("SELECT uuid FROM {} WHERE id = ?1", self.name);
-        Ok(tx.prepare_cached(&sql)?.query_row([id], |row| row.get(0))?)
-    }
-
     /// Resolves the comma-separated UUIDs of a DELETE path: every one must exist.
     pub fn ids_of_list(self, tx: &Transaction<'_>, list: &str) -> Result<Vec<i64>> {
         let mut ids = Vec::new();
