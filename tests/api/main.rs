@@ -8,6 +8,7 @@ mod content;
 mod durability;
 mod errors;
 mod extensions;
+mod locks;
 mod versions_drafts;
 
 use serde_json::Value;

@@ -5,6 +5,7 @@ use copydesk_core::authors::Author;
 use copydesk_core::containers::{ContainedContent, Container};
 use copydesk_core::content::{AuditEntry, ContentItem, ContentUrl, VersionSummary};
 use copydesk_core::drafts::Draft;
+use copydesk_core::locks::LockRequest;
 use copydesk_core::paging::Page;
 use copydesk_core::search::SearchHit;
 use copydesk_core::tags::Tag;
@@ -261,5 +262,18 @@ pub fn search_hit(hit: SearchHit) -> wire::SearchHit {
         SearchHit::Content(item) => wire::SearchHit::Content(Box::new(content(*item))),
         SearchHit::Author(a) => wire::SearchHit::Author(author(a)),
         SearchHit::Tag(t) => wire::SearchHit::Tag(tag(t)),
+    }
+}
+
+pub fn lock_request(lock: LockRequest) -> wire::LockRequest {
+    wire::LockRequest {
+        id: id(lock.id),
+        uuid: lock.uuid,
+        srn: lock.srn,
+        user_id: id(lock.user_id),
+        state: lock.state,
+        created_at: lock.created_at,
+        modified_at: lock.modified_at,
+        user: lock.user.map(user),
     }
 }

@@ -152,6 +152,11 @@ impl Principal {
         self.actions.contains(action) || self.roles.iter().any(|role| role_grants(role, action))
     }
 
+    /// Whether the user holds the `admin` role.
+    pub fn is_admin(&self) -> bool {
+        self.roles.contains("admin")
+    }
+
     /// A 401 naming `action` unless the user holds it.
     pub fn require(&self, action: &str) -> Result<()> {
         if self.may(action) {

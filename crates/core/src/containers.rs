@@ -8,6 +8,7 @@ use crate::attachments::Attachment;
 use crate::clock;
 use crate::content::{CONTENT, ContentRecord, ContentUrl, replace_links};
 use crate::error::{CoreError, Result};
+use crate::locks::Lockable;
 use crate::paging::{ListParams, ListQuery, Page};
 use crate::records::{Table, fetch_page, ids_of_field, new_uuid, required_text};
 use crate::slug::Slug;
@@ -139,6 +140,7 @@ impl Cms {
         tx: &Transaction<'_>,
         mut container: Container,
     ) -> Result<Container> {
+        container.lock = self.is_locked(tx, Lockable::Container(container.id))?;
         container.tags = self.tags_linked(tx, "container_tags", "container_id", container.id)?;
         let sql = format!(
             "SELECT {} FROM container_content cc JOIN content ON content.id = cc.content_id
@@ -155,7 +157,7 @@ impl Cms {
                 Ok(ContainedContent {
                     attachment: self.attachment_of_content(tx, record.id)?,
                     urls: self.urls_of_content(tx, record.id)?,
-                    lock: false,
+                    lock: self.is_locked(tx, Lockable::Content(record.id))?,
                     record,
                 })
             })
@@ -273,6 +275,7 @@ impl Cms {
         };
         self.store.write(|tx| {
             let id = CONTAINERS.id_of(tx, uuid)?;
+            self.check_unlocked_for(tx, who, Lockable::Container(id))?;
             let old = self.container_by_id(tx, id)?;
             let title = match input.title.as_deref() {
                 Some(title) => required_text("title", Some(title))?,
@@ -325,7 +328,11 @@ impl Cms {
     pub fn delete_containers(&self, who: &Principal, uuids: &str) -> Result<()> {
         who.require("CONTAINER delete")?;
         self.store.write(|tx| {
-            for id in CONTAINERS.ids_of_list(tx, uuids)? {
+            let ids = CONTAINERS.ids_of_list(tx, uuids)?;
+            for id in &ids {
+                self.check_unlocked_for(tx, who, Lockable::Container(*id))?;
+            }
+            for id in ids {
                 tx.prepare_cached("UPDATE content SET container_id = NULL, modified_at = ?2 WHERE container_id = ?1")?
                     .execute(params![id, clock::now()])?;
                 CONTAINERS.delete(tx, id)?;

@@ -330,14 +330,14 @@ impl Cms {
         Ok(())
     }
 
-    /// Whether `who` may write to the item now. Exclusive locks hook in here.
+    /// Whether `who` may write to the item now: not while another user holds its lock.
     pub(crate) fn check_writable(
         &self,
-        _tx: &Transaction<'_>,
-        _who: &Principal,
-        _content_id: i64,
+        tx: &Transaction<'_>,
+        who: &Principal,
+        content_id: i64,
     ) -> Result<()> {
-        Ok(())
+        self.check_unlocked_for(tx, who, crate::locks::Lockable::Content(content_id))
     }
 
     fn completed(&self, tx: &Transaction<'_>, record: ContentRecord) -> Result<ContentItem> {
@@ -349,7 +349,7 @@ impl Cms {
             versions: self.version_summaries(tx, id)?,
             audit: self.audit_of_content(tx, id)?,
             attachment: self.attachment_of_content(tx, id)?,
-            lock: false,
+            lock: self.is_locked(tx, crate::locks::Lockable::Content(id))?,
             record,
         })
     }

@@ -12,6 +12,7 @@ pub mod content;
 pub mod draftjs;
 pub mod drafts;
 pub mod error;
+pub mod locks;
 pub mod paging;
 pub mod records;
 pub mod search;

@@ -19,10 +19,16 @@ use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
 use crate::error::{CoreError, Result};
 
 /// The migrations, in order; the position of each (from 1) is its number.
-const MIGRATIONS: &[(&str, &str)] = &[(
-    "0001_initial",
-    include_str!("../migrations/0001_initial.sql"),
-)];
+const MIGRATIONS: &[(&str, &str)] = &[
+    (
+        "0001_initial",
+        include_str!("../migrations/0001_initial.sql"),
+    ),
+    (
+        "0002_collaboration_and_print",
+        include_str!("../migrations/0002_collaboration_and_print.sql"),
+    ),
+];
 
 const READERS: usize = 8;
 

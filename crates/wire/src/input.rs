@@ -147,6 +147,11 @@ pub struct ContainerBody {
     pub tags: Option<Vec<String>>,
 }
 
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+pub struct LockRequestBody {
+    pub srn: Option<String>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

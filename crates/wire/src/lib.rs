@@ -271,3 +271,16 @@ pub enum SearchHit {
     Author(Author),
     Tag(Tag),
 }
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct LockRequest {
+    pub id: String,
+    pub uuid: String,
+    /// The SRN of the locked item.
+    pub srn: String,
+    pub user_id: String,
+    pub state: String,
+    pub created_at: String,
+    pub modified_at: String,
+    pub user: Option<User>,
+}

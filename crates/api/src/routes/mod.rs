@@ -6,6 +6,7 @@ mod containers;
 mod content;
 mod drafts;
 mod files;
+mod locks;
 mod search;
 mod tags;
 mod token;
@@ -13,7 +14,7 @@ mod users;
 mod versions;
 
 use axum::Router;
-use axum::routing::{get, put};
+use axum::routing::{get, post, put};
 
 use crate::AppState;
 
@@ -41,6 +42,11 @@ pub(crate) fn all() -> Router<AppState> {
         )
         .route("/v3/draft", get(drafts::last).post(drafts::create))
         .route("/v3/attachment/{uuid}", put(attachments::update))
+        .route("/v3/lock-request", post(locks::create))
+        .route(
+            "/v3/lock-request/{uuid}",
+            get(locks::get).delete(locks::delete),
+        )
         .route(
             "/v3/container",
             get(containers::list).post(containers::create),

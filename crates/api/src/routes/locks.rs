@@ -1,0 +1,52 @@
+//! `/v3/lock-request`: exclusive locks on items.
+
+use axum::Json;
+use axum::extract::{Path, State};
+use copydesk_wire as wire;
+
+use crate::AppState;
+use crate::error::ApiResult;
+use crate::extract::{Bearer, RawJson};
+use crate::present;
+
+pub async fn get(
+    State(state): State<AppState>,
+    bearer: Bearer,
+    Path(uuid): Path<String>,
+) -> ApiResult<Json<Vec<wire::LockRequest>>> {
+    let lock = state
+        .call(bearer, move |cms, who| cms.get_lock_request(who, &uuid))
+        .await?;
+    Ok(Json(vec![present::lock_request(lock)]))
+}
+
+pub async fn create(
+    State(state): State<AppState>,
+    bearer: Bearer,
+    body: RawJson,
+) -> ApiResult<Json<Vec<wire::LockRequest>>> {
+    let lock = state
+        .call_with(
+            bearer,
+            "LOCKREQUEST create",
+            body,
+            |cms, who, body: wire::LockRequestBody| {
+                cms.create_lock_request(who, body.srn.as_deref())
+            },
+        )
+        .await?;
+    Ok(Json(vec![present::lock_request(lock)]))
+}
+
+pub async fn delete(
+    State(state): State<AppState>,
+    bearer: Bearer,
+    Path(uuid): Path<String>,
+) -> ApiResult<Json<wire::Message>> {
+    state
+        .call(bearer, move |cms, who| cms.delete_lock_request(who, &uuid))
+        .await?;
+    Ok(Json(wire::Message {
+        message: "ok".into(),
+    }))
+}
