@@ -119,16 +119,16 @@ impl Cms {
         who: &Principal,
         item: Lockable,
     ) -> Result<()> {
-        if let Some(lock) = self.lock_on(tx, item)? {
-            if lock.user_id != who.user_id {
-                let holder = lock
-                    .user
-                    .map_or_else(|| "another user".to_owned(), |u| u.name);
-                return Err(CoreError::Locked(format!(
-                    "{holder} has this item locked since {}; ask them to release it",
-                    lock.created_at
-                )));
-            }
+        if let Some(lock) = self.lock_on(tx, item)?
+            && lock.user_id != who.user_id
+        {
+            let holder = lock
+                .user
+                .map_or_else(|| "another user".to_owned(), |u| u.name);
+            return Err(CoreError::Locked(format!(
+                "{holder} has this item locked since {}; ask them to release it",
+                lock.created_at
+            )));
         }
         Ok(())
     }
