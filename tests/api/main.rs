@@ -3,6 +3,7 @@
 mod access;
 mod attachments;
 mod authors;
+mod comments;
 mod containers;
 mod content;
 mod durability;

@@ -1,7 +1,9 @@
 //! Turns the service's records into the wire shapes (ids and numbers as strings).
 
+use copydesk_core::assignments::Assignment;
 use copydesk_core::attachments::Attachment;
 use copydesk_core::authors::Author;
+use copydesk_core::comments::{AssignmentComment, NoteComment};
 use copydesk_core::containers::{ContainedContent, Container};
 use copydesk_core::content::{AuditEntry, ContentItem, ContentUrl, VersionSummary};
 use copydesk_core::drafts::Draft;
@@ -275,5 +277,60 @@ pub fn lock_request(lock: LockRequest) -> wire::LockRequest {
         created_at: lock.created_at,
         modified_at: lock.modified_at,
         user: lock.user.map(user),
+    }
+}
+
+/// A user as comments embed them: with `avatar`.
+fn commenter(found: Option<User>) -> Option<wire::User> {
+    found.map(|u| {
+        let avatar = u.avatar.clone();
+        wire::User {
+            avatar: Some(avatar),
+            ..user(u)
+        }
+    })
+}
+
+pub fn note_comment(note: NoteComment) -> wire::NoteComment {
+    wire::NoteComment {
+        id: id(note.id),
+        uuid: note.uuid,
+        reference: note.reference,
+        user_id: opt_id(note.user_id),
+        comment: note.comment,
+        created_at: note.created_at,
+        version: note.version.to_string(),
+        draft_uuid: note.draft_uuid,
+        parent_id: id(note.parent_id),
+        user: commenter(note.user),
+    }
+}
+
+pub fn assignment_comment(comment: AssignmentComment) -> wire::AssignmentComment {
+    wire::AssignmentComment {
+        id: id(comment.id),
+        uuid: comment.uuid,
+        user_id: opt_id(comment.user_id),
+        assignment_id: id(comment.assignment_id),
+        comment: comment.comment,
+        created_at: comment.created_at,
+        user: commenter(comment.user),
+    }
+}
+
+pub fn assignment(assignment: Assignment) -> wire::Assignment {
+    wire::Assignment {
+        id: id(assignment.id),
+        uuid: assignment.uuid,
+        title: assignment.title,
+        description: assignment.description,
+        due_at: assignment.due_at,
+        assignee_id: opt_id(assignment.assignee_id),
+        content_id: opt_id(assignment.content_id),
+        user_id: opt_id(assignment.user_id),
+        created_at: assignment.created_at,
+        modified_at: assignment.modified_at,
+        srn: assignment.srn,
+        assignee: assignment.assignee.map(user),
     }
 }

@@ -4,9 +4,11 @@
 //! action first, then works in one transaction of the [`store::Store`].
 
 pub mod access;
+pub mod assignments;
 pub mod attachments;
 pub mod authors;
 pub mod clock;
+pub mod comments;
 pub mod containers;
 pub mod content;
 pub mod draftjs;
@@ -15,6 +17,7 @@ pub mod error;
 pub mod locks;
 pub mod paging;
 pub mod records;
+pub mod sanitize;
 pub mod search;
 pub mod slug;
 pub mod srn;

@@ -40,6 +40,22 @@ impl Table {
             .optional()?)
     }
 
+    /// A reference a client sent in `field`: a numeric id or a UUID; it must exist.
+    pub fn id_of_ref(self, tx: &Transaction<'_>, field: &str, raw: &str) -> Result<i64> {
+        let raw = raw.trim();
+        if let Ok(id) = raw.parse::<i64>() {
+            let sql = format!("SELECT id FROM {} WHERE id = ?1", self.name);
+            return tx
+                .prepare_cached(&sql)?
+                .query_row([id], |row| row.get(0))
+                .optional()?
+                .ok_or_else(|| {
+                    CoreError::not_found_field(field, format!("no {} with id {id}", self.noun))
+                });
+        }
+        self.id_of_field(tx, field, raw)
+    }
+
     /// Resolves the comma-separated UUIDs of a DELETE path: every one must exist.
     pub fn ids_of_list(self, tx: &Transaction<'_>, list: &str) -> Result<Vec<i64>> {
         let mut ids = Vec::new();

@@ -152,6 +152,47 @@ pub struct LockRequestBody {
     pub srn: Option<String>,
 }
 
+/// A reference to another record: its numeric id (number or string) or its UUID.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Reference(pub String);
+
+impl<'de> Deserialize<'de> for Reference {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        match Value::deserialize(deserializer)? {
+            Value::String(s) => Ok(Reference(s)),
+            Value::Number(n) if n.is_i64() || n.is_u64() => Ok(Reference(n.to_string())),
+            other => Err(de::Error::custom(format!(
+                "expected an id or a UUID, not {other}"
+            ))),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+pub struct NoteCommentBody {
+    pub comment: Option<String>,
+    pub version: Option<Integer>,
+    pub reference: Option<String>,
+    pub draft_uuid: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+pub struct AssignmentCommentBody {
+    pub comment: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+pub struct AssignmentBody {
+    pub title: Option<String>,
+    pub description: Option<String>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub due_at: Option<Option<String>>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub assignee_id: Option<Option<Reference>>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub content_id: Option<Option<Reference>>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

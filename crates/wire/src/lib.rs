@@ -284,3 +284,44 @@ pub struct LockRequest {
     pub modified_at: String,
     pub user: Option<User>,
 }
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct NoteComment {
+    pub id: String,
+    pub uuid: String,
+    pub reference: String,
+    pub user_id: Option<String>,
+    pub comment: String,
+    pub created_at: String,
+    pub version: String,
+    pub draft_uuid: String,
+    pub parent_id: String,
+    pub user: Option<User>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct AssignmentComment {
+    pub id: String,
+    pub uuid: String,
+    pub user_id: Option<String>,
+    pub assignment_id: String,
+    pub comment: String,
+    pub created_at: String,
+    pub user: Option<User>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Assignment {
+    pub id: String,
+    pub uuid: String,
+    pub title: String,
+    pub description: String,
+    pub due_at: Option<String>,
+    pub assignee_id: Option<String>,
+    pub content_id: Option<String>,
+    pub user_id: Option<String>,
+    pub created_at: String,
+    pub modified_at: String,
+    pub srn: String,
+    pub assignee: Option<User>,
+}

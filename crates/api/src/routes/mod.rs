@@ -1,7 +1,9 @@
 //! The route table: one module per resource of the `/v3` service.
 
+mod assignments;
 mod attachments;
 mod authors;
+mod comments;
 mod containers;
 mod content;
 mod drafts;
@@ -43,6 +45,24 @@ pub(crate) fn all() -> Router<AppState> {
         .route("/v3/draft", get(drafts::last).post(drafts::create))
         .route("/v3/attachment/{uuid}", put(attachments::update))
         .route("/v3/lock-request", post(locks::create))
+        .route(
+            "/v3/note-comment/{uuid}",
+            get(comments::notes).post(comments::create_note),
+        )
+        .route(
+            "/v3/assignment-comment/{uuid}",
+            get(comments::assignment_comments).post(comments::create_assignment_comment),
+        )
+        .route(
+            "/v3/assignment",
+            get(assignments::list).post(assignments::create),
+        )
+        .route(
+            "/v3/assignment/{uuid}",
+            get(assignments::get)
+                .put(assignments::update)
+                .delete(assignments::delete),
+        )
         .route(
             "/v3/lock-request/{uuid}",
             get(locks::get).delete(locks::delete),

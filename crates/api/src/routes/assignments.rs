@@ -1,0 +1,85 @@
+//! `/v3/assignment`: planning assignments (an extension the contract names).
+
+use axum::Json;
+use axum::extract::{Path, State};
+use copydesk_core::assignments::AssignmentInput;
+use copydesk_wire as wire;
+
+use crate::AppState;
+use crate::error::ApiResult;
+use crate::extract::{Bearer, QueryPairs, RawJson};
+use crate::present;
+
+fn input(body: wire::AssignmentBody) -> AssignmentInput {
+    AssignmentInput {
+        title: body.title,
+        description: body.description,
+        due_at: body.due_at,
+        assignee_id: body.assignee_id.map(|r| r.map(|r| r.0)),
+        content_id: body.content_id.map(|r| r.map(|r| r.0)),
+    }
+}
+
+pub async fn list(
+    State(state): State<AppState>,
+    bearer: Bearer,
+    query: QueryPairs,
+) -> ApiResult<Json<wire::Envelope<wire::Assignment>>> {
+    let page = state
+        .call(bearer, move |cms, who| {
+            cms.list_assignments(who, &query.list())
+        })
+        .await?;
+    Ok(Json(present::page(page, present::assignment)))
+}
+
+pub async fn get(
+    State(state): State<AppState>,
+    bearer: Bearer,
+    Path(uuid): Path<String>,
+) -> ApiResult<Json<Vec<wire::Assignment>>> {
+    let assignment = state
+        .call(bearer, move |cms, who| cms.get_assignment(who, &uuid))
+        .await?;
+    Ok(Json(vec![present::assignment(assignment)]))
+}
+
+pub async fn create(
+    State(state): State<AppState>,
+    bearer: Bearer,
+    body: RawJson,
+) -> ApiResult<Json<Vec<wire::Assignment>>> {
+    let assignment = state
+        .call_with(bearer, "ASSIGNMENT create", body, |cms, who, body| {
+            cms.create_assignment(who, input(body))
+        })
+        .await?;
+    Ok(Json(vec![present::assignment(assignment)]))
+}
+
+pub async fn update(
+    State(state): State<AppState>,
+    bearer: Bearer,
+    Path(uuid): Path<String>,
+    body: RawJson,
+) -> ApiResult<Json<Vec<wire::Assignment>>> {
+    let assignment = state
+        .call_with(bearer, "ASSIGNMENT update", body, move |cms, who, body| {
+            cms.update_assignment(who, &uuid, input(body))
+        })
+        .await?;
+    Ok(Json(vec![present::assignment(assignment)]))
+}
+
+pub async fn delete(
+    State(state): State<AppState>,
+    bearer: Bearer,
+    Path(uuids): Path<String>,
+) -> ApiResult<Json<wire::Message>> {
+    state
+        .call(bearer, move |cms, who| cms.delete_assignments(who, &uuids))
+        .await?;
+    Ok(Json(wire::Message {
+        message: "ok".into(),
+    }))
+}

@@ -1,0 +1,89 @@
+//! `/v3/note-comment` (threads on notes) and `/v3/assignment-comment` (flat threads on assignments).
+
+use axum::Json;
+use axum::extract::{Path, State};
+use copydesk_core::comments::NoteCommentInput;
+use copydesk_wire as wire;
+
+use crate::AppState;
+use crate::error::ApiResult;
+use crate::extract::{Bearer, RawJson};
+use crate::present;
+
+pub async fn notes(
+    State(state): State<AppState>,
+    bearer: Bearer,
+    Path(reference): Path<String>,
+) -> ApiResult<Json<wire::Items<wire::NoteComment>>> {
+    let notes = state
+        .call(bearer, move |cms, who| cms.note_comments(who, &reference))
+        .await?;
+    Ok(Json(wire::Items {
+        items: notes.into_iter().map(present::note_comment).collect(),
+    }))
+}
+
+pub async fn create_note(
+    State(state): State<AppState>,
+    bearer: Bearer,
+    Path(parent): Path<String>,
+    body: RawJson,
+) -> ApiResult<Json<wire::Items<wire::NoteComment>>> {
+    let notes = state
+        .call_with(
+            bearer,
+            "NOTECOMMENT create",
+            body,
+            move |cms, who, body: wire::NoteCommentBody| {
+                cms.create_note_comment(
+                    who,
+                    &parent,
+                    NoteCommentInput {
+                        comment: body.comment,
+                        version: body.version.map(|v| v.0),
+                        reference: body.reference,
+                        draft_uuid: body.draft_uuid,
+                    },
+                )
+            },
+        )
+        .await?;
+    Ok(Json(wire::Items {
+        items: notes.into_iter().map(present::note_comment).collect(),
+    }))
+}
+
+pub async fn assignment_comments(
+    State(state): State<AppState>,
+    bearer: Bearer,
+    Path(uuid): Path<String>,
+) -> ApiResult<Json<wire::Items<wire::AssignmentComment>>> {
+    let comments = state
+        .call(bearer, move |cms, who| cms.assignment_comments(who, &uuid))
+        .await?;
+    Ok(Json(wire::Items {
+        items: comments
+            .into_iter()
+            .map(present::assignment_comment)
+            .collect(),
+    }))
+}
+
+pub async fn create_assignment_comment(
+    State(state): State<AppState>,
+    bearer: Bearer,
+    Path(uuid): Path<String>,
+    body: RawJson,
+) -> ApiResult<Json<wire::AssignmentComment>> {
+    let comment = state
+        .call_with(
+            bearer,
+            "ASSIGNMENTCOMMENT create",
+            body,
+            move |cms, who, body: wire::AssignmentCommentBody| {
+                cms.create_assignment_comment(who, &uuid, body.comment.as_deref())
+            },
+        )
+        .await?;
+    Ok(Json(present::assignment_comment(comment)))
+}
