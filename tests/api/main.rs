@@ -10,6 +10,7 @@ mod durability;
 mod errors;
 mod extensions;
 mod locks;
+mod print;
 mod versions_drafts;
 
 use serde_json::Value;

@@ -96,6 +96,14 @@ fn is_json(content_type: &str) -> bool {
 }
 
 impl RawJson {
+    /// Like [`RawJson::parse`], for an operation whose body may be left out.
+    pub fn parse_optional<T: DeserializeOwned + Default>(&self) -> Result<T, ApiError> {
+        if self.bytes.iter().all(u8::is_ascii_whitespace) {
+            return Ok(T::default());
+        }
+        self.parse()
+    }
+
     /// Deserialises the body into `T`; a wrong type names the field at fault.
     pub fn parse<T: DeserializeOwned>(&self) -> Result<T, ApiError> {
         match &self.content_type {

@@ -9,6 +9,8 @@ use copydesk_core::content::{AuditEntry, ContentItem, ContentUrl, VersionSummary
 use copydesk_core::drafts::Draft;
 use copydesk_core::locks::LockRequest;
 use copydesk_core::paging::Page;
+use copydesk_core::planning::{Issue, Workflow, WorkflowSection};
+use copydesk_core::print_documents::{PrintAuditEntry, PrintDocument};
 use copydesk_core::search::SearchHit;
 use copydesk_core::tags::Tag;
 use copydesk_core::users::User;
@@ -332,5 +334,85 @@ pub fn assignment(assignment: Assignment) -> wire::Assignment {
         modified_at: assignment.modified_at,
         srn: assignment.srn,
         assignee: assignment.assignee.map(user),
+    }
+}
+
+fn flag(value: bool) -> String {
+    if value { "1" } else { "0" }.to_owned()
+}
+
+pub fn issue(issue: Issue) -> wire::Issue {
+    wire::Issue {
+        id: id(issue.id),
+        uuid: issue.uuid,
+        label: issue.label,
+        description: issue.description,
+        status: issue.status.to_string(),
+        created_at: issue.created_at,
+        modified_at: issue.modified_at,
+        published_at: issue.published_at,
+        srn: issue.srn,
+        decorated_label: issue.decorated_label,
+    }
+}
+
+pub fn workflow(workflow: Workflow) -> wire::Workflow {
+    wire::Workflow {
+        id: id(workflow.id),
+        uuid: workflow.uuid,
+        slug: workflow.slug,
+        name: workflow.name,
+        status: workflow.status.to_string(),
+        is_web: flag(workflow.is_web),
+        is_print: flag(workflow.is_print),
+        priority: workflow.priority.to_string(),
+        is_content: flag(workflow.is_content),
+        is_assignment: flag(workflow.is_assignment),
+        srn: workflow.srn,
+    }
+}
+
+pub fn workflow_section(section: WorkflowSection) -> wire::WorkflowSection {
+    wire::WorkflowSection {
+        id: id(section.id),
+        uuid: section.uuid,
+        workflow_id: opt_id(section.workflow_id),
+        name: section.name,
+        slug: section.slug,
+        created_at: section.created_at,
+        modified_at: section.modified_at,
+        srn: section.srn,
+    }
+}
+
+fn print_audit(entry: PrintAuditEntry) -> wire::AuditEntry {
+    wire::AuditEntry {
+        id: id(entry.id),
+        uuid: entry.uuid,
+        action: entry.action,
+        detail: entry.detail,
+        user_id: opt_id(entry.user_id),
+        user_name: entry.user_name,
+        created_at: entry.created_at,
+    }
+}
+
+pub fn print_document(doc: PrintDocument) -> wire::PrintDocument {
+    wire::PrintDocument {
+        id: id(doc.id),
+        uuid: doc.uuid,
+        label: doc.label,
+        tracking_label: doc.tracking_label,
+        issue_id: id(doc.issue_id),
+        workflow_id: id(doc.workflow_id),
+        print_locked: flag(doc.print_locked_user.is_some()),
+        print_locked_user: doc.print_locked_user,
+        created_at: doc.created_at,
+        modified_at: doc.modified_at,
+        assignee_id: id(doc.assignee_id),
+        workflow_section_id: id(doc.workflow_section_id),
+        issue: doc.issue.map(issue),
+        workflow: doc.workflow.map(workflow),
+        audit: doc.audit.into_iter().map(print_audit).collect(),
     }
 }

@@ -124,7 +124,7 @@ CREATE TABLE print_documents (
     id                  INTEGER PRIMARY KEY,
     uuid                TEXT NOT NULL UNIQUE,
     label               TEXT NOT NULL,
-    tracking_label      TEXT NOT NULL UNIQUE,
+    tracking_label      TEXT NOT NULL UNIQUE COLLATE NOCASE,
     issue_id            INTEGER NOT NULL DEFAULT 0,
     workflow_id         INTEGER NOT NULL DEFAULT 0,
     assignee_id         INTEGER NOT NULL DEFAULT 0,

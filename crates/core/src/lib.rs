@@ -16,6 +16,8 @@ pub mod drafts;
 pub mod error;
 pub mod locks;
 pub mod paging;
+pub mod planning;
+pub mod print_documents;
 pub mod records;
 pub mod sanitize;
 pub mod search;

@@ -193,6 +193,70 @@ pub struct AssignmentBody {
     pub content_id: Option<Option<Reference>>,
 }
 
+/// A yes/no flag sent as a boolean, `0`/`1`, or `"0"`/`"1"`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Flag(pub bool);
+
+impl<'de> Deserialize<'de> for Flag {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        match Value::deserialize(deserializer)? {
+            Value::Bool(b) => Ok(Flag(b)),
+            Value::Number(n) if n.as_i64() == Some(0) => Ok(Flag(false)),
+            Value::Number(n) if n.as_i64() == Some(1) => Ok(Flag(true)),
+            Value::String(s) if s.trim() == "0" || s.trim() == "false" => Ok(Flag(false)),
+            Value::String(s) if s.trim() == "1" || s.trim() == "true" => Ok(Flag(true)),
+            other => Err(de::Error::custom(format!("expected 0 or 1, not {other}"))),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+pub struct WorkflowBody {
+    pub slug: Option<String>,
+    pub name: Option<String>,
+    pub status: Option<Integer>,
+    pub is_web: Option<Flag>,
+    pub is_print: Option<Flag>,
+    pub priority: Option<Integer>,
+    pub is_content: Option<Flag>,
+    pub is_assignment: Option<Flag>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+pub struct WorkflowSectionBody {
+    pub name: Option<String>,
+    pub slug: Option<String>,
+    pub workflow_id: Option<Reference>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+pub struct IssueBody {
+    pub label: Option<String>,
+    pub description: Option<String>,
+    pub status: Option<Integer>,
+    pub published_at: Option<String>,
+    pub decorated_label: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+pub struct PrintDocumentBody {
+    pub label: Option<String>,
+    pub tracking_label: Option<String>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub workflow_id: Option<Option<Reference>>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub issue_id: Option<Option<Reference>>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub assignee_id: Option<Option<Reference>>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub workflow_section_id: Option<Option<Reference>>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+pub struct PrintLockBody {
+    pub on_behalf_of: Option<String>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -325,3 +325,65 @@ pub struct Assignment {
     pub srn: String,
     pub assignee: Option<User>,
 }
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Issue {
+    pub id: String,
+    pub uuid: String,
+    pub label: String,
+    pub description: String,
+    pub status: String,
+    pub created_at: String,
+    pub modified_at: String,
+    pub published_at: Option<String>,
+    pub srn: String,
+    pub decorated_label: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Workflow {
+    pub id: String,
+    pub uuid: String,
+    pub slug: String,
+    pub name: String,
+    pub status: String,
+    pub is_web: String,
+    pub is_print: String,
+    pub priority: String,
+    pub is_content: String,
+    pub is_assignment: String,
+    pub srn: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct WorkflowSection {
+    pub id: String,
+    pub uuid: String,
+    pub workflow_id: Option<String>,
+    pub name: String,
+    pub slug: String,
+    pub created_at: String,
+    pub modified_at: String,
+    pub srn: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct PrintDocument {
+    pub id: String,
+    pub uuid: String,
+    pub label: String,
+    pub tracking_label: String,
+    pub issue_id: String,
+    pub workflow_id: String,
+    pub print_locked: String,
+    /// The UUID of the user who has the document out.
+    pub print_locked_user: Option<String>,
+    pub created_at: String,
+    pub modified_at: String,
+    pub assignee_id: String,
+    pub workflow_section_id: String,
+    pub issue: Option<Issue>,
+    pub workflow: Option<Workflow>,
+    /// Who created, changed, locked, unlocked, took over or forced the lock, and when.
+    pub audit: Vec<AuditEntry>,
+}

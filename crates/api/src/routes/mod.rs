@@ -9,6 +9,8 @@ mod content;
 mod drafts;
 mod files;
 mod locks;
+mod planning;
+mod print_documents;
 mod search;
 mod tags;
 mod token;
@@ -85,5 +87,32 @@ pub(crate) fn all() -> Router<AppState> {
             get(tags::get).put(tags::update).delete(tags::delete),
         )
         .route("/v3/search", get(search::search))
+        .route(
+            "/v3/workflow",
+            get(planning::list_workflows).post(planning::create_workflow),
+        )
+        .route("/v3/workflow/{uuid}", get(planning::get_workflow))
+        .route(
+            "/v3/workflow-section",
+            get(planning::list_sections).post(planning::create_section),
+        )
+        .route("/v3/workflow-section/{uuid}", get(planning::get_section))
+        .route(
+            "/v3/issue",
+            get(planning::list_issues).post(planning::create_issue),
+        )
+        .route("/v3/issue/{uuid}", get(planning::get_issue))
+        .route(
+            "/v3/print-document",
+            get(print_documents::list).post(print_documents::create),
+        )
+        .route(
+            "/v3/print-document/{identifier}",
+            get(print_documents::get).put(print_documents::update),
+        )
+        .route(
+            "/v3/print-document/{uuid}/lock",
+            post(print_documents::lock).delete(print_documents::unlock),
+        )
         .route("/files/{salt}/{name}", get(files::serve))
 }

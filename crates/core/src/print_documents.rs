@@ -1,0 +1,432 @@
+//! Tracked print documents and their non-exclusive lock, which marks who has a document out.
+//!
+//! The lock blocks no write. Taking a document another user has out, locking
+//! on someone's behalf, and removing someone else's lock all need
+//! `PRINTDOCUMENT passThruLock`, and each is recorded in the document's audit.
+
+use rusqlite::{OptionalExtension as _, Row, Transaction, params};
+
+use crate::Cms;
+use crate::access::Principal;
+use crate::clock;
+use crate::error::{CoreError, Result};
+use crate::paging::{ListParams, ListQuery, Page};
+use crate::planning::{ISSUES, Issue, SECTIONS, WORKFLOWS, Workflow};
+use crate::records::{Table, fetch_page, new_uuid, required_text};
+use crate::users::{USERS, User};
+
+pub(crate) const PRINT_DOCUMENTS: Table = Table {
+    name: "print_documents",
+    noun: "print document",
+};
+
+const PASS_THRU: &str = "PRINTDOCUMENT passThruLock";
+const SORTABLE: &[&str] = &[
+    "id",
+    "uuid",
+    "label",
+    "tracking_label",
+    "created_at",
+    "modified_at",
+];
+const COLUMNS: &str = "print_documents.id, print_documents.uuid, print_documents.label, print_documents.tracking_label, print_documents.issue_id, print_documents.workflow_id, print_documents.assignee_id, print_documents.workflow_section_id, print_documents.print_locked_user, print_documents.created_at, print_documents.modified_at, (SELECT uuid FROM users WHERE users.id = print_documents.print_locked_user)";
+
+/// A tracking label: the file path stub and name with every non-alphanumeric character removed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TrackingLabel(String);
+
+impl TrackingLabel {
+    pub fn parse(raw: &str) -> Result<Self> {
+        let label: String = raw.chars().filter(|c| c.is_alphanumeric()).collect();
+        if label.is_empty() {
+            return Err(CoreError::invalid_field(
+                "tracking_label",
+                "a tracking label needs at least one letter or digit",
+            ));
+        }
+        Ok(Self(label))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PrintAuditEntry {
+    pub id: i64,
+    pub uuid: String,
+    pub action: String,
+    pub detail: String,
+    pub user_id: Option<i64>,
+    pub user_name: Option<String>,
+    pub created_at: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PrintDocument {
+    pub id: i64,
+    pub uuid: String,
+    pub label: String,
+    pub tracking_label: String,
+    pub issue_id: i64,
+    pub workflow_id: i64,
+    pub assignee_id: i64,
+    pub workflow_section_id: i64,
+    pub print_locked_user: Option<String>,
+    print_locked_user_id: Option<i64>,
+    pub created_at: String,
+    pub modified_at: String,
+    pub issue: Option<Issue>,
+    pub workflow: Option<Workflow>,
+    pub audit: Vec<PrintAuditEntry>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct PrintDocumentInput {
+    pub label: Option<String>,
+    pub tracking_label: Option<String>,
+    pub workflow_id: Option<Option<String>>,
+    pub issue_id: Option<Option<String>>,
+    pub assignee_id: Option<Option<String>>,
+    pub workflow_section_id: Option<Option<String>>,
+}
+
+fn document_from_row(row: &Row<'_>) -> rusqlite::Result<PrintDocument> {
+    Ok(PrintDocument {
+        id: row.get(0)?,
+        uuid: row.get(1)?,
+        label: row.get(2)?,
+        tracking_label: row.get(3)?,
+        issue_id: row.get(4)?,
+        workflow_id: row.get(5)?,
+        assignee_id: row.get(6)?,
+        workflow_section_id: row.get(7)?,
+        print_locked_user_id: row.get(8)?,
+        created_at: row.get(9)?,
+        modified_at: row.get(10)?,
+        print_locked_user: row.get(11)?,
+        issue: None,
+        workflow: None,
+        audit: Vec::new(),
+    })
+}
+
+/// A reference that may be absent, `0` or `null` (none), or an id or UUID of `table`.
+fn reference(tx: &Transaction<'_>, table: Table, field: &str, raw: Option<&str>) -> Result<i64> {
+    match raw.map(str::trim) {
+        None | Some("") | Some("0") => Ok(0),
+        Some(raw) => table.id_of_ref(tx, field, raw),
+    }
+}
+
+impl Cms {
+    fn completed_document(
+        &self,
+        tx: &Transaction<'_>,
+        mut doc: PrintDocument,
+    ) -> Result<PrintDocument> {
+        doc.issue = self.issue_by_id(tx, doc.issue_id)?;
+        doc.workflow = self.workflow_by_id(tx, doc.workflow_id)?;
+        let mut stmt = tx.prepare_cached(
+            "SELECT a.id, a.uuid, a.action, a.detail, a.user_id, u.name, a.created_at FROM print_document_audit a
+             LEFT JOIN users u ON u.id = a.user_id WHERE a.print_document_id = +?1 ORDER BY a.id",
+        )?;
+        doc.audit = stmt
+            .query_map([doc.id], |row| {
+                Ok(PrintAuditEntry {
+                    id: row.get(0)?,
+                    uuid: row.get(1)?,
+                    action: row.get(2)?,
+                    detail: row.get(3)?,
+                    user_id: row.get(4)?,
+                    user_name: row.get(5)?,
+                    created_at: row.get(6)?,
+                })
+            })?
+            .collect::<Result<_, _>>()?;
+        Ok(doc)
+    }
+
+    fn document_by_id(&self, tx: &Transaction<'_>, id: i64) -> Result<PrintDocument> {
+        let sql = format!("SELECT {COLUMNS} FROM print_documents WHERE print_documents.id = ?1");
+        let doc = tx
+            .prepare_cached(&sql)?
+            .query_row([id], document_from_row)?;
+        self.completed_document(tx, doc)
+    }
+
+    fn print_audit(
+        &self,
+        tx: &Transaction<'_>,
+        doc_id: i64,
+        who: &Principal,
+        action: &str,
+        detail: &str,
+    ) -> Result<()> {
+        tx.prepare_cached(
+            "INSERT INTO print_document_audit (uuid, print_document_id, user_id, action, detail, created_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        )?
+        .execute(params![new_uuid(), doc_id, who.user_id, action, detail, clock::now()])?;
+        Ok(())
+    }
+
+    fn user_name(&self, tx: &Transaction<'_>, id: Option<i64>) -> Result<String> {
+        Ok(self
+            .user_by_id(tx, id)?
+            .map_or_else(|| "another user".to_owned(), |u: User| u.name))
+    }
+
+    pub fn list_print_documents(
+        &self,
+        who: &Principal,
+        query: &ListQuery,
+    ) -> Result<Page<PrintDocument>> {
+        who.require("PRINTDOCUMENT get")?;
+        let params = ListParams::parse(query, SORTABLE, "modified_at")?;
+        self.store.read(|tx| {
+            let mut page = fetch_page(
+                tx,
+                "print_documents",
+                COLUMNS,
+                "",
+                &[],
+                &params,
+                document_from_row,
+            )?;
+            let items = std::mem::take(&mut page.items)
+                .into_iter()
+                .map(|d| self.completed_document(tx, d))
+                .collect::<Result<Vec<_>>>()?;
+            Ok(page.with_items(items))
+        })
+    }
+
+    /// `GET /v3/print-document/{identifier}`: by UUID or by tracking label (either form).
+    /// The specification guards it with `PRINTDOCUMENT create`, and so does Copydesk.
+    pub fn get_print_document(&self, who: &Principal, identifier: &str) -> Result<PrintDocument> {
+        who.require("PRINTDOCUMENT create")?;
+        self.store.read(|tx| {
+            let id = match PRINT_DOCUMENTS.try_id_of(tx, identifier)? {
+                Some(id) => Some(id),
+                None => match TrackingLabel::parse(identifier) {
+                    Ok(label) => tx
+                        .prepare_cached("SELECT id FROM print_documents WHERE tracking_label = ?1")?
+                        .query_row([label.as_str()], |row| row.get(0))
+                        .optional()?,
+                    Err(_) => None,
+                },
+            };
+            let id =
+                id.ok_or_else(|| CoreError::not_found(format!("no print document {identifier}")))?;
+            self.document_by_id(tx, id)
+        })
+    }
+
+    pub fn create_print_document(
+        &self,
+        who: &Principal,
+        input: PrintDocumentInput,
+    ) -> Result<PrintDocument> {
+        who.require("PRINTDOCUMENT create")?;
+        let label = required_text("label", input.label.as_deref())?;
+        let tracking = TrackingLabel::parse(
+            input
+                .tracking_label
+                .as_deref()
+                .ok_or_else(|| CoreError::required("tracking_label"))?,
+        )?;
+        self.store.write(|tx| {
+            let taken = tx
+                .prepare_cached("SELECT EXISTS (SELECT 1 FROM print_documents WHERE tracking_label = ?1)")?
+                .query_row([tracking.as_str()], |row| row.get::<_, bool>(0))?;
+            if taken {
+                return Err(CoreError::Conflict {
+                    message: format!("the tracking label {} is already tracked", tracking.as_str()),
+                    field: Some("tracking_label".into()),
+                });
+            }
+            let workflow = reference(tx, WORKFLOWS, "workflow_id", input.workflow_id.clone().flatten().as_deref())?;
+            let issue = reference(tx, ISSUES, "issue_id", input.issue_id.clone().flatten().as_deref())?;
+            let assignee = reference(tx, USERS, "assignee_id", input.assignee_id.clone().flatten().as_deref())?;
+            let section = reference(
+                tx,
+                SECTIONS,
+                "workflow_section_id",
+                input.workflow_section_id.clone().flatten().as_deref(),
+            )?;
+            tx.prepare_cached(
+                "INSERT INTO print_documents (uuid, label, tracking_label, issue_id, workflow_id, assignee_id,
+                 workflow_section_id, created_at, modified_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8)",
+            )?
+            .execute(params![new_uuid(), label, tracking.as_str(), issue, workflow, assignee, section, clock::now()])?;
+            let id = tx.last_insert_rowid();
+            self.print_audit(tx, id, who, "create", "")?;
+            self.document_by_id(tx, id)
+        })
+    }
+
+    pub fn update_print_document(
+        &self,
+        who: &Principal,
+        uuid: &str,
+        input: PrintDocumentInput,
+    ) -> Result<PrintDocument> {
+        who.require("PRINTDOCUMENT update")?;
+        self.store.write(|tx| {
+            let id = PRINT_DOCUMENTS.id_of(tx, uuid)?;
+            let old = self.document_by_id(tx, id)?;
+            let label = match input.label.as_deref() {
+                Some(label) => required_text("label", Some(label))?,
+                None => old.label.clone(),
+            };
+            let tracking = match input.tracking_label.as_deref() {
+                Some(raw) => TrackingLabel::parse(raw)?.as_str().to_owned(),
+                None => old.tracking_label.clone(),
+            };
+            if tracking != old.tracking_label {
+                let taken = tx
+                    .prepare_cached("SELECT EXISTS (SELECT 1 FROM print_documents WHERE tracking_label = ?1)")?
+                    .query_row([tracking.as_str()], |row| row.get::<_, bool>(0))?;
+                if taken {
+                    return Err(CoreError::Conflict {
+                        message: format!("the tracking label {tracking} is already tracked"),
+                        field: Some("tracking_label".into()),
+                    });
+                }
+            }
+            let pick = |sent: &Option<Option<String>>, table: Table, field: &str, old: i64| -> Result<i64> {
+                match sent {
+                    Some(raw) => reference(tx, table, field, raw.as_deref()),
+                    None => Ok(old),
+                }
+            };
+            let workflow = pick(&input.workflow_id, WORKFLOWS, "workflow_id", old.workflow_id)?;
+            let issue = pick(&input.issue_id, ISSUES, "issue_id", old.issue_id)?;
+            let assignee = pick(&input.assignee_id, USERS, "assignee_id", old.assignee_id)?;
+            let section = pick(&input.workflow_section_id, SECTIONS, "workflow_section_id", old.workflow_section_id)?;
+            let changed = label != old.label
+                || tracking != old.tracking_label
+                || workflow != old.workflow_id
+                || issue != old.issue_id
+                || assignee != old.assignee_id
+                || section != old.workflow_section_id;
+            if changed {
+                tx.prepare_cached(
+                    "UPDATE print_documents SET label = ?2, tracking_label = ?3, issue_id = ?4, workflow_id = ?5,
+                     assignee_id = ?6, workflow_section_id = ?7, modified_at = ?8 WHERE id = ?1",
+                )?
+                .execute(params![id, label, tracking, issue, workflow, assignee, section, clock::now()])?;
+                self.print_audit(tx, id, who, "update", "")?;
+            }
+            self.document_by_id(tx, id)
+        })
+    }
+
+    /// Marks the document as out with `who`, or with `on_behalf_of` (a user UUID) for passThruLock holders.
+    pub fn lock_print_document(
+        &self,
+        who: &Principal,
+        uuid: &str,
+        on_behalf_of: Option<&str>,
+    ) -> Result<PrintDocument> {
+        who.require("PRINTDOCUMENT update")?;
+        let on_behalf_of = on_behalf_of.map(str::trim).filter(|u| !u.is_empty());
+        if on_behalf_of.is_some() {
+            who.require(PASS_THRU)?;
+        }
+        self.store.write(|tx| {
+            let id = PRINT_DOCUMENTS.id_of(tx, uuid)?;
+            let doc = self.document_by_id(tx, id)?;
+            let holder = match on_behalf_of {
+                Some(user) => USERS.id_of_field(tx, "on_behalf_of", user)?,
+                None => who.user_id,
+            };
+            if doc.print_locked_user_id == Some(holder) {
+                return Ok(doc);
+            }
+            let now = clock::now();
+            let holder_name = self.user_name(tx, Some(holder))?;
+            if let Some(current) = doc.print_locked_user_id {
+                if !who.may(PASS_THRU) {
+                    let name = self.user_name(tx, Some(current))?;
+                    return Err(CoreError::Locked(format!(
+                        "{name} has this print document out; ask them to release it"
+                    )));
+                }
+                let previous = self.user_name(tx, Some(current))?;
+                self.print_audit(
+                    tx,
+                    id,
+                    who,
+                    "lock takeover",
+                    &format!("took the document from {previous} for {holder_name}"),
+                )?;
+            } else if holder != who.user_id {
+                self.print_audit(
+                    tx,
+                    id,
+                    who,
+                    "lock",
+                    &format!("locked on behalf of {holder_name}"),
+                )?;
+            } else {
+                self.print_audit(tx, id, who, "lock", "")?;
+            }
+            tx.prepare_cached(
+                "UPDATE print_documents SET print_locked_user = ?2, modified_at = ?3 WHERE id = ?1",
+            )?
+            .execute(params![id, holder, now])?;
+            self.document_by_id(tx, id)
+        })
+    }
+
+    /// Removes the lock: the holder's own, or anyone's for passThruLock holders (recorded as forced).
+    pub fn unlock_print_document(&self, who: &Principal, uuid: &str) -> Result<PrintDocument> {
+        who.require("PRINTDOCUMENT update")?;
+        self.store.write(|tx| {
+            let id = PRINT_DOCUMENTS.id_of(tx, uuid)?;
+            let doc = self.document_by_id(tx, id)?;
+            let Some(current) = doc.print_locked_user_id else {
+                return Ok(doc);
+            };
+            if current != who.user_id {
+                let name = self.user_name(tx, Some(current))?;
+                if !who.may(PASS_THRU) {
+                    return Err(CoreError::Locked(format!(
+                        "{name} has this print document out; only they can release it"
+                    )));
+                }
+                self.print_audit(tx, id, who, "forced unlock", &format!("removed {name}'s lock"))?;
+            } else {
+                self.print_audit(tx, id, who, "unlock", "")?;
+            }
+            tx.prepare_cached("UPDATE print_documents SET print_locked_user = NULL, modified_at = ?2 WHERE id = ?1")?
+                .execute(params![id, clock::now()])?;
+            self.document_by_id(tx, id)
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::TrackingLabel;
+
+    #[test]
+    fn tracking_labels_lose_punctuation() {
+        assert_eq!(
+            TrackingLabel::parse("Sports/2026-11 Final_page.indd")
+                .ok()
+                .map(|l| l.as_str().to_owned()),
+            Some("Sports202611Finalpageindd".to_owned())
+        );
+        assert_eq!(
+            TrackingLabel::parse("Ä/ö 1")
+                .ok()
+                .map(|l| l.as_str().to_owned()),
+            Some("Äö1".to_owned())
+        );
+        assert!(TrackingLabel::parse("/-_. ").is_err());
+    }
+}
