@@ -8,6 +8,7 @@ mod containers;
 mod content;
 mod durability;
 mod errors;
+mod exports;
 mod extensions;
 mod locks;
 mod print;

@@ -7,6 +7,7 @@ use copydesk_core::comments::{AssignmentComment, NoteComment};
 use copydesk_core::containers::{ContainedContent, Container};
 use copydesk_core::content::{AuditEntry, ContentItem, ContentUrl, VersionSummary};
 use copydesk_core::drafts::Draft;
+use copydesk_core::exports::Export;
 use copydesk_core::locks::LockRequest;
 use copydesk_core::paging::Page;
 use copydesk_core::planning::{Issue, Workflow, WorkflowSection};
@@ -166,7 +167,11 @@ pub fn content(item: ContentItem) -> wire::Content {
         container_id: opt_id(record.container_id),
         srn: record.srn,
         ssts_path: record.ssts_path,
-        export: serde_json::Value::Object(serde_json::Map::new()),
+        export: item
+            .export
+            .map(export)
+            .and_then(|e| serde_json::to_value(e).ok())
+            .unwrap_or_else(|| serde_json::Value::Object(serde_json::Map::new())),
         authors: item.authors.into_iter().map(author).collect(),
         tags: item.tags.into_iter().map(tag).collect(),
         urls,
@@ -414,5 +419,29 @@ pub fn print_document(doc: PrintDocument) -> wire::PrintDocument {
         issue: doc.issue.map(issue),
         workflow: doc.workflow.map(workflow),
         audit: doc.audit.into_iter().map(print_audit).collect(),
+    }
+}
+
+fn export(export: Export) -> wire::Export {
+    let lock = export.locked_by.map(|user_id| wire::ExportLock {
+        user_id: id(user_id),
+        user: export.lock_user.clone().map(user),
+        locked_at: export.locked_at.clone(),
+    });
+    wire::Export {
+        id: id(export.id),
+        uuid: export.uuid,
+        content_id: id(export.content_id),
+        workflow_id: id(export.workflow_id),
+        assignee_id: id(export.assignee_id),
+        issue_id: id(export.issue_id),
+        workflow_section_id: id(export.workflow_section_id),
+        content: export.body,
+        version: export.version.to_string(),
+        created_at: export.created_at,
+        modified_at: export.modified_at,
+        user_id: opt_id(export.user_id),
+        user: export.user.map(user),
+        lock,
     }
 }

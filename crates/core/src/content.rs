@@ -106,6 +106,8 @@ pub struct ContentItem {
     pub audit: Vec<AuditEntry>,
     pub attachment: Option<Attachment>,
     pub lock: bool,
+    /// The print side, once the item has one.
+    pub export: Option<crate::exports::Export>,
 }
 
 /// A content create or update. `None` leaves a field as it is; for the
@@ -350,6 +352,7 @@ impl Cms {
             audit: self.audit_of_content(tx, id)?,
             attachment: self.attachment_of_content(tx, id)?,
             lock: self.is_locked(tx, crate::locks::Lockable::Content(id))?,
+            export: self.export_of(tx, id)?,
             record,
         })
     }

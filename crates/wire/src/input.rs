@@ -257,6 +257,19 @@ pub struct PrintLockBody {
     pub on_behalf_of: Option<String>,
 }
 
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+pub struct ExportBody {
+    #[serde(default, deserialize_with = "nullable")]
+    pub workflow_id: Option<Option<Reference>>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub assignee_id: Option<Option<Reference>>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub issue_id: Option<Option<Reference>>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub workflow_section_id: Option<Option<Reference>>,
+    pub content: Option<String>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -387,3 +387,31 @@ pub struct PrintDocument {
     /// Who created, changed, locked, unlocked, took over or forced the lock, and when.
     pub audit: Vec<AuditEntry>,
 }
+
+/// The print side of a content item, as its `export` field shows it.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Export {
+    pub id: String,
+    pub uuid: String,
+    pub content_id: String,
+    pub workflow_id: String,
+    pub assignee_id: String,
+    pub issue_id: String,
+    pub workflow_section_id: String,
+    pub content: String,
+    pub version: String,
+    pub created_at: String,
+    pub modified_at: String,
+    pub user_id: Option<String>,
+    /// The user who last changed the export.
+    pub user: Option<User>,
+    /// Who works on the print side, as a notice; `null` when nobody said so.
+    pub lock: Option<ExportLock>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct ExportLock {
+    pub user_id: String,
+    pub user: Option<User>,
+    pub locked_at: Option<String>,
+}

@@ -7,6 +7,7 @@ mod comments;
 mod containers;
 mod content;
 mod drafts;
+mod exports;
 mod files;
 mod locks;
 mod planning;
@@ -113,6 +114,14 @@ pub(crate) fn all() -> Router<AppState> {
         .route(
             "/v3/print-document/{uuid}/lock",
             post(print_documents::lock).delete(print_documents::unlock),
+        )
+        .route("/v3/export/{uuid}", get(exports::get).put(exports::update))
+        .route("/v3/export/{uuid}/as/{format}", get(exports::dump))
+        .route("/v3/export/push/{uuid}", put(exports::push))
+        .route("/v3/export/pull/{uuid}", put(exports::pull))
+        .route(
+            "/v3/export/lock/{uuid}",
+            put(exports::lock).delete(exports::unlock),
         )
         .route("/files/{salt}/{name}", get(files::serve))
 }

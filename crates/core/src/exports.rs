@@ -1,0 +1,368 @@
+//! Exports: the print side of a content item, with its own workflow fields, text and versions.
+//!
+//! An export is made on the first write to it (update, pull or lock), starting
+//! from the item's web text. Push copies its text to the web as a new content
+//! version; pull copies the web text into it as a new export version. Its lock
+//! is a notice of who works on it; it blocks nothing.
+
+use rusqlite::{OptionalExtension as _, Row, Transaction, params};
+
+use crate::Cms;
+use crate::access::Principal;
+use crate::clock;
+use crate::content::{CONTENT, ContentItem};
+use crate::error::{CoreError, Result};
+use crate::planning::{ISSUES, SECTIONS, WORKFLOWS};
+use crate::records::new_uuid;
+use crate::users::{USERS, User};
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Export {
+    pub id: i64,
+    pub uuid: String,
+    pub content_id: i64,
+    pub workflow_id: i64,
+    pub assignee_id: i64,
+    pub issue_id: i64,
+    pub workflow_section_id: i64,
+    pub body: String,
+    pub version: i64,
+    pub user_id: Option<i64>,
+    pub locked_by: Option<i64>,
+    pub locked_at: Option<String>,
+    pub created_at: String,
+    pub modified_at: String,
+    pub user: Option<User>,
+    pub lock_user: Option<User>,
+}
+
+/// An export update: `None` leaves a field; references are ids or UUIDs, `0` or null for none.
+#[derive(Debug, Clone, Default)]
+pub struct ExportInput {
+    pub workflow_id: Option<Option<String>>,
+    pub assignee_id: Option<Option<String>>,
+    pub issue_id: Option<Option<String>>,
+    pub workflow_section_id: Option<Option<String>>,
+    pub body: Option<String>,
+}
+
+const COLUMNS: &str = "id, uuid, content_id, workflow_id, assignee_id, issue_id, workflow_section_id, content, version, user_id, locked_by, locked_at, created_at, modified_at";
+
+fn export_from_row(row: &Row<'_>) -> rusqlite::Result<Export> {
+    Ok(Export {
+        id: row.get(0)?,
+        uuid: row.get(1)?,
+        content_id: row.get(2)?,
+        workflow_id: row.get(3)?,
+        assignee_id: row.get(4)?,
+        issue_id: row.get(5)?,
+        workflow_section_id: row.get(6)?,
+        body: row.get(7)?,
+        version: row.get(8)?,
+        user_id: row.get(9)?,
+        locked_by: row.get(10)?,
+        locked_at: row.get(11)?,
+        created_at: row.get(12)?,
+        modified_at: row.get(13)?,
+        user: None,
+        lock_user: None,
+    })
+}
+
+impl Cms {
+    /// The export of a content item, with its users, if it has one.
+    pub(crate) fn export_of(
+        &self,
+        tx: &Transaction<'_>,
+        content_id: i64,
+    ) -> Result<Option<Export>> {
+        let sql = format!("SELECT {COLUMNS} FROM exports WHERE content_id = ?1");
+        let found = tx
+            .prepare_cached(&sql)?
+            .query_row([content_id], export_from_row)
+            .optional()?;
+        match found {
+            Some(mut export) => {
+                export.user = self.user_by_id(tx, export.user_id)?;
+                export.lock_user = self.user_by_id(tx, export.locked_by)?;
+                Ok(Some(export))
+            }
+            None => Ok(None),
+        }
+    }
+
+    /// The export of `content_id`, made from the web text when it has none yet.
+    fn ensure_export(
+        &self,
+        tx: &Transaction<'_>,
+        who: &Principal,
+        content_id: i64,
+    ) -> Result<Export> {
+        if let Some(export) = self.export_of(tx, content_id)? {
+            return Ok(export);
+        }
+        let now = clock::now();
+        tx.prepare_cached(
+            "INSERT INTO exports (uuid, content_id, content, version, user_id, created_at, modified_at)
+             SELECT ?1, id, content, 1, ?2, ?3, ?3 FROM content WHERE id = ?4",
+        )?
+        .execute(params![new_uuid(), who.user_id, now, content_id])?;
+        let export_id = tx.last_insert_rowid();
+        self.snapshot_export(tx, export_id, who)?;
+        self.export_of(tx, content_id)?
+            .ok_or_else(|| CoreError::Internal("an export just made is missing".into()))
+    }
+
+    fn snapshot_export(&self, tx: &Transaction<'_>, export_id: i64, who: &Principal) -> Result<()> {
+        tx.prepare_cached(
+            "INSERT INTO export_versions (uuid, export_id, version, content, user_id, created_at)
+             SELECT ?1, id, version, content, ?2, modified_at FROM exports WHERE id = ?3",
+        )?
+        .execute(params![new_uuid(), who.user_id, export_id])?;
+        Ok(())
+    }
+
+    /// Writes new text into the export as its next version.
+    fn set_export_text(
+        &self,
+        tx: &Transaction<'_>,
+        who: &Principal,
+        export: &Export,
+        text: &str,
+    ) -> Result<()> {
+        tx.prepare_cached(
+            "UPDATE exports SET content = ?2, version = version + 1, user_id = ?3, modified_at = ?4 WHERE id = ?1",
+        )?
+        .execute(params![export.id, text, who.user_id, clock::now()])?;
+        self.snapshot_export(tx, export.id, who)
+    }
+
+    fn export_ref(
+        tx: &Transaction<'_>,
+        table: crate::records::Table,
+        field: &str,
+        sent: &Option<Option<String>>,
+        old: i64,
+    ) -> Result<i64> {
+        match sent {
+            None => Ok(old),
+            Some(raw) => match raw.as_deref().map(str::trim) {
+                None | Some("") | Some("0") => Ok(0),
+                Some(raw) => table.id_of_ref(tx, field, raw),
+            },
+        }
+    }
+
+    fn content_for_export(&self, tx: &Transaction<'_>, uuid: &str) -> Result<i64> {
+        CONTENT.id_of(tx, uuid)
+    }
+
+    /// `GET /v3/export/{uuid}`: the content item, with its export.
+    pub fn get_export(&self, who: &Principal, uuid: &str) -> Result<ContentItem> {
+        who.require("EXPORT get")?;
+        self.store.read(|tx| {
+            let id = self.content_for_export(tx, uuid)?;
+            self.content_item(tx, id)
+        })
+    }
+
+    /// `PUT /v3/export/{uuid}`: workflow fields and text; new text is a new export version.
+    pub fn update_export(
+        &self,
+        who: &Principal,
+        uuid: &str,
+        input: ExportInput,
+    ) -> Result<ContentItem> {
+        who.require("EXPORT update")?;
+        self.store.write(|tx| {
+            let content_id = self.content_for_export(tx, uuid)?;
+            self.check_writable(tx, who, content_id)?;
+            let export = self.ensure_export(tx, who, content_id)?;
+            let workflow = Self::export_ref(tx, WORKFLOWS, "workflow_id", &input.workflow_id, export.workflow_id)?;
+            let assignee = Self::export_ref(tx, USERS, "assignee_id", &input.assignee_id, export.assignee_id)?;
+            let issue = Self::export_ref(tx, ISSUES, "issue_id", &input.issue_id, export.issue_id)?;
+            let section = Self::export_ref(tx, SECTIONS, "workflow_section_id", &input.workflow_section_id, export.workflow_section_id)?;
+            let fields_changed = (workflow, assignee, issue, section)
+                != (export.workflow_id, export.assignee_id, export.issue_id, export.workflow_section_id);
+            if fields_changed {
+                tx.prepare_cached(
+                    "UPDATE exports SET workflow_id = ?2, assignee_id = ?3, issue_id = ?4, workflow_section_id = ?5,
+                     user_id = ?6, modified_at = ?7 WHERE id = ?1",
+                )?
+                .execute(params![export.id, workflow, assignee, issue, section, who.user_id, clock::now()])?;
+            }
+            if let Some(text) = &input.body {
+                self.set_export_text(tx, who, &export, text)?;
+            }
+            if fields_changed || input.body.is_some() {
+                let detail = if input.body.is_some() { "changed the print text" } else { "changed the print workflow" };
+                self.audit(tx, content_id, who, "export update", detail)?;
+            }
+            self.content_item(tx, content_id)
+        })
+    }
+
+    /// `PUT /v3/export/push/{uuid}`: the web text becomes the export text, as a new content version.
+    pub fn push_export(&self, who: &Principal, uuid: &str) -> Result<ContentItem> {
+        who.require("EXPORT push")?;
+        self.store.write(|tx| {
+            let content_id = self.content_for_export(tx, uuid)?;
+            self.check_writable(tx, who, content_id)?;
+            let export = self
+                .export_of(tx, content_id)?
+                .ok_or_else(|| CoreError::not_found(format!("content {uuid} has no print export to push yet")))?;
+            let web: String = tx
+                .prepare_cached("SELECT content FROM content WHERE id = ?1")?
+                .query_row([content_id], |row| row.get(0))?;
+            if web != export.body {
+                tx.prepare_cached(
+                    "UPDATE content SET content = ?2, version = version + 1, modified_at = ?3 WHERE id = ?1",
+                )?
+                .execute(params![content_id, export.body, clock::now()])?;
+                self.snapshot_version(tx, content_id, who)?;
+            }
+            self.audit(tx, content_id, who, "export push", &format!("web text from print version {}", export.version))?;
+            self.content_item(tx, content_id)
+        })
+    }
+
+    /// `PUT /v3/export/pull/{uuid}`: the export text becomes the web text, as a new export version.
+    pub fn pull_export(&self, who: &Principal, uuid: &str) -> Result<ContentItem> {
+        who.require("EXPORT pull")?;
+        self.store.write(|tx| {
+            let content_id = self.content_for_export(tx, uuid)?;
+            self.check_writable(tx, who, content_id)?;
+            let export = self.ensure_export(tx, who, content_id)?;
+            let web: String = tx
+                .prepare_cached("SELECT content FROM content WHERE id = ?1")?
+                .query_row([content_id], |row| row.get(0))?;
+            if web != export.body {
+                self.set_export_text(tx, who, &export, &web)?;
+            }
+            self.audit(
+                tx,
+                content_id,
+                who,
+                "export pull",
+                "print text from the web",
+            )?;
+            self.content_item(tx, content_id)
+        })
+    }
+
+    /// `PUT` / `DELETE /v3/export/lock/{uuid}`: a notice of who works on the print side; blocks nothing.
+    pub fn set_export_lock(
+        &self,
+        who: &Principal,
+        uuid: &str,
+        locked: bool,
+    ) -> Result<ContentItem> {
+        who.require("EXPORT lock")?;
+        self.store.write(|tx| {
+            let content_id = self.content_for_export(tx, uuid)?;
+            let export = self.ensure_export(tx, who, content_id)?;
+            let now = clock::now();
+            if locked {
+                tx.prepare_cached(
+                    "UPDATE exports SET locked_by = ?2, locked_at = ?3 WHERE id = ?1",
+                )?
+                .execute(params![export.id, who.user_id, now])?;
+                let detail = match (&export.lock_user, export.locked_by) {
+                    (Some(previous), Some(id)) if id != who.user_id => {
+                        format!("took the print notice over from {}", previous.name)
+                    }
+                    _ => "works on the print side".to_owned(),
+                };
+                self.audit(tx, content_id, who, "export lock", &detail)?;
+            } else if export.locked_by.is_some() {
+                tx.prepare_cached(
+                    "UPDATE exports SET locked_by = NULL, locked_at = NULL WHERE id = ?1",
+                )?
+                .execute([export.id])?;
+                let detail = match &export.lock_user {
+                    Some(previous) if export.locked_by != Some(who.user_id) => {
+                        format!("cleared {}'s print notice", previous.name)
+                    }
+                    _ => "finished on the print side".to_owned(),
+                };
+                self.audit(tx, content_id, who, "export unlock", &detail)?;
+            }
+            self.content_item(tx, content_id)
+        })
+    }
+}
+
+/// The print formats an export can be dumped in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExportFormat {
+    Icml,
+    Html,
+    Text,
+}
+
+impl ExportFormat {
+    pub fn parse(raw: &str) -> Result<Self> {
+        match raw.to_ascii_lowercase().as_str() {
+            "icml" => Ok(Self::Icml),
+            "html" => Ok(Self::Html),
+            "text" | "txt" => Ok(Self::Text),
+            _ => Err(CoreError::not_found(format!(
+                "there is no export format \"{raw}\"; use icml, html or text"
+            ))),
+        }
+    }
+
+    pub fn extension(self) -> &'static str {
+        match self {
+            Self::Icml => "icml",
+            Self::Html => "html",
+            Self::Text => "txt",
+        }
+    }
+}
+
+/// An export rendered in one format, with a file name for downloads.
+#[derive(Debug, Clone)]
+pub struct Dump {
+    pub format: ExportFormat,
+    pub file_name: String,
+    pub body: String,
+}
+
+impl Cms {
+    /// `GET /v3/export/{uuid}/as/{type}`: the export's text (the web text while
+    /// the item has no export yet) with the headline and byline.
+    pub fn dump_export(&self, who: &Principal, uuid: &str, format: &str) -> Result<Dump> {
+        who.require("EXPORT dump")?;
+        let format = ExportFormat::parse(format)?;
+        let item = self.store.read(|tx| {
+            let id = self.content_for_export(tx, uuid)?;
+            self.content_item(tx, id)
+        })?;
+        let html = item
+            .export
+            .as_ref()
+            .map_or(item.record.body.as_str(), |e| e.body.as_str());
+        let names: Vec<&str> = item.authors.iter().map(|a| a.name.as_str()).collect();
+        let byline = match names.as_slice() {
+            [] => None,
+            [one] => Some(format!("By {one}")),
+            [rest @ .., last] => Some(format!("By {} and {last}", rest.join(", "))),
+        };
+        let story = crate::print_formats::Story {
+            headline: &item.record.title,
+            byline,
+            html,
+        };
+        let body = match format {
+            ExportFormat::Icml => crate::print_formats::to_icml(&story)?,
+            ExportFormat::Html => crate::print_formats::to_html(&story),
+            ExportFormat::Text => crate::print_formats::to_text(&story),
+        };
+        Ok(Dump {
+            format,
+            file_name: format!("{}.{}", item.record.slug, format.extension()),
+            body,
+        })
+    }
+}

@@ -1,0 +1,584 @@
+//! The export's text in the print formats: a complete HTML document, clean plain text, and ICML for InDesign.
+//!
+//! All three start from one reading of the export's HTML (with `scraper`,
+//! which parses as browsers do) into blocks of styled runs. ICML is written
+//! with `quick-xml`, so every character that needs escaping is escaped by the
+//! library, never by string concatenation.
+
+use std::io::Cursor;
+
+use quick_xml::Writer;
+use quick_xml::events::{BytesDecl, BytesEnd, BytesPI, BytesStart, BytesText, Event};
+use scraper::{Html, Node};
+
+use crate::error::{CoreError, Result};
+
+/// What a paragraph is, for its paragraph style.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BlockKind {
+    Paragraph,
+    Heading(u8),
+    ListItem,
+    Quote,
+}
+
+/// A stretch of text with one set of character styles.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Run {
+    pub text: String,
+    pub bold: bool,
+    pub italic: bool,
+    pub underline: bool,
+    pub link: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Block {
+    pub kind: BlockKind,
+    pub runs: Vec<Run>,
+}
+
+impl Block {
+    pub fn text(&self) -> String {
+        self.runs.iter().map(|r| r.text.as_str()).collect()
+    }
+}
+
+/// A forced line break inside a paragraph (`<br>`).
+const LINE_BREAK: char = '\u{2028}';
+
+#[derive(Debug, Clone, Default)]
+struct Style {
+    bold: bool,
+    italic: bool,
+    underline: bool,
+    link: Option<String>,
+}
+
+struct Reader {
+    blocks: Vec<Block>,
+    current: Option<Block>,
+}
+
+impl Reader {
+    fn start_block(&mut self, kind: BlockKind) {
+        self.finish_block();
+        self.current = Some(Block {
+            kind,
+            runs: Vec::new(),
+        });
+    }
+
+    fn finish_block(&mut self) {
+        if let Some(mut block) = self.current.take() {
+            trim_block(&mut block);
+            if !block.runs.is_empty() {
+                self.blocks.push(block);
+            }
+        }
+    }
+
+    fn push_text(&mut self, text: &str, style: &Style) {
+        let block = self.current.get_or_insert_with(|| Block {
+            kind: BlockKind::Paragraph,
+            runs: Vec::new(),
+        });
+        let previous_ends_in_space = block
+            .runs
+            .last()
+            .is_none_or(|r| r.text.ends_with(' ') || r.text.ends_with(LINE_BREAK));
+        let mut collapsed = String::with_capacity(text.len());
+        let mut in_space = previous_ends_in_space;
+        for c in text.chars() {
+            if c.is_whitespace() && c != LINE_BREAK {
+                if !in_space {
+                    collapsed.push(' ');
+                }
+                in_space = true;
+            } else {
+                collapsed.push(c);
+                in_space = c == LINE_BREAK;
+            }
+        }
+        if collapsed.is_empty() {
+            return;
+        }
+        match block.runs.last_mut() {
+            Some(last)
+                if last.bold == style.bold
+                    && last.italic == style.italic
+                    && last.underline == style.underline
+                    && last.link == style.link =>
+            {
+                last.text.push_str(&collapsed);
+            }
+            _ => block.runs.push(Run {
+                text: collapsed,
+                bold: style.bold,
+                italic: style.italic,
+                underline: style.underline,
+                link: style.link.clone(),
+            }),
+        }
+    }
+
+    fn walk(&mut self, node: ego_tree::NodeRef<'_, Node>, style: &Style) {
+        for child in node.children() {
+            match child.value() {
+                Node::Text(text) => self.push_text(text, style),
+                Node::Element(element) => {
+                    let name = element.name();
+                    let mut inner = style.clone();
+                    let block = match name {
+                        "p" | "div" | "pre" => Some(BlockKind::Paragraph),
+                        "h1" => Some(BlockKind::Heading(1)),
+                        "h2" => Some(BlockKind::Heading(2)),
+                        "h3" => Some(BlockKind::Heading(3)),
+                        "h4" => Some(BlockKind::Heading(4)),
+                        "h5" => Some(BlockKind::Heading(5)),
+                        "h6" => Some(BlockKind::Heading(6)),
+                        "li" => Some(BlockKind::ListItem),
+                        "blockquote" => Some(BlockKind::Quote),
+                        _ => None,
+                    };
+                    match name {
+                        "script" | "style" | "template" | "head" => continue,
+                        "br" => {
+                            self.push_text(&LINE_BREAK.to_string(), style);
+                            continue;
+                        }
+                        "b" | "strong" => inner.bold = true,
+                        "i" | "em" => inner.italic = true,
+                        "u" | "ins" => inner.underline = true,
+                        "a" => {
+                            inner.link = element
+                                .attr("href")
+                                .map(str::trim)
+                                .filter(|href| {
+                                    let lower = href.to_ascii_lowercase();
+                                    lower.starts_with("http://")
+                                        || lower.starts_with("https://")
+                                        || lower.starts_with("mailto:")
+                                })
+                                .map(str::to_owned);
+                        }
+                        _ => {}
+                    }
+                    if let Some(kind) = block {
+                        self.start_block(kind);
+                        self.walk(child, &inner);
+                        self.finish_block();
+                    } else {
+                        self.walk(child, &inner);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// Removes spaces and line breaks at the edges of a block.
+fn trim_block(block: &mut Block) {
+    let edge = |c: char| c == ' ' || c == LINE_BREAK;
+    if let Some(first) = block.runs.first_mut() {
+        first.text = first.text.trim_start_matches(edge).to_owned();
+    }
+    if let Some(last) = block.runs.last_mut() {
+        last.text = last.text.trim_end_matches(edge).to_owned();
+    }
+    block.runs.retain(|r| !r.text.is_empty());
+}
+
+/// Reads HTML into paragraphs of styled runs.
+pub fn read_blocks(html: &str) -> Vec<Block> {
+    let fragment = Html::parse_fragment(html);
+    let mut reader = Reader {
+        blocks: Vec::new(),
+        current: None,
+    };
+    reader.walk(fragment.tree.root(), &Style::default());
+    reader.finish_block();
+    reader.blocks
+}
+
+/// What a printed story carries besides its text.
+#[derive(Debug, Clone)]
+pub struct Story<'a> {
+    pub headline: &'a str,
+    pub byline: Option<String>,
+    pub html: &'a str,
+}
+
+/// Plain text: headline, byline, then the paragraphs separated by blank lines.
+pub fn to_text(story: &Story<'_>) -> String {
+    let mut parts = vec![story.headline.trim().to_owned()];
+    if let Some(byline) = &story.byline {
+        parts.push(byline.clone());
+    }
+    for block in read_blocks(story.html) {
+        let text = block.text().replace(LINE_BREAK, "\n");
+        parts.push(match block.kind {
+            BlockKind::ListItem => format!("- {text}"),
+            _ => text,
+        });
+    }
+    let mut out = parts.join("\n\n");
+    out.push('\n');
+    out
+}
+
+/// A complete HTML document with the headline, the byline and the sanitised text.
+pub fn to_html(story: &Story<'_>) -> String {
+    let title = quick_xml::escape::escape(story.headline.trim());
+    let byline = story
+        .byline
+        .as_deref()
+        .map(|b| format!("<p class=\"byline\">{}</p>\n", quick_xml::escape::escape(b)))
+        .unwrap_or_default();
+    let body = ammonia::clean(story.html);
+    format!(
+        "<!DOCTYPE html>\n<html>\n<head>\n<meta charset=\"utf-8\">\n<title>{title}</title>\n</head>\n<body>\n<article>\n<h1>{title}</h1>\n{byline}{body}\n</article>\n</body>\n</html>\n"
+    )
+}
+
+const NO_CHARACTER_STYLE: &str = "CharacterStyle/$ID/[No character style]";
+
+fn paragraph_style(kind: BlockKind) -> &'static str {
+    match kind {
+        BlockKind::Paragraph => "ParagraphStyle/Body",
+        BlockKind::Heading(1) => "ParagraphStyle/Heading 1",
+        BlockKind::Heading(2) => "ParagraphStyle/Heading 2",
+        BlockKind::Heading(3) => "ParagraphStyle/Heading 3",
+        BlockKind::Heading(_) => "ParagraphStyle/Heading 4",
+        BlockKind::ListItem => "ParagraphStyle/List Item",
+        BlockKind::Quote => "ParagraphStyle/Quote",
+    }
+}
+
+fn character_style(run: &Run) -> &'static str {
+    match (run.bold, run.italic) {
+        (true, true) => "CharacterStyle/Bold Italic",
+        (true, false) => "CharacterStyle/Bold",
+        (false, true) => "CharacterStyle/Italic",
+        (false, false) if run.link.is_some() => "CharacterStyle/Link",
+        (false, false) => NO_CHARACTER_STYLE,
+    }
+}
+
+type XmlWriter = Writer<Cursor<Vec<u8>>>;
+
+fn xml_error(err: impl std::fmt::Display) -> CoreError {
+    CoreError::Internal(format!("writing ICML: {err}"))
+}
+
+fn empty(writer: &mut XmlWriter, name: &str, attributes: &[(&str, &str)]) -> Result<()> {
+    let mut element = BytesStart::new(name);
+    for (key, value) in attributes {
+        element.push_attribute((*key, *value));
+    }
+    writer.write_event(Event::Empty(element)).map_err(xml_error)
+}
+
+fn open(writer: &mut XmlWriter, name: &str, attributes: &[(&str, &str)]) -> Result<()> {
+    let mut element = BytesStart::new(name);
+    for (key, value) in attributes {
+        element.push_attribute((*key, *value));
+    }
+    writer.write_event(Event::Start(element)).map_err(xml_error)
+}
+
+fn close(writer: &mut XmlWriter, name: &str) -> Result<()> {
+    writer
+        .write_event(Event::End(BytesEnd::new(name)))
+        .map_err(xml_error)
+}
+
+fn content(writer: &mut XmlWriter, text: &str) -> Result<()> {
+    open(writer, "Content", &[])?;
+    writer
+        .write_event(Event::Text(BytesText::new(text)))
+        .map_err(xml_error)?;
+    close(writer, "Content")
+}
+
+/// One run as a character style range; a linked run sits in a hyperlink text source.
+fn write_run(
+    writer: &mut XmlWriter,
+    run: &Run,
+    link_number: &mut usize,
+    links: &mut Vec<(String, String)>,
+) -> Result<()> {
+    let mut attributes = vec![("AppliedCharacterStyle", character_style(run))];
+    if run.underline {
+        attributes.push(("Underline", "true"));
+    }
+    let source = run.link.as_ref().map(|url| {
+        *link_number += 1;
+        let id = format!("HyperlinkTextSource/{link_number}");
+        links.push((id.clone(), url.clone()));
+        id
+    });
+    if let Some(source) = &source {
+        open(
+            writer,
+            "HyperlinkTextSource",
+            &[("Self", source), ("Name", source), ("Hidden", "false")],
+        )?;
+    }
+    open(writer, "CharacterStyleRange", &attributes)?;
+    content(writer, &run.text)?;
+    close(writer, "CharacterStyleRange")?;
+    if source.is_some() {
+        close(writer, "HyperlinkTextSource")?;
+    }
+    Ok(())
+}
+
+fn write_paragraph(
+    writer: &mut XmlWriter,
+    style: &str,
+    runs: &[Run],
+    last: bool,
+    link_number: &mut usize,
+    links: &mut Vec<(String, String)>,
+) -> Result<()> {
+    open(
+        writer,
+        "ParagraphStyleRange",
+        &[("AppliedParagraphStyle", style)],
+    )?;
+    for run in runs {
+        write_run(writer, run, link_number, links)?;
+    }
+    if !last {
+        open(
+            writer,
+            "CharacterStyleRange",
+            &[("AppliedCharacterStyle", NO_CHARACTER_STYLE)],
+        )?;
+        empty(writer, "Br", &[])?;
+        close(writer, "CharacterStyleRange")?;
+    }
+    close(writer, "ParagraphStyleRange")
+}
+
+/// An InCopy Markup Language document (a story InDesign can place): the
+/// headline, the byline, and each paragraph with its paragraph style, with
+/// bold, italic, underline and links as character style ranges and hyperlinks.
+pub fn to_icml(story: &Story<'_>) -> Result<String> {
+    let mut writer = Writer::new_with_indent(Cursor::new(Vec::new()), b' ', 1);
+    writer
+        .write_event(Event::Decl(BytesDecl::new(
+            "1.0",
+            Some("UTF-8"),
+            Some("yes"),
+        )))
+        .map_err(xml_error)?;
+    writer
+        .write_event(Event::PI(BytesPI::new(
+            r#"aid style="50" type="snippet" readerVersion="6.0" featureSet="513" product="8.0(370)" "#,
+        )))
+        .map_err(xml_error)?;
+    writer
+        .write_event(Event::PI(BytesPI::new(
+            r#"aid SnippetType="InCopyInterchange""#,
+        )))
+        .map_err(xml_error)?;
+    open(
+        &mut writer,
+        "Document",
+        &[("DOMVersion", "8.0"), ("Self", "copydesk_document")],
+    )?;
+
+    open(
+        &mut writer,
+        "RootCharacterStyleGroup",
+        &[("Self", "copydesk_character_styles")],
+    )?;
+    for (id, name) in [
+        (NO_CHARACTER_STYLE, "$ID/[No character style]"),
+        ("CharacterStyle/Bold", "Bold"),
+        ("CharacterStyle/Italic", "Italic"),
+        ("CharacterStyle/Bold Italic", "Bold Italic"),
+        ("CharacterStyle/Link", "Link"),
+    ] {
+        let mut attributes = vec![("Self", id), ("Name", name)];
+        match name {
+            "Bold" => attributes.push(("FontStyle", "Bold")),
+            "Italic" => attributes.push(("FontStyle", "Italic")),
+            "Bold Italic" => attributes.push(("FontStyle", "Bold Italic")),
+            "Link" => attributes.push(("Underline", "true")),
+            _ => {}
+        }
+        empty(&mut writer, "CharacterStyle", &attributes)?;
+    }
+    close(&mut writer, "RootCharacterStyleGroup")?;
+
+    open(
+        &mut writer,
+        "RootParagraphStyleGroup",
+        &[("Self", "copydesk_paragraph_styles")],
+    )?;
+    for name in [
+        "$ID/NormalParagraphStyle",
+        "Headline",
+        "Byline",
+        "Body",
+        "Heading 1",
+        "Heading 2",
+        "Heading 3",
+        "Heading 4",
+        "List Item",
+        "Quote",
+    ] {
+        let id = format!("ParagraphStyle/{name}");
+        empty(
+            &mut writer,
+            "ParagraphStyle",
+            &[("Self", &id), ("Name", name)],
+        )?;
+    }
+    close(&mut writer, "RootParagraphStyleGroup")?;
+
+    let blocks = read_blocks(story.html);
+    let mut paragraphs: Vec<(&str, Vec<Run>)> = vec![(
+        "ParagraphStyle/Headline",
+        vec![Run {
+            text: story.headline.trim().to_owned(),
+            ..Run::default()
+        }],
+    )];
+    if let Some(byline) = &story.byline {
+        paragraphs.push((
+            "ParagraphStyle/Byline",
+            vec![Run {
+                text: byline.clone(),
+                ..Run::default()
+            }],
+        ));
+    }
+    for block in &blocks {
+        paragraphs.push((paragraph_style(block.kind), block.runs.clone()));
+    }
+
+    let mut links = Vec::new();
+    let mut link_number = 0;
+    open(
+        &mut writer,
+        "Story",
+        &[
+            ("Self", "copydesk_story"),
+            ("AppliedTOCStyle", "n"),
+            ("TrackChanges", "false"),
+            ("StoryTitle", story.headline.trim()),
+            ("AppliedNamedGrid", "n"),
+        ],
+    )?;
+    empty(
+        &mut writer,
+        "StoryPreference",
+        &[
+            ("OpticalMarginAlignment", "false"),
+            ("OpticalMarginSize", "12"),
+            ("FrameType", "TextFrameType"),
+            ("StoryOrientation", "Horizontal"),
+            ("StoryDirection", "LeftToRightDirection"),
+        ],
+    )?;
+    let count = paragraphs.len();
+    for (index, (style, runs)) in paragraphs.iter().enumerate() {
+        write_paragraph(
+            &mut writer,
+            style,
+            runs,
+            index + 1 == count,
+            &mut link_number,
+            &mut links,
+        )?;
+    }
+    close(&mut writer, "Story")?;
+
+    for (index, (source, url)) in links.iter().enumerate() {
+        let destination = format!("HyperlinkURLDestination/{}", index + 1);
+        empty(
+            &mut writer,
+            "HyperlinkURLDestination",
+            &[
+                ("Self", &destination),
+                ("Name", url),
+                ("DestinationURL", url),
+            ],
+        )?;
+        let hyperlink = format!("Hyperlink/{}", index + 1);
+        open(
+            &mut writer,
+            "Hyperlink",
+            &[
+                ("Self", &hyperlink),
+                ("Name", url),
+                ("Source", source),
+                ("Visible", "false"),
+            ],
+        )?;
+        open(&mut writer, "Properties", &[])?;
+        open(&mut writer, "Destination", &[("type", "object")])?;
+        writer
+            .write_event(Event::Text(BytesText::new(&destination)))
+            .map_err(xml_error)?;
+        close(&mut writer, "Destination")?;
+        close(&mut writer, "Properties")?;
+        close(&mut writer, "Hyperlink")?;
+    }
+    close(&mut writer, "Document")?;
+    String::from_utf8(writer.into_inner().into_inner()).map_err(xml_error)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_blocks_and_styles() {
+        let blocks = read_blocks(
+            "<h2>Sub</h2><p>One <b>bold</b> and <i>it</i><br>next &amp; <a href=\"https://x.org\">link</a></p><ul><li>a</li></ul>",
+        );
+        assert_eq!(blocks.len(), 3);
+        assert_eq!(blocks[0].kind, BlockKind::Heading(2));
+        assert_eq!(blocks[1].text(), "One bold and it\u{2028}next & link");
+        assert!(blocks[1].runs.iter().any(|r| r.bold && r.text == "bold"));
+        assert!(
+            blocks[1]
+                .runs
+                .iter()
+                .any(|r| r.link.as_deref() == Some("https://x.org"))
+        );
+        assert_eq!(blocks[2].kind, BlockKind::ListItem);
+    }
+
+    #[test]
+    fn collapses_whitespace_and_skips_scripts() {
+        let blocks = read_blocks("<p>  a \n\n b  </p><script>evil()</script><p>c</p>");
+        let texts: Vec<String> = blocks.iter().map(Block::text).collect();
+        assert_eq!(texts, ["a b", "c"]);
+    }
+
+    #[test]
+    fn plain_text() {
+        let story = Story {
+            headline: "Storm",
+            byline: Some("By Ann".into()),
+            html: "<p>Winds &lt;100&gt; km/h</p><p>Line<br>break</p>",
+        };
+        assert_eq!(
+            to_text(&story),
+            "Storm\n\nBy Ann\n\nWinds <100> km/h\n\nLine\nbreak\n"
+        );
+    }
+
+    #[test]
+    fn javascript_links_are_not_links() {
+        let blocks = read_blocks("<p><a href=\"javascript:x()\">no</a></p>");
+        assert!(blocks[0].runs[0].link.is_none());
+    }
+}
