@@ -6,6 +6,7 @@
 
 pub mod error;
 pub mod extract;
+pub mod openapi;
 pub mod present;
 mod routes;
 
@@ -84,7 +85,17 @@ impl AppState {
 /// The whole HTTP surface: `/v3` and the attachment files.
 pub fn router(cms: Arc<Cms>, body_limit: usize) -> Router {
     let state = AppState { cms };
-    routes::all()
+    let (documented, document) = routes::documented();
+    let document = Arc::new(document);
+    documented
+        .merge(routes::undocumented())
+        .route(
+            "/v3/openapi.json",
+            axum::routing::get(move || {
+                let document = Arc::clone(&document);
+                async move { axum::Json(document.as_ref().clone()) }
+            }),
+        )
         .fallback(no_route)
         .method_not_allowed_fallback(no_route)
         .with_state(state)
@@ -100,4 +111,9 @@ pub fn router(cms: Arc<Cms>, body_limit: usize) -> Router {
 
 async fn no_route(method: Method, uri: Uri) -> ApiError {
     ApiError::NoRoute(format!("there is no operation {method} {}", uri.path()))
+}
+
+/// The OpenAPI document of every `/v3` operation, as `/v3/openapi.json` serves it.
+pub fn openapi_document() -> utoipa::openapi::OpenApi {
+    routes::documented().1
 }

@@ -7,6 +7,9 @@ use std::fmt;
 use serde::de::{self, Deserializer, Visitor};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use utoipa::openapi::RefOr;
+use utoipa::openapi::schema::{ObjectBuilder, OneOfBuilder, Schema, SchemaType, Type};
+use utoipa::{PartialSchema, ToSchema};
 
 /// An integer sent as a JSON number or as a string of digits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -46,6 +49,24 @@ impl<'de> Deserialize<'de> for Integer {
     }
 }
 
+fn typed(kind: Type, description: &str) -> ObjectBuilder {
+    ObjectBuilder::new()
+        .schema_type(SchemaType::new(kind))
+        .description(Some(description))
+}
+
+impl PartialSchema for Integer {
+    fn schema() -> RefOr<Schema> {
+        typed(
+            Type::Integer,
+            "A whole number (a string of digits is accepted too)",
+        )
+        .into()
+    }
+}
+
+impl ToSchema for Integer {}
+
 /// Text that some clients send as a JSON structure instead (raw editor content):
 /// a string is kept as it is, anything else is serialised.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -61,6 +82,18 @@ impl<'de> Deserialize<'de> for RawText {
     }
 }
 
+impl PartialSchema for RawText {
+    fn schema() -> RefOr<Schema> {
+        typed(
+            Type::String,
+            "Text; a JSON structure sent instead is stored serialised",
+        )
+        .into()
+    }
+}
+
+impl ToSchema for RawText {}
+
 /// For nullable fields: absent is `None`, `null` is `Some(None)`.
 pub fn nullable<'de, T, D>(deserializer: D) -> Result<Option<Option<T>>, D::Error>
 where
@@ -70,7 +103,7 @@ where
     Option::<T>::deserialize(deserializer).map(Some)
 }
 
-#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, ToSchema)]
 pub struct AuthorBody {
     pub slug: Option<String>,
     pub name: Option<String>,
@@ -80,19 +113,19 @@ pub struct AuthorBody {
     pub status: Option<Integer>,
 }
 
-#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, ToSchema)]
 pub struct TagBody {
     pub name: Option<String>,
     pub slug: Option<String>,
 }
 
-#[derive(Debug, Clone, Deserialize, Serialize)]
+#[derive(Debug, Clone, Deserialize, Serialize, ToSchema)]
 pub struct UploadBody {
     pub name: String,
     pub file: String,
 }
 
-#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, ToSchema)]
 pub struct ContentBody {
     pub title: Option<String>,
     pub slug: Option<String>,
@@ -118,13 +151,13 @@ pub struct ContentBody {
     pub container: Option<Option<String>>,
 }
 
-#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, ToSchema)]
 pub struct DraftBody {
     pub content: Option<String>,
     pub content_raw: Option<Value>,
 }
 
-#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, ToSchema)]
 pub struct AttachmentBody {
     pub name: Option<String>,
     pub file: Option<String>,
@@ -132,7 +165,7 @@ pub struct AttachmentBody {
     pub metadata: Option<Value>,
 }
 
-#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, ToSchema)]
 pub struct ContainerBody {
     pub slug: Option<String>,
     pub title: Option<String>,
@@ -147,7 +180,7 @@ pub struct ContainerBody {
     pub tags: Option<Vec<String>>,
 }
 
-#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, ToSchema)]
 pub struct LockRequestBody {
     pub srn: Option<String>,
 }
@@ -168,7 +201,18 @@ impl<'de> Deserialize<'de> for Reference {
     }
 }
 
-#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+impl PartialSchema for Reference {
+    fn schema() -> RefOr<Schema> {
+        OneOfBuilder::new()
+            .item(typed(Type::Integer, "The record's numeric id"))
+            .item(typed(Type::String, "The record's numeric id or UUID"))
+            .into()
+    }
+}
+
+impl ToSchema for Reference {}
+
+#[derive(Debug, Clone, Default, Deserialize, Serialize, ToSchema)]
 pub struct NoteCommentBody {
     pub comment: Option<String>,
     pub version: Option<Integer>,
@@ -176,12 +220,12 @@ pub struct NoteCommentBody {
     pub draft_uuid: Option<String>,
 }
 
-#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, ToSchema)]
 pub struct AssignmentCommentBody {
     pub comment: Option<String>,
 }
 
-#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, ToSchema)]
 pub struct AssignmentBody {
     pub title: Option<String>,
     pub description: Option<String>,
@@ -210,7 +254,20 @@ impl<'de> Deserialize<'de> for Flag {
     }
 }
 
-#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+impl PartialSchema for Flag {
+    fn schema() -> RefOr<Schema> {
+        typed(
+            Type::Integer,
+            "0 or 1 (true, false, \"0\" and \"1\" are accepted too)",
+        )
+        .enum_values(Some([0, 1]))
+        .into()
+    }
+}
+
+impl ToSchema for Flag {}
+
+#[derive(Debug, Clone, Default, Deserialize, Serialize, ToSchema)]
 pub struct WorkflowBody {
     pub slug: Option<String>,
     pub name: Option<String>,
@@ -222,14 +279,14 @@ pub struct WorkflowBody {
     pub is_assignment: Option<Flag>,
 }
 
-#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, ToSchema)]
 pub struct WorkflowSectionBody {
     pub name: Option<String>,
     pub slug: Option<String>,
     pub workflow_id: Option<Reference>,
 }
 
-#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, ToSchema)]
 pub struct IssueBody {
     pub label: Option<String>,
     pub description: Option<String>,
@@ -238,7 +295,7 @@ pub struct IssueBody {
     pub decorated_label: Option<String>,
 }
 
-#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, ToSchema)]
 pub struct PrintDocumentBody {
     pub label: Option<String>,
     pub tracking_label: Option<String>,
@@ -252,12 +309,12 @@ pub struct PrintDocumentBody {
     pub workflow_section_id: Option<Option<Reference>>,
 }
 
-#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, ToSchema)]
 pub struct PrintLockBody {
     pub on_behalf_of: Option<String>,
 }
 
-#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, ToSchema)]
 pub struct ExportBody {
     #[serde(default, deserialize_with = "nullable")]
     pub workflow_id: Option<Option<Reference>>,

@@ -7,11 +7,12 @@ pub mod input;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use utoipa::ToSchema;
 
 pub use input::*;
 
 /// The envelope of every list (`items` plus paging numbers, as integers).
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, ToSchema)]
 pub struct Envelope<T> {
     pub items: Vec<T>,
     pub first: u64,
@@ -25,19 +26,19 @@ pub struct Envelope<T> {
 }
 
 /// Lists that carry only `items` (comments).
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, ToSchema)]
 pub struct Items<T> {
     pub items: Vec<T>,
 }
 
 /// The answer of a successful DELETE.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, ToSchema)]
 pub struct Message {
     pub message: String,
 }
 
 /// Every error: a sentence for a person and a code for a program.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, ToSchema)]
 pub struct ErrorBody {
     pub error: String,
     pub code: String,
@@ -45,12 +46,12 @@ pub struct ErrorBody {
     pub field: Option<String>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, ToSchema)]
 pub struct Token {
     pub token: String,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, ToSchema)]
 pub struct User {
     pub id: String,
     pub uuid: String,
@@ -64,7 +65,7 @@ pub struct User {
     pub avatar: Option<String>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, ToSchema)]
 pub struct Author {
     pub id: String,
     pub uuid: String,
@@ -79,7 +80,7 @@ pub struct Author {
     pub srn: String,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, ToSchema)]
 pub struct Tag {
     pub id: String,
     pub uuid: String,
@@ -90,7 +91,7 @@ pub struct Tag {
     pub srn: String,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, ToSchema)]
 pub struct Url {
     pub id: String,
     pub uuid: String,
@@ -100,7 +101,7 @@ pub struct Url {
 }
 
 /// A version as a content item lists it.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, ToSchema)]
 pub struct VersionSummary {
     pub id: String,
     pub uuid: String,
@@ -110,7 +111,7 @@ pub struct VersionSummary {
     pub srn: String,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, ToSchema)]
 pub struct AuditEntry {
     pub id: String,
     pub uuid: String,
@@ -121,7 +122,7 @@ pub struct AuditEntry {
     pub created_at: String,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, ToSchema)]
 pub struct Attachment {
     pub id: String,
     pub uuid: String,
@@ -144,7 +145,7 @@ pub struct Attachment {
     pub original_url: String,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, ToSchema)]
 pub struct Content {
     pub id: String,
     pub uuid: String,
@@ -173,7 +174,8 @@ pub struct Content {
     pub container_id: Option<String>,
     pub srn: String,
     pub ssts_path: String,
-    /// The print side of the item; `{}` when it has none.
+    /// The print side of the item (an [`Export`]); `{}` when it has none.
+    #[schema(value_type = Object)]
     pub export: Value,
     pub authors: Vec<Author>,
     pub tags: Vec<Tag>,
@@ -184,7 +186,7 @@ pub struct Content {
     pub attachment: Option<Attachment>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, ToSchema)]
 pub struct Version {
     pub id: String,
     pub uuid: String,
@@ -213,7 +215,7 @@ pub struct Version {
     pub user: Option<User>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, ToSchema)]
 pub struct Draft {
     pub id: String,
     pub uuid: String,
@@ -225,7 +227,7 @@ pub struct Draft {
 }
 
 /// A content item as a container lists it.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, ToSchema)]
 pub struct ContainedContent {
     pub id: String,
     pub uuid: String,
@@ -244,7 +246,7 @@ pub struct ContainedContent {
     pub assignment_id: Option<String>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, ToSchema)]
 pub struct Container {
     pub id: String,
     pub uuid: String,
@@ -263,7 +265,8 @@ pub struct Container {
     pub tags: Vec<Tag>,
 }
 
-/// One search result: the record of the type searched.
+/// One search result: the record of the type searched (a content item, an
+/// author or a tag). Documented as an object: the three shapes overlap.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(untagged)]
 pub enum SearchHit {
@@ -272,7 +275,22 @@ pub enum SearchHit {
     Tag(Tag),
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+impl utoipa::PartialSchema for SearchHit {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        utoipa::openapi::schema::ObjectBuilder::new()
+            .schema_type(utoipa::openapi::schema::SchemaType::new(
+                utoipa::openapi::schema::Type::Object,
+            ))
+            .description(Some(
+                "A content item, an author or a tag, as the search type asks",
+            ))
+            .into()
+    }
+}
+
+impl ToSchema for SearchHit {}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, ToSchema)]
 pub struct LockRequest {
     pub id: String,
     pub uuid: String,
@@ -285,7 +303,7 @@ pub struct LockRequest {
     pub user: Option<User>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, ToSchema)]
 pub struct NoteComment {
     pub id: String,
     pub uuid: String,
@@ -299,7 +317,7 @@ pub struct NoteComment {
     pub user: Option<User>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, ToSchema)]
 pub struct AssignmentComment {
     pub id: String,
     pub uuid: String,
@@ -310,7 +328,7 @@ pub struct AssignmentComment {
     pub user: Option<User>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, ToSchema)]
 pub struct Assignment {
     pub id: String,
     pub uuid: String,
@@ -326,7 +344,7 @@ pub struct Assignment {
     pub assignee: Option<User>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, ToSchema)]
 pub struct Issue {
     pub id: String,
     pub uuid: String,
@@ -340,7 +358,7 @@ pub struct Issue {
     pub decorated_label: String,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, ToSchema)]
 pub struct Workflow {
     pub id: String,
     pub uuid: String,
@@ -355,7 +373,7 @@ pub struct Workflow {
     pub srn: String,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, ToSchema)]
 pub struct WorkflowSection {
     pub id: String,
     pub uuid: String,
@@ -367,7 +385,7 @@ pub struct WorkflowSection {
     pub srn: String,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, ToSchema)]
 pub struct PrintDocument {
     pub id: String,
     pub uuid: String,
@@ -389,7 +407,7 @@ pub struct PrintDocument {
 }
 
 /// The print side of a content item, as its `export` field shows it.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, ToSchema)]
 pub struct Export {
     pub id: String,
     pub uuid: String,
@@ -409,7 +427,7 @@ pub struct Export {
     pub lock: Option<ExportLock>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, ToSchema)]
 pub struct ExportLock {
     pub user_id: String,
     pub user: Option<User>,

@@ -8,6 +8,7 @@ use copydesk_wire as wire;
 use crate::AppState;
 use crate::error::ApiResult;
 use crate::extract::{Bearer, QueryPairs, RawJson};
+use crate::openapi::{ListParams, Refusals};
 use crate::present;
 
 fn input(body: wire::AssignmentBody) -> AssignmentInput {
@@ -20,6 +21,15 @@ fn input(body: wire::AssignmentBody) -> AssignmentInput {
     }
 }
 
+#[utoipa::path(
+    get,
+    path = "/v3/assignment",
+    tag = "assignment",
+    operation_id = "assignments_list",
+    description = "Access action: ASSIGNMENT list.",
+    params(ListParams),
+    responses((status = 200, body = wire::Envelope<wire::Assignment>), Refusals)
+)]
 pub async fn list(
     State(state): State<AppState>,
     bearer: Bearer,
@@ -33,6 +43,15 @@ pub async fn list(
     Ok(Json(present::page(page, present::assignment)))
 }
 
+#[utoipa::path(
+    get,
+    path = "/v3/assignment/{uuid}",
+    tag = "assignment",
+    operation_id = "assignments_get",
+    description = "Access action: ASSIGNMENT get.",
+    params(("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    responses((status = 200, body = Vec<wire::Assignment>), Refusals)
+)]
 pub async fn get(
     State(state): State<AppState>,
     bearer: Bearer,
@@ -44,6 +63,15 @@ pub async fn get(
     Ok(Json(vec![present::assignment(assignment)]))
 }
 
+#[utoipa::path(
+    post,
+    path = "/v3/assignment",
+    tag = "assignment",
+    operation_id = "assignments_create",
+    description = "Access action: ASSIGNMENT create.",
+    request_body = wire::AssignmentBody,
+    responses((status = 200, body = Vec<wire::Assignment>), Refusals)
+)]
 pub async fn create(
     State(state): State<AppState>,
     bearer: Bearer,
@@ -57,6 +85,16 @@ pub async fn create(
     Ok(Json(vec![present::assignment(assignment)]))
 }
 
+#[utoipa::path(
+    put,
+    path = "/v3/assignment/{uuid}",
+    tag = "assignment",
+    operation_id = "assignments_update",
+    description = "Access action: ASSIGNMENT update.",
+    params(("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    request_body = wire::AssignmentBody,
+    responses((status = 200, body = Vec<wire::Assignment>), Refusals)
+)]
 pub async fn update(
     State(state): State<AppState>,
     bearer: Bearer,
@@ -71,6 +109,15 @@ pub async fn update(
     Ok(Json(vec![present::assignment(assignment)]))
 }
 
+#[utoipa::path(
+    delete,
+    path = "/v3/assignment/{uuid}",
+    tag = "assignment",
+    operation_id = "assignments_delete",
+    description = "Access action: ASSIGNMENT delete.",
+    params(("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    responses((status = 200, body = wire::Message), Refusals)
+)]
 pub async fn delete(
     State(state): State<AppState>,
     bearer: Bearer,

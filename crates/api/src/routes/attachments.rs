@@ -9,6 +9,7 @@ use copydesk_wire as wire;
 use crate::AppState;
 use crate::error::ApiResult;
 use crate::extract::{Bearer, RawJson};
+use crate::openapi::Refusals;
 use crate::present;
 
 /// Exactly one kind of change per request, as the spec says.
@@ -39,6 +40,16 @@ fn change(body: wire::AttachmentBody) -> copydesk_core::Result<AttachmentChange>
     ))
 }
 
+#[utoipa::path(
+    put,
+    path = "/v3/attachment/{uuid}",
+    tag = "attachment",
+    operation_id = "attachments_update",
+    description = "Access action: ATTACHMENT update.",
+    params(("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    request_body = wire::AttachmentBody,
+    responses((status = 200, body = wire::Content), Refusals)
+)]
 pub async fn update(
     State(state): State<AppState>,
     bearer: Bearer,

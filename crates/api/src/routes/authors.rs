@@ -8,6 +8,7 @@ use copydesk_wire as wire;
 use crate::AppState;
 use crate::error::ApiResult;
 use crate::extract::{Bearer, QueryPairs, RawJson};
+use crate::openapi::{ListParams, Refusals};
 use crate::present;
 
 fn input(body: wire::AuthorBody) -> AuthorInput {
@@ -21,6 +22,15 @@ fn input(body: wire::AuthorBody) -> AuthorInput {
     }
 }
 
+#[utoipa::path(
+    get,
+    path = "/v3/author",
+    tag = "author",
+    operation_id = "authors_list",
+    description = "Access action: AUTHOR list.",
+    params(ListParams),
+    responses((status = 200, body = wire::Envelope<wire::Author>), Refusals)
+)]
 pub async fn list(
     State(state): State<AppState>,
     bearer: Bearer,
@@ -32,6 +42,15 @@ pub async fn list(
     Ok(Json(present::page(page, present::author)))
 }
 
+#[utoipa::path(
+    get,
+    path = "/v3/author/{uuid}",
+    tag = "author",
+    operation_id = "authors_get",
+    description = "Access action: AUTHOR get.",
+    params(("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    responses((status = 200, body = Vec<wire::Author>), Refusals)
+)]
 pub async fn get(
     State(state): State<AppState>,
     bearer: Bearer,
@@ -43,6 +62,15 @@ pub async fn get(
     Ok(Json(vec![present::author(author)]))
 }
 
+#[utoipa::path(
+    post,
+    path = "/v3/author",
+    tag = "author",
+    operation_id = "authors_create",
+    description = "Access action: AUTHOR create.",
+    request_body = wire::AuthorBody,
+    responses((status = 200, body = Vec<wire::Author>), Refusals)
+)]
 pub async fn create(
     State(state): State<AppState>,
     bearer: Bearer,
@@ -56,6 +84,16 @@ pub async fn create(
     Ok(Json(vec![present::author(author)]))
 }
 
+#[utoipa::path(
+    put,
+    path = "/v3/author/{uuid}",
+    tag = "author",
+    operation_id = "authors_update",
+    description = "Access action: AUTHOR update.",
+    params(("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    request_body = wire::AuthorBody,
+    responses((status = 200, body = Vec<wire::Author>), Refusals)
+)]
 pub async fn update(
     State(state): State<AppState>,
     bearer: Bearer,
@@ -70,6 +108,15 @@ pub async fn update(
     Ok(Json(vec![present::author(author)]))
 }
 
+#[utoipa::path(
+    delete,
+    path = "/v3/author/{uuid}",
+    tag = "author",
+    operation_id = "authors_delete",
+    description = "Access action: AUTHOR delete.",
+    params(("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    responses((status = 200, body = wire::Message), Refusals)
+)]
 pub async fn delete(
     State(state): State<AppState>,
     bearer: Bearer,

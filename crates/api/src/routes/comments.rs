@@ -8,8 +8,18 @@ use copydesk_wire as wire;
 use crate::AppState;
 use crate::error::ApiResult;
 use crate::extract::{Bearer, RawJson};
+use crate::openapi::Refusals;
 use crate::present;
 
+#[utoipa::path(
+    get,
+    path = "/v3/note-comment/{uuid}",
+    tag = "note-comment",
+    operation_id = "comments_notes",
+    description = "Access action: NOTECOMMENT get.",
+    params(("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    responses((status = 200, body = wire::Items<wire::NoteComment>), Refusals)
+)]
 pub async fn notes(
     State(state): State<AppState>,
     bearer: Bearer,
@@ -23,6 +33,16 @@ pub async fn notes(
     }))
 }
 
+#[utoipa::path(
+    post,
+    path = "/v3/note-comment/{uuid}",
+    tag = "note-comment",
+    operation_id = "comments_create_note",
+    description = "Access action: NOTECOMMENT create.",
+    params(("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    request_body = wire::NoteCommentBody,
+    responses((status = 200, body = wire::Items<wire::NoteComment>), Refusals)
+)]
 pub async fn create_note(
     State(state): State<AppState>,
     bearer: Bearer,
@@ -53,6 +73,15 @@ pub async fn create_note(
     }))
 }
 
+#[utoipa::path(
+    get,
+    path = "/v3/assignment-comment/{uuid}",
+    tag = "assignment-comment",
+    operation_id = "comments_assignment_comments",
+    description = "Access action: ASSIGNMENTCOMMENT list.",
+    params(("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    responses((status = 200, body = wire::Items<wire::AssignmentComment>), Refusals)
+)]
 pub async fn assignment_comments(
     State(state): State<AppState>,
     bearer: Bearer,
@@ -69,6 +98,16 @@ pub async fn assignment_comments(
     }))
 }
 
+#[utoipa::path(
+    post,
+    path = "/v3/assignment-comment/{uuid}",
+    tag = "assignment-comment",
+    operation_id = "comments_create_assignment_comment",
+    description = "Access action: ASSIGNMENTCOMMENT create.",
+    params(("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    request_body = wire::AssignmentCommentBody,
+    responses((status = 200, body = wire::AssignmentComment), Refusals)
+)]
 pub async fn create_assignment_comment(
     State(state): State<AppState>,
     bearer: Bearer,

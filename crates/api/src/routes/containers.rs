@@ -8,6 +8,7 @@ use copydesk_wire as wire;
 use crate::AppState;
 use crate::error::ApiResult;
 use crate::extract::{Bearer, QueryPairs, RawJson};
+use crate::openapi::{ListParams, Refusals};
 use crate::present;
 
 fn input(body: wire::ContainerBody) -> ContainerInput {
@@ -25,6 +26,15 @@ fn input(body: wire::ContainerBody) -> ContainerInput {
     }
 }
 
+#[utoipa::path(
+    get,
+    path = "/v3/container",
+    tag = "container",
+    operation_id = "containers_list",
+    description = "Access action: CONTAINER list.",
+    params(ListParams, ("type[]" = Option<Vec<String>>, Query, description = "Container types to list: automatic, manual, blog, gallery")),
+    responses((status = 200, body = wire::Envelope<wire::Container>), Refusals)
+)]
 pub async fn list(
     State(state): State<AppState>,
     bearer: Bearer,
@@ -38,6 +48,15 @@ pub async fn list(
     Ok(Json(present::page(page, present::container)))
 }
 
+#[utoipa::path(
+    get,
+    path = "/v3/container/{uuid}",
+    tag = "container",
+    operation_id = "containers_get",
+    description = "Access action: CONTAINER get.",
+    params(("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    responses((status = 200, body = Vec<wire::Container>), Refusals)
+)]
 pub async fn get(
     State(state): State<AppState>,
     bearer: Bearer,
@@ -49,6 +68,15 @@ pub async fn get(
     Ok(Json(vec![present::container(container)]))
 }
 
+#[utoipa::path(
+    post,
+    path = "/v3/container",
+    tag = "container",
+    operation_id = "containers_create",
+    description = "Access action: CONTAINER create.",
+    request_body = wire::ContainerBody,
+    responses((status = 200, body = Vec<wire::Container>), Refusals)
+)]
 pub async fn create(
     State(state): State<AppState>,
     bearer: Bearer,
@@ -62,6 +90,16 @@ pub async fn create(
     Ok(Json(vec![present::container(container)]))
 }
 
+#[utoipa::path(
+    put,
+    path = "/v3/container/{uuid}",
+    tag = "container",
+    operation_id = "containers_update",
+    description = "Access action: CONTAINER update.",
+    params(("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    request_body = wire::ContainerBody,
+    responses((status = 200, body = Vec<wire::Container>), Refusals)
+)]
 pub async fn update(
     State(state): State<AppState>,
     bearer: Bearer,
@@ -76,6 +114,15 @@ pub async fn update(
     Ok(Json(vec![present::container(container)]))
 }
 
+#[utoipa::path(
+    delete,
+    path = "/v3/container/{uuid}",
+    tag = "container",
+    operation_id = "containers_delete",
+    description = "Access action: CONTAINER delete.",
+    params(("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    responses((status = 200, body = wire::Message), Refusals)
+)]
 pub async fn delete(
     State(state): State<AppState>,
     bearer: Bearer,

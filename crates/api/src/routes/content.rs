@@ -9,6 +9,7 @@ use copydesk_wire as wire;
 use crate::AppState;
 use crate::error::ApiResult;
 use crate::extract::{Bearer, QueryPairs, RawJson};
+use crate::openapi::{ListParams, Refusals};
 use crate::present;
 
 /// An empty `published_at` means "not published", like `null`.
@@ -40,6 +41,15 @@ pub(crate) fn input(body: wire::ContentBody) -> ContentInput {
     }
 }
 
+#[utoipa::path(
+    get,
+    path = "/v3/content",
+    tag = "content",
+    operation_id = "content_list",
+    description = "Access action: CONTENT list.",
+    params(ListParams, ("has_attachment" = Option<u8>, Query, description = "0: items without attachments, 1: items with"), ("type" = Option<String>, Query, description = "article, post, media or page")),
+    responses((status = 200, body = wire::Envelope<wire::Content>), Refusals)
+)]
 pub async fn list(
     State(state): State<AppState>,
     bearer: Bearer,
@@ -57,6 +67,15 @@ pub async fn list(
     Ok(Json(present::page(page, present::content)))
 }
 
+#[utoipa::path(
+    get,
+    path = "/v3/content/{uuid}",
+    tag = "content",
+    operation_id = "content_get",
+    description = "Access action: CONTENT get.",
+    params(("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    responses((status = 200, body = wire::Content), Refusals)
+)]
 pub async fn get(
     State(state): State<AppState>,
     bearer: Bearer,
@@ -68,6 +87,15 @@ pub async fn get(
     Ok(Json(present::content(item)))
 }
 
+#[utoipa::path(
+    post,
+    path = "/v3/content",
+    tag = "content",
+    operation_id = "content_create",
+    description = "Access action: CONTENT create (plus CONTENT publish when published_at is set, and CONTENT type_<type>).",
+    request_body = wire::ContentBody,
+    responses((status = 200, body = wire::Content), Refusals)
+)]
 pub async fn create(
     State(state): State<AppState>,
     bearer: Bearer,
@@ -81,6 +109,16 @@ pub async fn create(
     Ok(Json(present::content(item)))
 }
 
+#[utoipa::path(
+    put,
+    path = "/v3/content/{uuid}",
+    tag = "content",
+    operation_id = "content_update",
+    description = "Access action: CONTENT update (plus CONTENT publish when published_at changes, and CONTENT type_<type> for a type sent).",
+    params(("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    request_body = wire::ContentBody,
+    responses((status = 200, body = wire::Content), Refusals)
+)]
 pub async fn update(
     State(state): State<AppState>,
     bearer: Bearer,
@@ -95,6 +133,15 @@ pub async fn update(
     Ok(Json(present::content(item)))
 }
 
+#[utoipa::path(
+    delete,
+    path = "/v3/content/{uuid}",
+    tag = "content",
+    operation_id = "content_delete",
+    description = "Access action: CONTENT delete.",
+    params(("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    responses((status = 200, body = wire::Message), Refusals)
+)]
 pub async fn delete(
     State(state): State<AppState>,
     bearer: Bearer,

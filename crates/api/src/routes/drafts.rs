@@ -8,8 +8,18 @@ use copydesk_wire as wire;
 use crate::AppState;
 use crate::error::ApiResult;
 use crate::extract::{Bearer, QueryPairs, RawJson};
+use crate::openapi::Refusals;
 use crate::present;
 
+#[utoipa::path(
+    get,
+    path = "/v3/draft",
+    tag = "draft",
+    operation_id = "drafts_last",
+    description = "Access action: DRAFT list.",
+    params(("content" = String, Query, description = "The content item's SRN")),
+    responses((status = 200, body = Vec<wire::Draft>), Refusals)
+)]
 pub async fn last(
     State(state): State<AppState>,
     bearer: Bearer,
@@ -23,6 +33,16 @@ pub async fn last(
     Ok(Json(drafts.into_iter().map(present::draft).collect()))
 }
 
+#[utoipa::path(
+    post,
+    path = "/v3/draft",
+    tag = "draft",
+    operation_id = "drafts_create",
+    description = "Access action: DRAFT create.",
+    params(("content" = String, Query, description = "The content item's SRN")),
+    request_body = wire::DraftBody,
+    responses((status = 200, body = Vec<wire::Draft>), Refusals)
+)]
 pub async fn create(
     State(state): State<AppState>,
     bearer: Bearer,

@@ -10,8 +10,18 @@ use copydesk_wire as wire;
 use crate::AppState;
 use crate::error::ApiResult;
 use crate::extract::{Bearer, RawJson};
+use crate::openapi::Refusals;
 use crate::present;
 
+#[utoipa::path(
+    get,
+    path = "/v3/export/{uuid}",
+    tag = "export",
+    operation_id = "exports_get",
+    description = "Access action: EXPORT get.",
+    params(("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    responses((status = 200, body = wire::Content), Refusals)
+)]
 pub async fn get(
     State(state): State<AppState>,
     bearer: Bearer,
@@ -23,6 +33,16 @@ pub async fn get(
     Ok(Json(present::content(item)))
 }
 
+#[utoipa::path(
+    put,
+    path = "/v3/export/{uuid}",
+    tag = "export",
+    operation_id = "exports_update",
+    description = "Access action: EXPORT update.",
+    params(("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    request_body = wire::ExportBody,
+    responses((status = 200, body = wire::Content), Refusals)
+)]
 pub async fn update(
     State(state): State<AppState>,
     bearer: Bearer,
@@ -53,6 +73,15 @@ pub async fn update(
     Ok(Json(present::content(item)))
 }
 
+#[utoipa::path(
+    put,
+    path = "/v3/export/push/{uuid}",
+    tag = "export",
+    operation_id = "exports_push",
+    description = "Access action: EXPORT push.",
+    params(("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    responses((status = 200, body = wire::Content), Refusals)
+)]
 pub async fn push(
     State(state): State<AppState>,
     bearer: Bearer,
@@ -64,6 +93,15 @@ pub async fn push(
     Ok(Json(present::content(item)))
 }
 
+#[utoipa::path(
+    put,
+    path = "/v3/export/pull/{uuid}",
+    tag = "export",
+    operation_id = "exports_pull",
+    description = "Access action: EXPORT pull.",
+    params(("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    responses((status = 200, body = wire::Content), Refusals)
+)]
 pub async fn pull(
     State(state): State<AppState>,
     bearer: Bearer,
@@ -75,6 +113,15 @@ pub async fn pull(
     Ok(Json(present::content(item)))
 }
 
+#[utoipa::path(
+    put,
+    path = "/v3/export/lock/{uuid}",
+    tag = "export",
+    operation_id = "exports_lock",
+    description = "Access action: EXPORT lock.",
+    params(("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    responses((status = 200, body = wire::Content), Refusals)
+)]
 pub async fn lock(
     State(state): State<AppState>,
     bearer: Bearer,
@@ -88,6 +135,15 @@ pub async fn lock(
     Ok(Json(present::content(item)))
 }
 
+#[utoipa::path(
+    delete,
+    path = "/v3/export/lock/{uuid}",
+    tag = "export",
+    operation_id = "exports_unlock",
+    description = "Access action: EXPORT lock.",
+    params(("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    responses((status = 200, body = wire::Content), Refusals)
+)]
 pub async fn unlock(
     State(state): State<AppState>,
     bearer: Bearer,
@@ -110,6 +166,15 @@ fn media_type(format: ExportFormat) -> &'static str {
     }
 }
 
+#[utoipa::path(
+    get,
+    path = "/v3/export/{uuid}/as/{format}",
+    tag = "export",
+    operation_id = "exports_dump",
+    description = "Access action: EXPORT dump.",
+    params(("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)"), ("format" = String, Path, description = "icml, html or text")),
+    responses((status = 200, description = "The export in the chosen format", content((String = "application/vnd.adobe.incopy-icml+xml"), (String = "text/html"), (String = "text/plain"))), Refusals)
+)]
 pub async fn dump(
     State(state): State<AppState>,
     bearer: Bearer,

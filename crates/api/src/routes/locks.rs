@@ -7,8 +7,18 @@ use copydesk_wire as wire;
 use crate::AppState;
 use crate::error::ApiResult;
 use crate::extract::{Bearer, RawJson};
+use crate::openapi::Refusals;
 use crate::present;
 
+#[utoipa::path(
+    get,
+    path = "/v3/lock-request/{uuid}",
+    tag = "lock-request",
+    operation_id = "locks_get",
+    description = "Access action: LOCKREQUEST get.",
+    params(("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    responses((status = 200, body = Vec<wire::LockRequest>), Refusals)
+)]
 pub async fn get(
     State(state): State<AppState>,
     bearer: Bearer,
@@ -20,6 +30,15 @@ pub async fn get(
     Ok(Json(vec![present::lock_request(lock)]))
 }
 
+#[utoipa::path(
+    post,
+    path = "/v3/lock-request",
+    tag = "lock-request",
+    operation_id = "locks_create",
+    description = "Access action: LOCKREQUEST create.",
+    request_body = wire::LockRequestBody,
+    responses((status = 200, body = Vec<wire::LockRequest>), Refusals)
+)]
 pub async fn create(
     State(state): State<AppState>,
     bearer: Bearer,
@@ -38,6 +57,15 @@ pub async fn create(
     Ok(Json(vec![present::lock_request(lock)]))
 }
 
+#[utoipa::path(
+    delete,
+    path = "/v3/lock-request/{uuid}",
+    tag = "lock-request",
+    operation_id = "locks_delete",
+    description = "Access action: LOCKREQUEST delete.",
+    params(("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    responses((status = 200, body = wire::Message), Refusals)
+)]
 pub async fn delete(
     State(state): State<AppState>,
     bearer: Bearer,

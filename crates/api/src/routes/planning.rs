@@ -8,8 +8,18 @@ use copydesk_wire as wire;
 use crate::AppState;
 use crate::error::ApiResult;
 use crate::extract::{Bearer, QueryPairs, RawJson};
+use crate::openapi::{ListParams, Refusals};
 use crate::present;
 
+#[utoipa::path(
+    get,
+    path = "/v3/workflow",
+    tag = "workflow",
+    operation_id = "planning_list_workflows",
+    description = "Access action: WORKFLOW list.",
+    params(ListParams),
+    responses((status = 200, body = wire::Envelope<wire::Workflow>), Refusals)
+)]
 pub async fn list_workflows(
     State(state): State<AppState>,
     bearer: Bearer,
@@ -23,6 +33,15 @@ pub async fn list_workflows(
     Ok(Json(present::page(page, present::workflow)))
 }
 
+#[utoipa::path(
+    get,
+    path = "/v3/workflow/{uuid}",
+    tag = "workflow",
+    operation_id = "planning_get_workflow",
+    description = "Access action: WORKFLOW get.",
+    params(("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    responses((status = 200, body = Vec<wire::Workflow>), Refusals)
+)]
 pub async fn get_workflow(
     State(state): State<AppState>,
     bearer: Bearer,
@@ -34,6 +53,15 @@ pub async fn get_workflow(
     Ok(Json(vec![present::workflow(workflow)]))
 }
 
+#[utoipa::path(
+    post,
+    path = "/v3/workflow",
+    tag = "workflow",
+    operation_id = "planning_create_workflow",
+    description = "Access action: WORKFLOW create.",
+    request_body = wire::WorkflowBody,
+    responses((status = 200, body = Vec<wire::Workflow>), Refusals)
+)]
 pub async fn create_workflow(
     State(state): State<AppState>,
     bearer: Bearer,
@@ -64,6 +92,15 @@ pub async fn create_workflow(
     Ok(Json(vec![present::workflow(workflow)]))
 }
 
+#[utoipa::path(
+    get,
+    path = "/v3/workflow-section",
+    tag = "workflow-section",
+    operation_id = "planning_list_sections",
+    description = "Access action: WORKFLOWSECTION list.",
+    params(ListParams),
+    responses((status = 200, body = wire::Envelope<wire::WorkflowSection>), Refusals)
+)]
 pub async fn list_sections(
     State(state): State<AppState>,
     bearer: Bearer,
@@ -77,6 +114,15 @@ pub async fn list_sections(
     Ok(Json(present::page(page, present::workflow_section)))
 }
 
+#[utoipa::path(
+    get,
+    path = "/v3/workflow-section/{uuid}",
+    tag = "workflow-section",
+    operation_id = "planning_get_section",
+    description = "Access action: WORKFLOWSECTION get.",
+    params(("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    responses((status = 200, body = Vec<wire::WorkflowSection>), Refusals)
+)]
 pub async fn get_section(
     State(state): State<AppState>,
     bearer: Bearer,
@@ -88,6 +134,15 @@ pub async fn get_section(
     Ok(Json(vec![present::workflow_section(section)]))
 }
 
+#[utoipa::path(
+    post,
+    path = "/v3/workflow-section",
+    tag = "workflow-section",
+    operation_id = "planning_create_section",
+    description = "Access action: WORKFLOWSECTION create.",
+    request_body = wire::WorkflowSectionBody,
+    responses((status = 200, body = Vec<wire::WorkflowSection>), Refusals)
+)]
 pub async fn create_section(
     State(state): State<AppState>,
     bearer: Bearer,
@@ -113,6 +168,15 @@ pub async fn create_section(
     Ok(Json(vec![present::workflow_section(section)]))
 }
 
+#[utoipa::path(
+    get,
+    path = "/v3/issue",
+    tag = "issue",
+    operation_id = "planning_list_issues",
+    description = "Access action: ISSUE list.",
+    params(ListParams),
+    responses((status = 200, body = wire::Envelope<wire::Issue>), Refusals)
+)]
 pub async fn list_issues(
     State(state): State<AppState>,
     bearer: Bearer,
@@ -124,6 +188,15 @@ pub async fn list_issues(
     Ok(Json(present::page(page, present::issue)))
 }
 
+#[utoipa::path(
+    get,
+    path = "/v3/issue/{uuid}",
+    tag = "issue",
+    operation_id = "planning_get_issue",
+    description = "Access action: ISSUE get.",
+    params(("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    responses((status = 200, body = Vec<wire::Issue>), Refusals)
+)]
 pub async fn get_issue(
     State(state): State<AppState>,
     bearer: Bearer,
@@ -135,6 +208,15 @@ pub async fn get_issue(
     Ok(Json(vec![present::issue(issue)]))
 }
 
+#[utoipa::path(
+    post,
+    path = "/v3/issue",
+    tag = "issue",
+    operation_id = "planning_create_issue",
+    description = "Access action: ISSUE create.",
+    request_body = wire::IssueBody,
+    responses((status = 200, body = Vec<wire::Issue>), Refusals)
+)]
 pub async fn create_issue(
     State(state): State<AppState>,
     bearer: Bearer,

@@ -8,6 +8,7 @@ use copydesk_wire as wire;
 use crate::AppState;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Bearer, QueryPairs, RawJson};
+use crate::openapi::{ListParams, Refusals};
 use crate::present;
 
 fn input(body: wire::PrintDocumentBody) -> PrintDocumentInput {
@@ -22,6 +23,15 @@ fn input(body: wire::PrintDocumentBody) -> PrintDocumentInput {
     }
 }
 
+#[utoipa::path(
+    get,
+    path = "/v3/print-document",
+    tag = "print-document",
+    operation_id = "print_documents_list",
+    description = "Access action: PRINTDOCUMENT get.",
+    params(ListParams),
+    responses((status = 200, body = wire::Envelope<wire::PrintDocument>), Refusals)
+)]
 pub async fn list(
     State(state): State<AppState>,
     bearer: Bearer,
@@ -35,6 +45,15 @@ pub async fn list(
     Ok(Json(present::page(page, present::print_document)))
 }
 
+#[utoipa::path(
+    get,
+    path = "/v3/print-document/{identifier}",
+    tag = "print-document",
+    operation_id = "print_documents_get",
+    description = "Access action: PRINTDOCUMENT create (as the specification states).",
+    params(("identifier" = String, Path, description = "A print document's UUID or tracking label")),
+    responses((status = 200, body = Vec<wire::PrintDocument>), Refusals)
+)]
 pub async fn get(
     State(state): State<AppState>,
     bearer: Bearer,
@@ -48,6 +67,15 @@ pub async fn get(
     Ok(Json(vec![present::print_document(doc)]))
 }
 
+#[utoipa::path(
+    post,
+    path = "/v3/print-document",
+    tag = "print-document",
+    operation_id = "print_documents_create",
+    description = "Access action: PRINTDOCUMENT create.",
+    request_body = wire::PrintDocumentBody,
+    responses((status = 200, body = Vec<wire::PrintDocument>), Refusals)
+)]
 pub async fn create(
     State(state): State<AppState>,
     bearer: Bearer,
@@ -61,6 +89,16 @@ pub async fn create(
     Ok(Json(vec![present::print_document(doc)]))
 }
 
+#[utoipa::path(
+    put,
+    path = "/v3/print-document/{identifier}",
+    tag = "print-document",
+    operation_id = "print_documents_update",
+    description = "Access action: PRINTDOCUMENT update.",
+    params(("identifier" = String, Path, description = "A print document's UUID or tracking label")),
+    request_body = wire::PrintDocumentBody,
+    responses((status = 200, body = Vec<wire::PrintDocument>), Refusals)
+)]
 pub async fn update(
     State(state): State<AppState>,
     bearer: Bearer,
@@ -78,6 +116,16 @@ pub async fn update(
     Ok(Json(vec![present::print_document(doc)]))
 }
 
+#[utoipa::path(
+    post,
+    path = "/v3/print-document/{uuid}/lock",
+    tag = "print-document",
+    operation_id = "print_documents_lock",
+    description = "Access action: PRINTDOCUMENT update; PRINTDOCUMENT passThruLock to lock on behalf of another user or to take over another user's lock.",
+    params(("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    request_body = wire::PrintLockBody,
+    responses((status = 200, body = wire::PrintDocument), Refusals)
+)]
 pub async fn lock(
     State(state): State<AppState>,
     bearer: Bearer,
@@ -96,6 +144,15 @@ pub async fn lock(
     Ok(Json(present::print_document(doc)))
 }
 
+#[utoipa::path(
+    delete,
+    path = "/v3/print-document/{uuid}/lock",
+    tag = "print-document",
+    operation_id = "print_documents_unlock",
+    description = "Access action: PRINTDOCUMENT update; PRINTDOCUMENT passThruLock to remove another user's lock.",
+    params(("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    responses((status = 200, body = wire::PrintDocument), Refusals)
+)]
 pub async fn unlock(
     State(state): State<AppState>,
     bearer: Bearer,

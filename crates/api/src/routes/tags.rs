@@ -8,6 +8,7 @@ use copydesk_wire as wire;
 use crate::AppState;
 use crate::error::ApiResult;
 use crate::extract::{Bearer, QueryPairs, RawJson};
+use crate::openapi::{ListParams, Refusals};
 use crate::present;
 
 fn input(body: wire::TagBody) -> TagInput {
@@ -17,6 +18,15 @@ fn input(body: wire::TagBody) -> TagInput {
     }
 }
 
+#[utoipa::path(
+    get,
+    path = "/v3/tag",
+    tag = "tag",
+    operation_id = "tags_list",
+    description = "Access action: TAG list.",
+    params(ListParams),
+    responses((status = 200, body = wire::Envelope<wire::Tag>), Refusals)
+)]
 pub async fn list(
     State(state): State<AppState>,
     bearer: Bearer,
@@ -28,6 +38,15 @@ pub async fn list(
     Ok(Json(present::page(page, present::tag)))
 }
 
+#[utoipa::path(
+    get,
+    path = "/v3/tag/{uuid}",
+    tag = "tag",
+    operation_id = "tags_get",
+    description = "Access action: TAG get.",
+    params(("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    responses((status = 200, body = Vec<wire::Tag>), Refusals)
+)]
 pub async fn get(
     State(state): State<AppState>,
     bearer: Bearer,
@@ -39,6 +58,15 @@ pub async fn get(
     Ok(Json(vec![present::tag(tag)]))
 }
 
+#[utoipa::path(
+    post,
+    path = "/v3/tag",
+    tag = "tag",
+    operation_id = "tags_create",
+    description = "Access action: TAG create.",
+    request_body = wire::TagBody,
+    responses((status = 200, body = Vec<wire::Tag>), Refusals)
+)]
 pub async fn create(
     State(state): State<AppState>,
     bearer: Bearer,
@@ -52,6 +80,16 @@ pub async fn create(
     Ok(Json(vec![present::tag(tag)]))
 }
 
+#[utoipa::path(
+    put,
+    path = "/v3/tag/{uuid}",
+    tag = "tag",
+    operation_id = "tags_update",
+    description = "Access action: TAG update.",
+    params(("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    request_body = wire::TagBody,
+    responses((status = 200, body = Vec<wire::Tag>), Refusals)
+)]
 pub async fn update(
     State(state): State<AppState>,
     bearer: Bearer,
@@ -66,6 +104,15 @@ pub async fn update(
     Ok(Json(vec![present::tag(tag)]))
 }
 
+#[utoipa::path(
+    delete,
+    path = "/v3/tag/{uuid}",
+    tag = "tag",
+    operation_id = "tags_delete",
+    description = "Access action: TAG delete.",
+    params(("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    responses((status = 200, body = wire::Message), Refusals)
+)]
 pub async fn delete(
     State(state): State<AppState>,
     bearer: Bearer,

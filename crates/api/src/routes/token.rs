@@ -7,10 +7,19 @@ use copydesk_wire as wire;
 use crate::AppState;
 use crate::error::ApiResult;
 use crate::extract::Bearer;
+use crate::openapi::Refusals;
 
 /// How long a refreshed token is valid: one day.
 const LIFETIME_SECS: i64 = 24 * 60 * 60;
 
+#[utoipa::path(
+    get,
+    path = "/v3/token/refresh",
+    tag = "token",
+    operation_id = "token_refresh",
+    description = "Access action: any valid token.",
+    responses((status = 200, body = wire::Token), Refusals)
+)]
 pub async fn refresh(
     State(state): State<AppState>,
     bearer: Bearer,

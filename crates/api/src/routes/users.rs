@@ -7,8 +7,18 @@ use copydesk_wire as wire;
 use crate::AppState;
 use crate::error::ApiResult;
 use crate::extract::{Bearer, QueryPairs};
+use crate::openapi::{ListParams, Refusals};
 use crate::present;
 
+#[utoipa::path(
+    get,
+    path = "/v3/user",
+    tag = "user",
+    operation_id = "users_list",
+    description = "Access action: USER list.",
+    params(ListParams),
+    responses((status = 200, body = wire::Envelope<wire::User>), Refusals)
+)]
 pub async fn list(
     State(state): State<AppState>,
     bearer: Bearer,
@@ -20,6 +30,15 @@ pub async fn list(
     Ok(Json(present::page(page, present::user)))
 }
 
+#[utoipa::path(
+    get,
+    path = "/v3/user/{uuid}",
+    tag = "user",
+    operation_id = "users_get",
+    description = "Access action: USER get.",
+    params(("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    responses((status = 200, body = Vec<wire::User>), Refusals)
+)]
 pub async fn get(
     State(state): State<AppState>,
     bearer: Bearer,

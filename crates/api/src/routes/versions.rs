@@ -7,8 +7,18 @@ use copydesk_wire as wire;
 use crate::AppState;
 use crate::error::ApiResult;
 use crate::extract::{Bearer, QueryPairs};
+use crate::openapi::{ListParams, Refusals};
 use crate::present;
 
+#[utoipa::path(
+    get,
+    path = "/v3/version",
+    tag = "version",
+    operation_id = "versions_list",
+    description = "Access action: VERSION list.",
+    params(("content" = String, Query, description = "The content item's SRN"), ListParams),
+    responses((status = 200, body = wire::Envelope<wire::Version>), Refusals)
+)]
 pub async fn list(
     State(state): State<AppState>,
     bearer: Bearer,
@@ -22,6 +32,15 @@ pub async fn list(
     Ok(Json(present::page(page, present::version)))
 }
 
+#[utoipa::path(
+    get,
+    path = "/v3/version/{uuid}",
+    tag = "version",
+    operation_id = "versions_get",
+    description = "Access action: VERSION get.",
+    params(("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    responses((status = 200, body = Vec<wire::Version>), Refusals)
+)]
 pub async fn get(
     State(state): State<AppState>,
     bearer: Bearer,
@@ -33,6 +52,15 @@ pub async fn get(
     Ok(Json(vec![present::version(version)]))
 }
 
+#[utoipa::path(
+    put,
+    path = "/v3/version/{uuid}",
+    tag = "version",
+    operation_id = "versions_restore",
+    description = "Access action: VERSION restore.",
+    params(("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    responses((status = 200, body = wire::Content), Refusals)
+)]
 pub async fn restore(
     State(state): State<AppState>,
     bearer: Bearer,
