@@ -17,3 +17,6 @@ cargo build -p copydesk-server
 
 echo "== cargo test"
 cargo test --workspace
+
+echo "== schemathesis against the real server"
+bash scripts/schemathesis.sh
