@@ -3,6 +3,7 @@
 mod access;
 mod attachments;
 mod authors;
+mod changes;
 mod comments;
 mod containers;
 mod content;

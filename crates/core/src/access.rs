@@ -81,6 +81,7 @@ pub const ACTIONS: &[&str] = &[
     "ISSUE list",
     "ISSUE get",
     "ISSUE create",
+    "CHANGES list",
 ];
 
 /// The roles `key create --role` grants. `admin` holds every action.

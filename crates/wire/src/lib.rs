@@ -433,3 +433,26 @@ pub struct ExportLock {
     pub user: Option<User>,
     pub locked_at: Option<String>,
 }
+
+/// One entry of the change feed: a record and the latest thing that happened to it.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, ToSchema)]
+pub struct Change {
+    pub seq: String,
+    pub record_type: String,
+    pub uuid: String,
+    /// `create`, `update` or `delete`.
+    pub operation: String,
+    pub changed_at: String,
+}
+
+/// A page of the change feed.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, ToSchema)]
+pub struct ChangeFeed {
+    pub items: Vec<Change>,
+    /// The cursor this page starts after.
+    pub since: String,
+    /// The cursor to ask with next.
+    pub last: String,
+    /// Whether more changes wait after `last`.
+    pub more: bool,
+}

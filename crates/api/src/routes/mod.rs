@@ -3,6 +3,7 @@
 mod assignments;
 mod attachments;
 mod authors;
+mod changes;
 mod comments;
 mod containers;
 mod content;
@@ -63,6 +64,7 @@ pub(crate) fn documented() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(tags::list, tags::create))
         .routes(routes!(tags::get, tags::update, tags::delete))
         .routes(routes!(search::search))
+        .routes(routes!(changes::since))
         .routes(routes!(planning::list_workflows, planning::create_workflow))
         .routes(routes!(planning::get_workflow))
         .routes(routes!(planning::list_sections, planning::create_section))

@@ -1,0 +1,105 @@
+//! The change feed (`GET /v3/changes?since=SEQ`, a Copydesk extension): what changed after a cursor, deletes included.
+//!
+//! Each record appears once, at the sequence number of its latest change, so
+//! a reader that applies the page and keeps `last` as its cursor misses
+//! nothing and reads nothing twice. The sequence is this server's order of
+//! commits, never a clock.
+
+use rusqlite::params;
+
+use crate::Cms;
+use crate::access::Principal;
+use crate::error::{CoreError, Result};
+
+/// The most changes one page carries.
+pub const MAX_CHANGES: i64 = 1000;
+const DEFAULT_CHANGES: i64 = 500;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Change {
+    pub seq: i64,
+    pub record_type: String,
+    pub uuid: String,
+    /// `create`, `update` or `delete`: the latest thing that happened to the record.
+    pub operation: String,
+    pub changed_at: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChangeFeed {
+    pub items: Vec<Change>,
+    /// The cursor the page starts after.
+    pub since: i64,
+    /// The cursor to ask with next: the last change on this page, or `since` when it is empty.
+    pub last: i64,
+    /// Whether more changes wait after `last`.
+    pub more: bool,
+}
+
+fn parse_number(field: &str, raw: Option<&str>, default: i64, max: i64) -> Result<i64> {
+    match raw.map(str::trim) {
+        None | Some("") => Ok(default),
+        Some(raw) => match raw.parse::<i64>() {
+            Ok(n) if (0..=max).contains(&n) => Ok(n),
+            _ => Err(CoreError::invalid_field(
+                field,
+                format!("\"{field}\" must be a whole number from 0 to {max}, not \"{raw}\""),
+            )),
+        },
+    }
+}
+
+impl Cms {
+    /// The changes after `since`, oldest first, at most `limit` records.
+    pub fn changes_since(
+        &self,
+        who: &Principal,
+        since: Option<&str>,
+        limit: Option<&str>,
+    ) -> Result<ChangeFeed> {
+        who.require("CHANGES list")?;
+        let since = parse_number("since", since, 0, i64::MAX)?;
+        let limit = parse_number("limit", limit, DEFAULT_CHANGES, MAX_CHANGES)?.max(1);
+        self.store.read(|tx| {
+            // SQLite returns the other columns from the row holding MAX(seq).
+            let mut stmt = tx.prepare_cached(
+                "SELECT MAX(seq), record_type, uuid, operation, changed_at FROM change_log
+                 WHERE seq > ?1 GROUP BY record_type, uuid ORDER BY 1 LIMIT ?2",
+            )?;
+            let mut items: Vec<Change> = stmt
+                .query_map(params![since, limit + 1], |row| {
+                    Ok(Change {
+                        seq: row.get(0)?,
+                        record_type: row.get(1)?,
+                        uuid: row.get(2)?,
+                        operation: row.get(3)?,
+                        changed_at: row.get(4)?,
+                    })
+                })?
+                .collect::<Result<_, _>>()?;
+            let more = items.len() as i64 > limit;
+            items.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
+            let last = items.last().map_or(since, |c| c.seq);
+            Ok(ChangeFeed {
+                items,
+                since,
+                last,
+                more,
+            })
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_number;
+
+    #[test]
+    fn numbers() {
+        assert_eq!(parse_number("since", None, 0, 10).ok(), Some(0));
+        assert_eq!(parse_number("since", Some("7"), 0, 10).ok(), Some(7));
+        assert!(parse_number("since", Some("-1"), 0, 10).is_err());
+        assert!(parse_number("since", Some("11"), 0, 10).is_err());
+        assert!(parse_number("since", Some("x"), 0, 10).is_err());
+    }
+}
