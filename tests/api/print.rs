@@ -218,8 +218,34 @@ fn print_documents_are_tracked() {
     assert_eq!(updated[0]["label"], "Front page v2.indd");
     assert_eq!(updated[0]["workflow_section_id"], "0");
     assert_eq!(updated[0]["tracking_label"], "Daily20261123Frontpageindd");
+    // Changing only the case of its own label is no conflict with itself.
+    let recased = server
+        .put(
+            &format!("/v3/print-document/{uuid}"),
+            &json!({"tracking_label": "DAILY20261123FRONTPAGEINDD"}),
+        )
+        .expect(200)
+        .body;
+    assert_eq!(recased[0]["tracking_label"], "DAILY20261123FRONTPAGEINDD");
+    let other = server
+        .post(
+            "/v3/print-document",
+            &json!({"label": "Back", "tracking_label": "Back"}),
+        )
+        .expect(200)
+        .body[0]
+        .clone();
+    server
+        .put(
+            &format!(
+                "/v3/print-document/{}",
+                other["uuid"].as_str().expect("uuid")
+            ),
+            &json!({"tracking_label": "daily20261123frontpageindd"}),
+        )
+        .expect_error(409, "conflict");
     let list = server.get("/v3/print-document").expect(200).body;
-    assert_eq!(list["total_items"], 1);
+    assert_eq!(list["total_items"], 2);
     assert_eq!(list["limit"], 50);
 }
 

@@ -120,6 +120,20 @@ fn reference(tx: &Transaction<'_>, table: Table, field: &str, raw: Option<&str>)
     }
 }
 
+/// A 409 `conflict` when another document already tracks `label` (ignoring ASCII case).
+fn ensure_label_free(tx: &Transaction<'_>, label: &str, except: Option<i64>) -> Result<()> {
+    let taken = tx
+        .prepare_cached("SELECT EXISTS (SELECT 1 FROM print_documents WHERE tracking_label = ?1 AND id IS NOT ?2)")?
+        .query_row(params![label, except], |row| row.get::<_, bool>(0))?;
+    if taken {
+        return Err(CoreError::Conflict {
+            message: format!("the tracking label {label} is already tracked"),
+            field: Some("tracking_label".into()),
+        });
+    }
+    Ok(())
+}
+
 impl Cms {
     fn completed_document(
         &self,
@@ -238,15 +252,7 @@ impl Cms {
                 .ok_or_else(|| CoreError::required("tracking_label"))?,
         )?;
         self.store.write(|tx| {
-            let taken = tx
-                .prepare_cached("SELECT EXISTS (SELECT 1 FROM print_documents WHERE tracking_label = ?1)")?
-                .query_row([tracking.as_str()], |row| row.get::<_, bool>(0))?;
-            if taken {
-                return Err(CoreError::Conflict {
-                    message: format!("the tracking label {} is already tracked", tracking.as_str()),
-                    field: Some("tracking_label".into()),
-                });
-            }
+            ensure_label_free(tx, tracking.as_str(), None)?;
             let workflow = reference(tx, WORKFLOWS, "workflow_id", input.workflow_id.clone().flatten().as_deref())?;
             let issue = reference(tx, ISSUES, "issue_id", input.issue_id.clone().flatten().as_deref())?;
             let assignee = reference(tx, USERS, "assignee_id", input.assignee_id.clone().flatten().as_deref())?;
@@ -286,15 +292,7 @@ impl Cms {
                 None => old.tracking_label.clone(),
             };
             if tracking != old.tracking_label {
-                let taken = tx
-                    .prepare_cached("SELECT EXISTS (SELECT 1 FROM print_documents WHERE tracking_label = ?1)")?
-                    .query_row([tracking.as_str()], |row| row.get::<_, bool>(0))?;
-                if taken {
-                    return Err(CoreError::Conflict {
-                        message: format!("the tracking label {tracking} is already tracked"),
-                        field: Some("tracking_label".into()),
-                    });
-                }
+                ensure_label_free(tx, &tracking, Some(id))?;
             }
             let pick = |sent: &Option<Option<String>>, table: Table, field: &str, old: i64| -> Result<i64> {
                 match sent {
