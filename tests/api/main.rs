@@ -11,6 +11,7 @@ mod durability;
 mod errors;
 mod exports;
 mod extensions;
+mod idempotency;
 mod locks;
 mod print;
 mod versions_drafts;

@@ -11,25 +11,42 @@ use serde::de::DeserializeOwned;
 
 use crate::error::ApiError;
 
-/// The token of `Authorization: Bearer <token>`, if the request has one.
-pub struct Bearer(pub Option<String>);
+/// The caller: the token of `Authorization: Bearer <token>` (if any), and the
+/// idempotency key of a keyed write (set by the idempotency layer).
+pub struct Bearer {
+    pub token: Option<String>,
+    pub keyed: Option<KeyedWrite>,
+}
+
+/// A write sent with an `Idempotency-Key`, with the fingerprint of the request.
+#[derive(Debug, Clone)]
+pub struct KeyedWrite {
+    pub key: String,
+    pub hash: String,
+}
+
+/// The bearer token of a request's headers.
+pub fn bearer_token(headers: &axum::http::HeaderMap) -> Option<String> {
+    headers
+        .get(AUTHORIZATION)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| {
+            let (scheme, token) = value.trim().split_once(' ')?;
+            scheme
+                .eq_ignore_ascii_case("bearer")
+                .then(|| token.trim().to_owned())
+        })
+        .filter(|token| !token.is_empty())
+}
 
 impl<S: Send + Sync> FromRequestParts<S> for Bearer {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
-        let token = parts
-            .headers
-            .get(AUTHORIZATION)
-            .and_then(|value| value.to_str().ok())
-            .and_then(|value| {
-                let (scheme, token) = value.trim().split_once(' ')?;
-                scheme
-                    .eq_ignore_ascii_case("bearer")
-                    .then(|| token.trim().to_owned())
-            })
-            .filter(|token| !token.is_empty());
-        Ok(Self(token))
+        Ok(Self {
+            token: bearer_token(&parts.headers),
+            keyed: parts.extensions.get::<KeyedWrite>().cloned(),
+        })
     }
 }
 

@@ -6,6 +6,7 @@
 
 pub mod error;
 pub mod extract;
+mod idempotency;
 pub mod openapi;
 pub mod present;
 mod routes;
@@ -38,21 +39,37 @@ pub struct AppState {
 
 impl AppState {
     /// Authenticates the caller and runs `work` as them on a blocking thread.
-    pub(crate) async fn call<T: Send + 'static>(
+    /// A keyed write (`Idempotency-Key`) records its key in the write's own transaction.
+    pub(crate) async fn run_as<T: Send + 'static>(
         &self,
         bearer: Bearer,
-        work: impl FnOnce(&Cms, &Principal) -> copydesk_core::Result<T> + Send + 'static,
+        work: impl FnOnce(&Cms, &Principal) -> ApiResult<T> + Send + 'static,
     ) -> ApiResult<T> {
         let cms = Arc::clone(&self.cms);
         tokio::task::spawn_blocking(move || {
-            let who = cms.authenticate(bearer.0.as_deref())?;
-            work(&cms, &who)
+            let who = cms.authenticate(bearer.token.as_deref())?;
+            match &bearer.keyed {
+                Some(keyed) => {
+                    cms.applying_once(&who, &keyed.key, &keyed.hash, || work(&cms, &who))
+                        .0
+                }
+                None => work(&cms, &who),
+            }
         })
         .await
         .map_err(|err| {
             ApiError::Core(CoreError::Internal(format!("a request task failed: {err}")))
         })?
-        .map_err(ApiError::from)
+    }
+
+    /// Runs one use case as the caller.
+    pub(crate) async fn call<T: Send + 'static>(
+        &self,
+        bearer: Bearer,
+        work: impl FnOnce(&Cms, &Principal) -> copydesk_core::Result<T> + Send + 'static,
+    ) -> ApiResult<T> {
+        self.run_as(bearer, move |cms, who| Ok(work(cms, who)?))
+            .await
     }
 
     /// Like [`AppState::call`] for an operation with a JSON body: the token and
@@ -68,17 +85,12 @@ impl AppState {
         B: DeserializeOwned,
         T: Send + 'static,
     {
-        let cms = Arc::clone(&self.cms);
-        tokio::task::spawn_blocking(move || {
-            let who = cms.authenticate(bearer.0.as_deref())?;
+        self.run_as(bearer, move |cms, who| {
             who.require(action)?;
             let parsed = body.parse::<B>()?;
-            Ok(work(&cms, &who, parsed)?)
+            Ok(work(cms, who, parsed)?)
         })
         .await
-        .map_err(|err| {
-            ApiError::Core(CoreError::Internal(format!("a request task failed: {err}")))
-        })?
     }
 }
 
@@ -98,6 +110,10 @@ pub fn router(cms: Arc<Cms>, body_limit: usize) -> Router {
         )
         .fallback(no_route)
         .method_not_allowed_fallback(no_route)
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            idempotency::layer,
+        ))
         .with_state(state)
         .layer(DefaultBodyLimit::max(body_limit))
         .layer(axum::Extension(BodyLimit(body_limit)))

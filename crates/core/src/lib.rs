@@ -16,6 +16,7 @@ pub mod draftjs;
 pub mod drafts;
 pub mod error;
 pub mod exports;
+pub mod idempotency;
 pub mod locks;
 pub mod paging;
 pub mod planning;

@@ -28,9 +28,21 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0002_collaboration_and_print",
         include_str!("../migrations/0002_collaboration_and_print.sql"),
     ),
+    (
+        "0003_idempotency_keys",
+        include_str!("../migrations/0003_idempotency_keys.sql"),
+    ),
 ];
 
 const READERS: usize = 8;
+
+type CommitHook = Box<dyn FnOnce(&Transaction<'_>) -> Result<()>>;
+
+thread_local! {
+    /// A hook the next write transaction on this thread runs before it commits
+    /// (see [`Store::with_commit_hook`]).
+    static BEFORE_COMMIT: std::cell::RefCell<Option<CommitHook>> = const { std::cell::RefCell::new(None) };
+}
 
 /// One instance's data directory: `copydesk.db` and the attachment files.
 pub struct Store {
@@ -71,8 +83,32 @@ impl Store {
         let mut conn = lock(&self.writer)?;
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
         let out = work(&tx)?;
+        if let Some(hook) = BEFORE_COMMIT.with(|slot| slot.borrow_mut().take()) {
+            hook(&tx)?;
+        }
         tx.commit()?;
         Ok(out)
+    }
+
+    /// Runs `work` (one use case) so that the first write transaction it
+    /// commits also runs `hook`, atomically with the write. Returns whether a
+    /// write committed with the hook.
+    pub fn with_commit_hook<T>(
+        &self,
+        hook: impl FnOnce(&Transaction<'_>) -> Result<()> + 'static,
+        work: impl FnOnce() -> T,
+    ) -> (T, bool) {
+        let ran = std::rc::Rc::new(std::cell::Cell::new(false));
+        let flag = std::rc::Rc::clone(&ran);
+        let wrapped: CommitHook = Box::new(move |tx| {
+            hook(tx)?;
+            flag.set(true);
+            Ok(())
+        });
+        BEFORE_COMMIT.with(|slot| *slot.borrow_mut() = Some(wrapped));
+        let out = work();
+        BEFORE_COMMIT.with(|slot| slot.borrow_mut().take());
+        (out, ran.get())
     }
 
     /// Runs `work` on a reader inside one read transaction, so it sees one snapshot.

@@ -6,7 +6,7 @@ use copydesk_core::print_documents::PrintDocumentInput;
 use copydesk_wire as wire;
 
 use crate::AppState;
-use crate::error::{ApiError, ApiResult};
+use crate::error::ApiResult;
 use crate::extract::{Bearer, QueryPairs, RawJson};
 use crate::openapi::{ListParams, Refusals};
 use crate::present;
@@ -132,15 +132,13 @@ pub async fn lock(
     Path(uuid): Path<String>,
     body: RawJson,
 ) -> ApiResult<Json<wire::PrintDocument>> {
-    let cms = std::sync::Arc::clone(&state.cms);
-    let doc = tokio::task::spawn_blocking(move || -> ApiResult<_> {
-        let who = cms.authenticate(bearer.0.as_deref())?;
-        who.require("PRINTDOCUMENT update")?;
-        let body: wire::PrintLockBody = body.parse_optional()?;
-        Ok(cms.lock_print_document(&who, &uuid, body.on_behalf_of.as_deref())?)
-    })
-    .await
-    .map_err(|err| ApiError::Core(copydesk_core::CoreError::Internal(err.to_string())))??;
+    let doc = state
+        .run_as(bearer, move |cms, who| {
+            who.require("PRINTDOCUMENT update")?;
+            let body: wire::PrintLockBody = body.parse_optional()?;
+            Ok(cms.lock_print_document(who, &uuid, body.on_behalf_of.as_deref())?)
+        })
+        .await?;
     Ok(Json(present::print_document(doc)))
 }
 
