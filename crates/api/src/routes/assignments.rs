@@ -70,7 +70,7 @@ pub async fn get(
     operation_id = "assignments_create",
     description = "Access action: ASSIGNMENT create.",
     request_body = wire::AssignmentBody,
-    params(("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice")),
+    params(("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,200}$", description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice")),
     responses((status = 200, body = Vec<wire::Assignment>), Refusals)
 )]
 pub async fn create(
@@ -92,7 +92,7 @@ pub async fn create(
     tag = "assignment",
     operation_id = "assignments_update",
     description = "Access action: ASSIGNMENT update.",
-    params(("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice"), ("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    params(("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,200}$", description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice"), ("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
     request_body = wire::AssignmentBody,
     responses((status = 200, body = Vec<wire::Assignment>), Refusals)
 )]
@@ -116,7 +116,7 @@ pub async fn update(
     tag = "assignment",
     operation_id = "assignments_delete",
     description = "Access action: ASSIGNMENT delete.",
-    params(("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice"), ("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    params(("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,200}$", description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice"), ("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
     responses((status = 200, body = wire::Message), Refusals)
 )]
 pub async fn delete(

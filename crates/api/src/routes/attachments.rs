@@ -46,7 +46,7 @@ fn change(body: wire::AttachmentBody) -> copydesk_core::Result<AttachmentChange>
     tag = "attachment",
     operation_id = "attachments_update",
     description = "Access action: ATTACHMENT update.",
-    params(("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice"), ("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    params(("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,200}$", description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice"), ("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
     request_body = wire::AttachmentBody,
     responses((status = 200, body = wire::Content), Refusals)
 )]

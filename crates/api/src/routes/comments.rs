@@ -39,7 +39,7 @@ pub async fn notes(
     tag = "note-comment",
     operation_id = "comments_create_note",
     description = "Access action: NOTECOMMENT create.",
-    params(("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice"), ("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    params(("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,200}$", description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice"), ("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
     request_body = wire::NoteCommentBody,
     responses((status = 200, body = wire::Items<wire::NoteComment>), Refusals)
 )]
@@ -104,7 +104,7 @@ pub async fn assignment_comments(
     tag = "assignment-comment",
     operation_id = "comments_create_assignment_comment",
     description = "Access action: ASSIGNMENTCOMMENT create.",
-    params(("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice"), ("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    params(("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,200}$", description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice"), ("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
     request_body = wire::AssignmentCommentBody,
     responses((status = 200, body = wire::AssignmentComment), Refusals)
 )]

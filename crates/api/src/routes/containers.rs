@@ -75,7 +75,7 @@ pub async fn get(
     operation_id = "containers_create",
     description = "Access action: CONTAINER create.",
     request_body = wire::ContainerBody,
-    params(("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice")),
+    params(("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,200}$", description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice")),
     responses((status = 200, body = Vec<wire::Container>), Refusals)
 )]
 pub async fn create(
@@ -97,7 +97,7 @@ pub async fn create(
     tag = "container",
     operation_id = "containers_update",
     description = "Access action: CONTAINER update.",
-    params(("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice"), ("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    params(("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,200}$", description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice"), ("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
     request_body = wire::ContainerBody,
     responses((status = 200, body = Vec<wire::Container>), Refusals)
 )]
@@ -121,7 +121,7 @@ pub async fn update(
     tag = "container",
     operation_id = "containers_delete",
     description = "Access action: CONTAINER delete.",
-    params(("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice"), ("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    params(("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,200}$", description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice"), ("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
     responses((status = 200, body = wire::Message), Refusals)
 )]
 pub async fn delete(

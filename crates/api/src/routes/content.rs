@@ -94,7 +94,7 @@ pub async fn get(
     operation_id = "content_create",
     description = "Access action: CONTENT create (plus CONTENT publish when published_at is set, and CONTENT type_<type>).",
     request_body = wire::ContentBody,
-    params(("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice")),
+    params(("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,200}$", description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice")),
     responses((status = 200, body = wire::Content), Refusals)
 )]
 pub async fn create(
@@ -116,7 +116,7 @@ pub async fn create(
     tag = "content",
     operation_id = "content_update",
     description = "Access action: CONTENT update (plus CONTENT publish when published_at changes, and CONTENT type_<type> for a type sent).",
-    params(("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice"), ("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    params(("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,200}$", description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice"), ("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
     request_body = wire::ContentBody,
     responses((status = 200, body = wire::Content), Refusals)
 )]
@@ -140,7 +140,7 @@ pub async fn update(
     tag = "content",
     operation_id = "content_delete",
     description = "Access action: CONTENT delete.",
-    params(("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice"), ("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    params(("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,200}$", description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice"), ("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
     responses((status = 200, body = wire::Message), Refusals)
 )]
 pub async fn delete(

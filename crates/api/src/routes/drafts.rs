@@ -39,7 +39,7 @@ pub async fn last(
     tag = "draft",
     operation_id = "drafts_create",
     description = "Access action: DRAFT create.",
-    params(("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice"), ("content" = String, Query, description = "The content item's SRN")),
+    params(("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,200}$", description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice"), ("content" = String, Query, description = "The content item's SRN")),
     request_body = wire::DraftBody,
     responses((status = 200, body = Vec<wire::Draft>), Refusals)
 )]

@@ -37,7 +37,7 @@ pub async fn get(
     operation_id = "locks_create",
     description = "Access action: LOCKREQUEST create.",
     request_body = wire::LockRequestBody,
-    params(("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice")),
+    params(("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,200}$", description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice")),
     responses((status = 200, body = Vec<wire::LockRequest>), Refusals)
 )]
 pub async fn create(
@@ -64,7 +64,7 @@ pub async fn create(
     tag = "lock-request",
     operation_id = "locks_delete",
     description = "Access action: LOCKREQUEST delete.",
-    params(("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice"), ("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    params(("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,200}$", description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice"), ("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
     responses((status = 200, body = wire::Message), Refusals)
 )]
 pub async fn delete(

@@ -60,7 +60,7 @@ pub async fn get_workflow(
     operation_id = "planning_create_workflow",
     description = "Access action: WORKFLOW create.",
     request_body = wire::WorkflowBody,
-    params(("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice")),
+    params(("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,200}$", description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice")),
     responses((status = 200, body = Vec<wire::Workflow>), Refusals)
 )]
 pub async fn create_workflow(
@@ -142,7 +142,7 @@ pub async fn get_section(
     operation_id = "planning_create_section",
     description = "Access action: WORKFLOWSECTION create.",
     request_body = wire::WorkflowSectionBody,
-    params(("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice")),
+    params(("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,200}$", description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice")),
     responses((status = 200, body = Vec<wire::WorkflowSection>), Refusals)
 )]
 pub async fn create_section(
@@ -217,7 +217,7 @@ pub async fn get_issue(
     operation_id = "planning_create_issue",
     description = "Access action: ISSUE create.",
     request_body = wire::IssueBody,
-    params(("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice")),
+    params(("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,200}$", description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice")),
     responses((status = 200, body = Vec<wire::Issue>), Refusals)
 )]
 pub async fn create_issue(

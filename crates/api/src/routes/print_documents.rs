@@ -74,7 +74,7 @@ pub async fn get(
     operation_id = "print_documents_create",
     description = "Access action: PRINTDOCUMENT create.",
     request_body = wire::PrintDocumentBody,
-    params(("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice")),
+    params(("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,200}$", description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice")),
     responses((status = 200, body = Vec<wire::PrintDocument>), Refusals)
 )]
 pub async fn create(
@@ -96,7 +96,7 @@ pub async fn create(
     tag = "print-document",
     operation_id = "print_documents_update",
     description = "Access action: PRINTDOCUMENT update.",
-    params(("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice"), ("identifier" = String, Path, description = "A print document's UUID or tracking label")),
+    params(("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,200}$", description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice"), ("identifier" = String, Path, description = "A print document's UUID or tracking label")),
     request_body = wire::PrintDocumentBody,
     responses((status = 200, body = Vec<wire::PrintDocument>), Refusals)
 )]
@@ -123,7 +123,7 @@ pub async fn update(
     tag = "print-document",
     operation_id = "print_documents_lock",
     description = "Access action: PRINTDOCUMENT update; PRINTDOCUMENT passThruLock to lock on behalf of another user or to take over another user's lock.",
-    params(("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice"), ("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    params(("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,200}$", description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice"), ("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
     request_body = wire::PrintLockBody,
     responses((status = 200, body = wire::PrintDocument), Refusals)
 )]
@@ -149,7 +149,7 @@ pub async fn lock(
     tag = "print-document",
     operation_id = "print_documents_unlock",
     description = "Access action: PRINTDOCUMENT update; PRINTDOCUMENT passThruLock to remove another user's lock.",
-    params(("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice"), ("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    params(("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,200}$", description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice"), ("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
     responses((status = 200, body = wire::PrintDocument), Refusals)
 )]
 pub async fn unlock(

@@ -65,7 +65,7 @@ pub async fn get(
     operation_id = "tags_create",
     description = "Access action: TAG create.",
     request_body = wire::TagBody,
-    params(("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice")),
+    params(("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,200}$", description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice")),
     responses((status = 200, body = Vec<wire::Tag>), Refusals)
 )]
 pub async fn create(
@@ -87,7 +87,7 @@ pub async fn create(
     tag = "tag",
     operation_id = "tags_update",
     description = "Access action: TAG update.",
-    params(("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice"), ("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    params(("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,200}$", description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice"), ("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
     request_body = wire::TagBody,
     responses((status = 200, body = Vec<wire::Tag>), Refusals)
 )]
@@ -111,7 +111,7 @@ pub async fn update(
     tag = "tag",
     operation_id = "tags_delete",
     description = "Access action: TAG delete.",
-    params(("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice"), ("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    params(("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,200}$", description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice"), ("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
     responses((status = 200, body = wire::Message), Refusals)
 )]
 pub async fn delete(

@@ -58,7 +58,7 @@ pub async fn get(
     tag = "version",
     operation_id = "versions_restore",
     description = "Access action: VERSION restore.",
-    params(("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice"), ("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    params(("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,200}$", description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice"), ("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
     responses((status = 200, body = wire::Content), Refusals)
 )]
 pub async fn restore(
