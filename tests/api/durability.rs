@@ -102,3 +102,40 @@ fn sigkill_mid_stream_keeps_every_acknowledged_write() {
         .expect("count");
     assert!(total >= acknowledged.len() as u64);
 }
+
+/// Reads never wait for writes: while a write waits inside the server (its
+/// database lock held by another process), every read still answers.
+#[test]
+fn reads_do_not_wait_for_a_waiting_write() {
+    let server = TestServer::start();
+    let item = server
+        .post(
+            "/v3/content",
+            &json!({"title": "Readable", "type": "article"}),
+        )
+        .expect(200)
+        .body;
+    let uuid = item["uuid"].as_str().expect("uuid").to_owned();
+    let db = rusqlite::Connection::open(server.db_path()).expect("the database opens");
+    db.execute_batch("BEGIN IMMEDIATE; UPDATE meta SET value = value WHERE key = 'none';")
+        .expect("the write lock is taken");
+    std::thread::scope(|scope| {
+        let writer = scope.spawn(|| {
+            server.put(
+                &format!("/v3/content/{uuid}"),
+                &json!({"title": "Written after"}),
+            )
+        });
+        // Give the write time to reach the server and wait on the lock there.
+        std::thread::sleep(Duration::from_millis(300));
+        assert!(!writer.is_finished(), "the write is waiting for the lock");
+        for _ in 0..20 {
+            let read = server.get(&format!("/v3/content/{uuid}")).expect(200);
+            assert_eq!(read.body["title"], "Readable");
+            server.get("/v3/content").expect(200);
+        }
+        db.execute_batch("ROLLBACK").expect("released");
+        let written = writer.join().expect("the writer thread");
+        assert_eq!(written.expect(200).body["title"], "Written after");
+    });
+}
