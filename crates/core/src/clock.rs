@@ -11,6 +11,11 @@ pub fn now() -> String {
     Utc::now().format(FORMAT).to_string()
 }
 
+/// The time `days` days ago, in the contract's format.
+pub fn days_ago(days: i64) -> String {
+    (Utc::now() - chrono::Duration::days(days)).format(FORMAT).to_string()
+}
+
 /// A timestamp a client sent: the contract's form, or ISO 8601 with `T` and an
 /// optional `Z` or offset, normalised to UTC in the contract's form.
 pub fn parse_timestamp(field: &str, raw: &str) -> Result<String> {

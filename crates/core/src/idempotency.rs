@@ -12,6 +12,9 @@ use crate::access::Principal;
 use crate::clock;
 use crate::error::{CoreError, Result};
 
+/// How long keys and their answers are kept: a retry comes long before.
+pub const KEPT_DAYS: i64 = 7;
+
 /// The longest key accepted.
 pub const MAX_KEY_LENGTH: usize = 200;
 
@@ -124,6 +127,8 @@ impl Cms {
                 "UPDATE idempotency_keys SET status = ?3, content_type = ?4, response = ?5 WHERE user_id = ?1 AND key = ?2",
             )?
             .execute(params![who.user_id, key, i64::from(reply.status), reply.content_type, reply.body])?;
+            tx.prepare_cached("DELETE FROM idempotency_keys WHERE created_at < ?1")?
+                .execute([clock::days_ago(KEPT_DAYS)])?;
             Ok(())
         })
     }
