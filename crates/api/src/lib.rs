@@ -94,12 +94,32 @@ impl AppState {
     }
 }
 
+/// How a server is set up.
+#[derive(Debug, Clone, Copy)]
+pub struct Options {
+    /// The largest request body, in bytes.
+    pub body_limit: usize,
+    /// Serve only what `api-v3.md` and the contract describe: no change feed,
+    /// no idempotency keys (to test clients against a plain remote).
+    pub plain: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self {
+            body_limit: DEFAULT_BODY_LIMIT,
+            plain: false,
+        }
+    }
+}
+
 /// The whole HTTP surface: `/v3` and the attachment files.
-pub fn router(cms: Arc<Cms>, body_limit: usize) -> Router {
+pub fn router(cms: Arc<Cms>, options: Options) -> Router {
+    let body_limit = options.body_limit;
     let state = AppState { cms };
     let (documented, document) = routes::documented();
     let document = Arc::new(document);
-    documented
+    let mut app = documented
         .merge(routes::undocumented())
         .route(
             "/v3/openapi.json",
@@ -109,12 +129,16 @@ pub fn router(cms: Arc<Cms>, body_limit: usize) -> Router {
             }),
         )
         .fallback(no_route)
-        .method_not_allowed_fallback(no_route)
-        .layer(axum::middleware::from_fn_with_state(
+        .method_not_allowed_fallback(no_route);
+    if options.plain {
+        app = app.layer(axum::middleware::from_fn(plain_only));
+    } else {
+        app = app.layer(axum::middleware::from_fn_with_state(
             state.clone(),
             idempotency::layer,
-        ))
-        .with_state(state)
+        ));
+    }
+    app.with_state(state)
         .layer(DefaultBodyLimit::max(body_limit))
         .layer(axum::Extension(BodyLimit(body_limit)))
         .layer(CatchPanicLayer::custom(
@@ -123,6 +147,20 @@ pub fn router(cms: Arc<Cms>, body_limit: usize) -> Router {
                 ApiError::Core(CoreError::Internal("a handler panicked".into())).into_response()
             },
         ))
+}
+
+/// A plain server has no change feed; idempotency keys are simply not looked at.
+async fn plain_only(
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    use axum::response::IntoResponse as _;
+    if request.uri().path() == "/v3/changes" {
+        return no_route(request.method().clone(), request.uri().clone())
+            .await
+            .into_response();
+    }
+    next.run(request).await
 }
 
 async fn no_route(method: Method, uri: Uri) -> ApiError {

@@ -13,7 +13,9 @@ pub fn now() -> String {
 
 /// The time `days` days ago, in the contract's format.
 pub fn days_ago(days: i64) -> String {
-    (Utc::now() - chrono::Duration::days(days)).format(FORMAT).to_string()
+    (Utc::now() - chrono::Duration::days(days))
+        .format(FORMAT)
+        .to_string()
 }
 
 /// A timestamp a client sent: the contract's form, or ISO 8601 with `T` and an

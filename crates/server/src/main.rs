@@ -59,6 +59,10 @@ struct ServeArgs {
     /// The largest request body in bytes.
     #[arg(long, env = "COPYDESK_MAX_BODY", default_value_t = copydesk_api::DEFAULT_BODY_LIMIT)]
     max_body: usize,
+    /// Serve only the plain /v3 service (no change feed, no idempotency keys),
+    /// as a remote that is not a Copydesk server would.
+    #[arg(long)]
+    plain: bool,
 }
 
 #[derive(Subcommand)]
@@ -174,7 +178,13 @@ fn serve(args: ServeArgs) -> Result<()> {
             .await
             .with_context(|| format!("listening on {}", args.listen))?;
         let address = listener.local_addr()?;
-        let app = copydesk_api::router(Arc::new(cms), args.max_body);
+        let app = copydesk_api::router(
+            Arc::new(cms),
+            copydesk_api::Options {
+                body_limit: args.max_body,
+                plain: args.plain,
+            },
+        );
         tracing::info!(data = %dir.display(), "copydesk-server listening on http://{address}");
         axum::serve(listener, app)
             .with_graceful_shutdown(shutdown_signal())

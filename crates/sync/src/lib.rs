@@ -1,0 +1,9 @@
+//! Sync with a remote `/v3` service: a typed client of the remote (this step), and the sync engine built on it (next).
+
+pub mod error;
+pub mod key;
+pub mod remote;
+
+pub use error::SyncError;
+pub use key::RemoteKey;
+pub use remote::{Capabilities, Remote};

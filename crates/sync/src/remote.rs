@@ -1,0 +1,247 @@
+//! A typed client of a remote `/v3` service, authenticated with a key pair, speaking the wire types.
+//!
+//! Tokens are signed here with the key pair (as the contract describes) and
+//! renewed before they expire. Every write can carry an idempotency key, so a
+//! retry after a lost answer applies nothing twice on a Copydesk remote.
+
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use copydesk_wire as wire;
+use reqwest::{Method, StatusCode};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::error::SyncError;
+use crate::key::RemoteKey;
+
+/// How long a token this client signs is valid.
+const TOKEN_LIFETIME: Duration = Duration::from_secs(3600);
+/// Renew a token this long before it expires.
+const TOKEN_MARGIN: Duration = Duration::from_secs(300);
+
+/// What the remote offers beyond the plain `/v3` service.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Capabilities {
+    /// `GET /v3/changes` (a Copydesk server).
+    pub change_feed: bool,
+}
+
+pub struct Remote {
+    base: String,
+    http: reqwest::Client,
+    key: RemoteKey,
+    token: Mutex<Option<(String, Instant)>>,
+}
+
+impl Remote {
+    /// A client of the `/v3` service at `base` (for example `http://127.0.0.1:8080`).
+    pub fn new(base: &str, key: RemoteKey) -> Result<Self, SyncError> {
+        let base = base.trim().trim_end_matches('/').to_owned();
+        if !(base.starts_with("http://") || base.starts_with("https://")) {
+            return Err(SyncError::Protocol(format!(
+                "{base} is not an http:// or https:// address"
+            )));
+        }
+        let http = reqwest::Client::builder()
+            .connect_timeout(Duration::from_secs(10))
+            .timeout(Duration::from_secs(120))
+            .build()
+            .map_err(|err| SyncError::Protocol(err.to_string()))?;
+        Ok(Self {
+            base,
+            http,
+            key,
+            token: Mutex::new(None),
+        })
+    }
+
+    pub fn base(&self) -> &str {
+        &self.base
+    }
+
+    /// A valid token, signed anew when the last one is close to expiring.
+    fn token(&self) -> Result<String, SyncError> {
+        let mut cached = self
+            .token
+            .lock()
+            .map_err(|_| SyncError::Protocol("the token cache was poisoned".into()))?;
+        if let Some((token, expires)) = cached.as_ref()
+            && Instant::now() + TOKEN_MARGIN < *expires
+        {
+            return Ok(token.clone());
+        }
+        let lifetime = i64::try_from(TOKEN_LIFETIME.as_secs()).unwrap_or(3600);
+        let token = copydesk_core::access::mint_token(
+            &self.key.public_key,
+            &self.key.private_key,
+            Some(lifetime),
+        )
+        .map_err(|err| SyncError::Key(err.to_string()))?;
+        *cached = Some((token.clone(), Instant::now() + TOKEN_LIFETIME));
+        Ok(token)
+    }
+
+    /// Sends one request and reads the JSON answer, or the contract's error.
+    pub async fn request<B: Serialize + ?Sized, T: DeserializeOwned>(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<&B>,
+        idempotency_key: Option<&str>,
+    ) -> Result<T, SyncError> {
+        let mut request = self
+            .http
+            .request(method, format!("{}{path}", self.base))
+            .bearer_auth(self.token()?);
+        if let Some(key) = idempotency_key {
+            request = request.header("Idempotency-Key", key);
+        }
+        if let Some(body) = body {
+            request = request.json(body);
+        }
+        let response = request
+            .send()
+            .await
+            .map_err(|err| SyncError::Unreachable(err.to_string()))?;
+        let status = response.status();
+        let bytes = response
+            .bytes()
+            .await
+            .map_err(|err| SyncError::Unreachable(err.to_string()))?;
+        if status.is_success() {
+            return serde_json::from_slice(&bytes)
+                .map_err(|err| SyncError::Protocol(format!("{path}: {err}")));
+        }
+        Err(refusal(status, &bytes))
+    }
+
+    pub async fn get<T: DeserializeOwned>(&self, path: &str) -> Result<T, SyncError> {
+        self.request::<(), T>(Method::GET, path, None, None).await
+    }
+
+    /// Whether the remote is a Copydesk server with the sync extensions.
+    pub async fn capabilities(&self) -> Result<Capabilities, SyncError> {
+        match self.get::<wire::ChangeFeed>("/v3/changes?limit=1").await {
+            Ok(_) => Ok(Capabilities { change_feed: true }),
+            Err(SyncError::Remote { status: 404, .. }) => Ok(Capabilities { change_feed: false }),
+            Err(err) => Err(err),
+        }
+    }
+
+    /// One page of the change feed after `since`.
+    pub async fn changes(&self, since: i64, limit: u32) -> Result<wire::ChangeFeed, SyncError> {
+        self.get(&format!("/v3/changes?since={since}&limit={limit}"))
+            .await
+    }
+
+    pub async fn content(&self, uuid: &str) -> Result<wire::Content, SyncError> {
+        self.get(&format!("/v3/content/{uuid}")).await
+    }
+
+    /// One page of content items in `modified_at` order, oldest first (for a plain remote).
+    pub async fn content_page(
+        &self,
+        page: u64,
+        per_page: u64,
+    ) -> Result<wire::Envelope<wire::Content>, SyncError> {
+        self.get(&format!(
+            "/v3/content?order=modified_at&dir=asc&page={page}&per_page={per_page}"
+        ))
+        .await
+    }
+
+    pub async fn author(&self, uuid: &str) -> Result<wire::Author, SyncError> {
+        let mut found: Vec<wire::Author> = self.get(&format!("/v3/author/{uuid}")).await?;
+        found
+            .pop()
+            .ok_or_else(|| SyncError::Protocol(format!("author {uuid}: an empty answer")))
+    }
+
+    /// Creates a content item; `idempotency_key` makes a retry safe.
+    pub async fn create_content(
+        &self,
+        body: &wire::ContentBody,
+        idempotency_key: &str,
+    ) -> Result<wire::Content, SyncError> {
+        self.request(
+            Method::POST,
+            "/v3/content",
+            Some(body),
+            Some(idempotency_key),
+        )
+        .await
+    }
+
+    /// Updates a content item; `idempotency_key` makes a retry safe.
+    pub async fn update_content(
+        &self,
+        uuid: &str,
+        body: &wire::ContentBody,
+        idempotency_key: &str,
+    ) -> Result<wire::Content, SyncError> {
+        self.request(
+            Method::PUT,
+            &format!("/v3/content/{uuid}"),
+            Some(body),
+            Some(idempotency_key),
+        )
+        .await
+    }
+}
+
+/// The contract's error from an unsuccessful answer (or a plain one when the body is not that shape).
+fn refusal(status: StatusCode, body: &[u8]) -> SyncError {
+    match serde_json::from_slice::<wire::ErrorBody>(body) {
+        Ok(error) => SyncError::Remote {
+            status: status.as_u16(),
+            code: error.code,
+            message: error.error,
+            field: error.field,
+        },
+        Err(_) => SyncError::Remote {
+            status: status.as_u16(),
+            code: if status.is_server_error() {
+                "internal"
+            } else {
+                "unknown"
+            }
+            .to_owned(),
+            message: String::from_utf8_lossy(body).chars().take(200).collect(),
+            field: None,
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refusals_keep_the_contract_code() {
+        let err = refusal(
+            StatusCode::NOT_FOUND,
+            br#"{"error":"no such item","code":"not_found"}"#,
+        );
+        assert_eq!(err.code(), Some("not_found"));
+        assert!(!err.is_transient());
+        let err = refusal(StatusCode::BAD_GATEWAY, b"<html>proxy down</html>");
+        assert!(err.is_transient());
+    }
+
+    #[test]
+    fn only_http_addresses() {
+        let key = RemoteKey {
+            public_key: "p".into(),
+            private_key: "s".into(),
+        };
+        assert!(Remote::new("ftp://x", key.clone()).is_err());
+        assert_eq!(
+            Remote::new("http://127.0.0.1:1/", key)
+                .map(|r| r.base().to_owned())
+                .ok()
+                .as_deref(),
+            Some("http://127.0.0.1:1")
+        );
+    }
+}
