@@ -99,19 +99,6 @@ impl Cms {
         })
     }
 
-    fn optional_ref(
-        &self,
-        tx: &Transaction<'_>,
-        table: Table,
-        field: &str,
-        raw: Option<&str>,
-    ) -> Result<Option<i64>> {
-        match raw.map(str::trim) {
-            None | Some("") | Some("0") => Ok(None),
-            Some(raw) => table.id_of_ref(tx, field, raw).map(Some),
-        }
-    }
-
     /// Points the content item at its assignment (and away from an old one).
     fn link_content(
         &self,
@@ -150,8 +137,8 @@ impl Cms {
             None => None,
         };
         self.store.write(|tx| {
-            let assignee = self.optional_ref(tx, USERS, "assignee_id", input.assignee_id.clone().flatten().as_deref())?;
-            let content = self.optional_ref(tx, CONTENT, "content_id", input.content_id.clone().flatten().as_deref())?;
+            let assignee = USERS.optional_ref(tx, "assignee_id", input.assignee_id.clone().flatten().as_deref())?;
+            let content = CONTENT.optional_ref(tx, "content_id", input.content_id.clone().flatten().as_deref())?;
             if let Some(content_id) = content {
                 self.check_writable(tx, who, content_id)?;
             }
@@ -198,11 +185,11 @@ impl Cms {
                 None => old.due_at.clone(),
             };
             let assignee = match input.assignee_id.clone() {
-                Some(raw) => self.optional_ref(tx, USERS, "assignee_id", raw.as_deref())?,
+                Some(raw) => USERS.optional_ref(tx, "assignee_id", raw.as_deref())?,
                 None => old.assignee_id,
             };
             let content = match input.content_id.clone() {
-                Some(raw) => self.optional_ref(tx, CONTENT, "content_id", raw.as_deref())?,
+                Some(raw) => CONTENT.optional_ref(tx, "content_id", raw.as_deref())?,
                 None => old.content_id,
             };
             if let Some(content_id) = content {

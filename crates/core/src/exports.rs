@@ -137,22 +137,6 @@ impl Cms {
         self.snapshot_export(tx, export.id, who)
     }
 
-    fn export_ref(
-        tx: &Transaction<'_>,
-        table: crate::records::Table,
-        field: &str,
-        sent: &Option<Option<String>>,
-        old: i64,
-    ) -> Result<i64> {
-        match sent {
-            None => Ok(old),
-            Some(raw) => match raw.as_deref().map(str::trim) {
-                None | Some("") | Some("0") => Ok(0),
-                Some(raw) => table.id_of_ref(tx, field, raw),
-            },
-        }
-    }
-
     fn content_for_export(&self, tx: &Transaction<'_>, uuid: &str) -> Result<i64> {
         CONTENT.id_of(tx, uuid)
     }
@@ -178,10 +162,10 @@ impl Cms {
             let content_id = self.content_for_export(tx, uuid)?;
             self.check_writable(tx, who, content_id)?;
             let export = self.ensure_export(tx, who, content_id)?;
-            let workflow = Self::export_ref(tx, WORKFLOWS, "workflow_id", &input.workflow_id, export.workflow_id)?;
-            let assignee = Self::export_ref(tx, USERS, "assignee_id", &input.assignee_id, export.assignee_id)?;
-            let issue = Self::export_ref(tx, ISSUES, "issue_id", &input.issue_id, export.issue_id)?;
-            let section = Self::export_ref(tx, SECTIONS, "workflow_section_id", &input.workflow_section_id, export.workflow_section_id)?;
+            let workflow = WORKFLOWS.updated_ref(tx, "workflow_id", &input.workflow_id, export.workflow_id)?;
+            let assignee = USERS.updated_ref(tx, "assignee_id", &input.assignee_id, export.assignee_id)?;
+            let issue = ISSUES.updated_ref(tx, "issue_id", &input.issue_id, export.issue_id)?;
+            let section = SECTIONS.updated_ref(tx, "workflow_section_id", &input.workflow_section_id, export.workflow_section_id)?;
             let fields_changed = (workflow, assignee, issue, section)
                 != (export.workflow_id, export.assignee_id, export.issue_id, export.workflow_section_id);
             if fields_changed {

@@ -112,14 +112,6 @@ fn document_from_row(row: &Row<'_>) -> rusqlite::Result<PrintDocument> {
     })
 }
 
-/// A reference that may be absent, `0` or `null` (none), or an id or UUID of `table`.
-fn reference(tx: &Transaction<'_>, table: Table, field: &str, raw: Option<&str>) -> Result<i64> {
-    match raw.map(str::trim) {
-        None | Some("") | Some("0") => Ok(0),
-        Some(raw) => table.id_of_ref(tx, field, raw),
-    }
-}
-
 /// A 409 `conflict` when another document already tracks `label` (ignoring ASCII case).
 fn ensure_label_free(tx: &Transaction<'_>, label: &str, except: Option<i64>) -> Result<()> {
     let taken = tx
@@ -253,15 +245,10 @@ impl Cms {
         )?;
         self.store.write(|tx| {
             ensure_label_free(tx, tracking.as_str(), None)?;
-            let workflow = reference(tx, WORKFLOWS, "workflow_id", input.workflow_id.clone().flatten().as_deref())?;
-            let issue = reference(tx, ISSUES, "issue_id", input.issue_id.clone().flatten().as_deref())?;
-            let assignee = reference(tx, USERS, "assignee_id", input.assignee_id.clone().flatten().as_deref())?;
-            let section = reference(
-                tx,
-                SECTIONS,
-                "workflow_section_id",
-                input.workflow_section_id.clone().flatten().as_deref(),
-            )?;
+            let workflow = WORKFLOWS.updated_ref(tx, "workflow_id", &input.workflow_id, 0)?;
+            let issue = ISSUES.updated_ref(tx, "issue_id", &input.issue_id, 0)?;
+            let assignee = USERS.updated_ref(tx, "assignee_id", &input.assignee_id, 0)?;
+            let section = SECTIONS.updated_ref(tx, "workflow_section_id", &input.workflow_section_id, 0)?;
             tx.prepare_cached(
                 "INSERT INTO print_documents (uuid, label, tracking_label, issue_id, workflow_id, assignee_id,
                  workflow_section_id, created_at, modified_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8)",
@@ -294,16 +281,11 @@ impl Cms {
             if tracking != old.tracking_label {
                 ensure_label_free(tx, &tracking, Some(id))?;
             }
-            let pick = |sent: &Option<Option<String>>, table: Table, field: &str, old: i64| -> Result<i64> {
-                match sent {
-                    Some(raw) => reference(tx, table, field, raw.as_deref()),
-                    None => Ok(old),
-                }
-            };
-            let workflow = pick(&input.workflow_id, WORKFLOWS, "workflow_id", old.workflow_id)?;
-            let issue = pick(&input.issue_id, ISSUES, "issue_id", old.issue_id)?;
-            let assignee = pick(&input.assignee_id, USERS, "assignee_id", old.assignee_id)?;
-            let section = pick(&input.workflow_section_id, SECTIONS, "workflow_section_id", old.workflow_section_id)?;
+            let workflow = WORKFLOWS.updated_ref(tx, "workflow_id", &input.workflow_id, old.workflow_id)?;
+            let issue = ISSUES.updated_ref(tx, "issue_id", &input.issue_id, old.issue_id)?;
+            let assignee = USERS.updated_ref(tx, "assignee_id", &input.assignee_id, old.assignee_id)?;
+            let section =
+                SECTIONS.updated_ref(tx, "workflow_section_id", &input.workflow_section_id, old.workflow_section_id)?;
             let changed = label != old.label
                 || tracking != old.tracking_label
                 || workflow != old.workflow_id

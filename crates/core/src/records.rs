@@ -56,6 +56,34 @@ impl Table {
         self.id_of_field(tx, field, raw)
     }
 
+    /// An optional reference sent in `field`: absent, empty, `0` or `null` mean none.
+    pub fn optional_ref(
+        self,
+        tx: &Transaction<'_>,
+        field: &str,
+        raw: Option<&str>,
+    ) -> Result<Option<i64>> {
+        match raw.map(str::trim) {
+            None | Some("") | Some("0") => Ok(None),
+            Some(raw) => self.id_of_ref(tx, field, raw).map(Some),
+        }
+    }
+
+    /// The id an update leaves in a reference field stored as `0` for none:
+    /// `old` when the field was not sent.
+    pub fn updated_ref(
+        self,
+        tx: &Transaction<'_>,
+        field: &str,
+        sent: &Option<Option<String>>,
+        old: i64,
+    ) -> Result<i64> {
+        match sent {
+            None => Ok(old),
+            Some(raw) => Ok(self.optional_ref(tx, field, raw.as_deref())?.unwrap_or(0)),
+        }
+    }
+
     /// Resolves the comma-separated UUIDs of a DELETE path: every one must exist.
     pub fn ids_of_list(self, tx: &Transaction<'_>, list: &str) -> Result<Vec<i64>> {
         let mut ids = Vec::new();
