@@ -172,3 +172,178 @@ fn other_files_are_kept_as_files() {
     ));
     assert_eq!(reply.expect(200).bytes, b"%PDF-1.4 not really");
 }
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::Digest as _;
+    sha2::Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+fn upload(
+    server: &TestServer,
+    token: &str,
+    uuid: &str,
+    name: Option<&str>,
+    bytes: Vec<u8>,
+) -> copydesk_tests::Reply {
+    let path = match name {
+        Some(name) => format!("/v3/attachment/{uuid}/file?name={name}"),
+        None => format!("/v3/attachment/{uuid}/file"),
+    };
+    server.send(
+        server
+            .request(Method::PUT, &path)
+            .bearer_auth(token)
+            .header("content-type", "application/octet-stream")
+            .body(bytes),
+    )
+}
+
+#[test]
+fn raw_files_stream_in_with_their_hash() {
+    let server = TestServer::start();
+    let item = server
+        .post("/v3/content", &json!({"title": "Video", "type": "media"}))
+        .expect(200)
+        .body;
+    let uuid = item["uuid"].as_str().expect("uuid");
+    let bytes: Vec<u8> = (0..3 * 1024 * 1024u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+        .collect();
+    let stored = upload(
+        &server,
+        server.admin_token(),
+        uuid,
+        Some("clip.mp4"),
+        bytes.clone(),
+    )
+    .expect(200)
+    .body;
+    let attachment = &stored["attachment"];
+    assert_eq!(attachment["type"], "video");
+    assert_eq!(attachment["size"], bytes.len().to_string());
+    assert_eq!(attachment["sha256"], sha256_hex(&bytes));
+    assert_eq!(stored["has_attachment"], "1");
+    let served = server
+        .send(server.request(
+            Method::GET,
+            attachment["original_url"].as_str().expect("url"),
+        ))
+        .expect(200);
+    assert!(served.bytes == bytes, "the file comes back byte for byte");
+
+    let png = {
+        use base64::Engine as _;
+        base64::engine::general_purpose::STANDARD
+            .decode(png_base64(30, 10))
+            .expect("base64")
+    };
+    let replaced = upload(
+        &server,
+        server.admin_token(),
+        uuid,
+        Some("still.png"),
+        png.clone(),
+    )
+    .expect(200)
+    .body;
+    assert_eq!(replaced["attachment"]["type"], "image");
+    assert_eq!(
+        (
+            replaced["attachment"]["width"].as_str(),
+            replaced["attachment"]["height"].as_str()
+        ),
+        (Some("30"), Some("10"))
+    );
+    assert_eq!(replaced["attachment"]["sha256"], sha256_hex(&png));
+    let folders = std::fs::read_dir(server.dir.path().join("files"))
+        .expect("files")
+        .count();
+    assert_eq!(folders, 1, "the replaced file's folder is gone");
+
+    upload(&server, server.admin_token(), uuid, None, b"x".to_vec())
+        .expect_error(400, "invalid_request");
+    upload(
+        &server,
+        server.admin_token(),
+        "00000000-0000-4000-8000-000000000000",
+        Some("a.bin"),
+        b"x".to_vec(),
+    )
+    .expect_error(404, "not_found");
+    let nobody = server.key("nobody", &[], &[]).token();
+    let reply = upload(&server, &nobody, uuid, Some("a.bin"), b"x".to_vec());
+    assert!(
+        reply
+            .expect_error(401, "forbidden_action")
+            .message()
+            .contains("ATTACHMENT update")
+    );
+}
+
+#[test]
+fn a_raw_file_over_the_limit_leaves_nothing() {
+    let server = TestServer::start_with(&["--max-body", "100000"]);
+    let item = server
+        .post("/v3/content", &json!({"title": "Big", "type": "media"}))
+        .expect(200)
+        .body;
+    let uuid = item["uuid"].as_str().expect("uuid");
+    upload(
+        &server,
+        server.admin_token(),
+        uuid,
+        Some("big.bin"),
+        vec![7u8; 300_000],
+    )
+    .expect_error(413, "too_large");
+    let folders = std::fs::read_dir(server.dir.path().join("files"))
+        .expect("files")
+        .count();
+    assert_eq!(folders, 0, "a refused upload leaves no file");
+    let after = server.get(&format!("/v3/content/{uuid}")).expect(200).body;
+    assert!(after["attachment"].is_null());
+    upload(
+        &server,
+        server.admin_token(),
+        uuid,
+        Some("small.bin"),
+        vec![7u8; 50_000],
+    )
+    .expect(200);
+}
+
+#[test]
+fn a_locked_item_takes_no_file() {
+    let server = TestServer::start();
+    let anna = server.key("anna", &["journalist"], &[]).token();
+    let bert = server.key("bert", &["journalist"], &[]).token();
+    let item = server
+        .post("/v3/content", &json!({"title": "Locked", "type": "media"}))
+        .expect(200)
+        .body;
+    server
+        .call(
+            Method::POST,
+            "/v3/lock-request",
+            Some(&anna),
+            Some(&json!({"srn": item["srn"]})),
+        )
+        .expect(200);
+    upload(
+        &server,
+        &bert,
+        item["uuid"].as_str().expect("uuid"),
+        Some("a.bin"),
+        vec![1u8; 10],
+    )
+    .expect_error(409, "locked");
+    assert_eq!(
+        std::fs::read_dir(server.dir.path().join("files"))
+            .expect("files")
+            .count(),
+        0
+    );
+}

@@ -35,6 +35,7 @@ impl ApiError {
                 CoreError::Token(TokenProblem::Expired) => (StatusCode::FORBIDDEN, "token_expired"),
                 CoreError::Locked(_) => (StatusCode::CONFLICT, "locked"),
                 CoreError::Conflict { .. } => (StatusCode::CONFLICT, "conflict"),
+                CoreError::TooLarge(_) => (StatusCode::PAYLOAD_TOO_LARGE, "too_large"),
                 CoreError::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
             },
             Self::BadBody { .. } => (StatusCode::BAD_REQUEST, "invalid_request"),

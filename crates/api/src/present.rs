@@ -131,6 +131,8 @@ pub fn attachment(attachment: Attachment) -> wire::Attachment {
         preview_extension: attachment.preview_extension,
         container_id: None,
         angle: attachment.angle.to_string(),
+        size: attachment.size_bytes.to_string(),
+        sha256: attachment.sha256,
         metadata: attachment.metadata,
         srn: attachment.srn,
         public_url: attachment.public_url,

@@ -6,7 +6,7 @@
 //! any point leaves the record pointing at complete files.
 
 use std::fs;
-use std::io::Cursor;
+use std::io::{Read, Write as _};
 use std::path::{Path, PathBuf};
 
 use base64::Engine as _;
@@ -21,7 +21,7 @@ use crate::content::ContentItem;
 use crate::error::{CoreError, Result};
 use crate::records::new_uuid;
 
-const COLUMNS: &str = "a.id, a.uuid, a.content_id, a.base_name, a.salt, a.extension, a.preview_extension, a.type, a.width, a.height, a.angle, a.metadata, a.created_at, a.modified_at";
+const COLUMNS: &str = "a.id, a.uuid, a.content_id, a.base_name, a.salt, a.extension, a.preview_extension, a.type, a.width, a.height, a.angle, a.metadata, a.created_at, a.modified_at, a.size_bytes, a.sha256";
 
 /// Largest image side the service decodes, against decompression bombs.
 const MAX_IMAGE_SIDE: u32 = 20_000;
@@ -42,6 +42,8 @@ pub struct Attachment {
     pub metadata: Option<Value>,
     pub created_at: String,
     pub modified_at: String,
+    pub size_bytes: i64,
+    pub sha256: String,
     pub srn: String,
     pub public_url: String,
     pub original_url: String,
@@ -73,6 +75,7 @@ pub(crate) struct WrittenFiles {
     pub width: u32,
     pub height: u32,
     pub size: u64,
+    pub sha256: String,
     dir: PathBuf,
     kept: bool,
 }
@@ -137,28 +140,6 @@ fn kind_by_extension(ext: &str) -> &'static str {
     }
 }
 
-fn decode_image(bytes: &[u8]) -> Result<Option<(image::DynamicImage, image::ImageFormat)>> {
-    let reader = image::ImageReader::new(Cursor::new(bytes))
-        .with_guessed_format()
-        .map_err(|err| CoreError::Internal(err.to_string()))?;
-    let Some(format) = reader.format() else {
-        return Ok(None);
-    };
-    let mut reader = reader;
-    let mut limits = image::Limits::default();
-    limits.max_image_width = Some(MAX_IMAGE_SIDE);
-    limits.max_image_height = Some(MAX_IMAGE_SIDE);
-    limits.max_alloc = Some(512 * 1024 * 1024);
-    reader.limits(limits);
-    match reader.decode() {
-        Ok(img) => Ok(Some((img, format))),
-        Err(err) => Err(CoreError::invalid_field(
-            "file",
-            format!("the image cannot be read: {err}"),
-        )),
-    }
-}
-
 fn rotate(img: &image::DynamicImage, angle: u32) -> image::DynamicImage {
     match angle {
         90 => img.rotate90(),
@@ -175,8 +156,20 @@ pub(crate) fn write_files(
     bytes: &[u8],
     angle: u32,
 ) -> Result<WrittenFiles> {
+    write_from_reader(files_dir, name, &mut &bytes[..], u64::MAX, angle)
+}
+
+/// Streams a master file from `source` (at most `max_bytes`) into a new salt
+/// folder while hashing it, then reads what it is and writes its preview.
+/// Only an image is held in memory, to be decoded; other files never are.
+pub(crate) fn write_from_reader(
+    files_dir: &Path,
+    name: &str,
+    source: &mut dyn Read,
+    max_bytes: u64,
+    angle: u32,
+) -> Result<WrittenFiles> {
     let (base_name, mut extension) = split_name(name)?;
-    let decoded = decode_image(bytes)?;
     let salt = random_salt();
     let dir = files_dir.join(&salt);
     fs::create_dir_all(&dir)?;
@@ -188,11 +181,16 @@ pub(crate) fn write_files(
         kind: String::new(),
         width: 0,
         height: 0,
-        size: bytes.len() as u64,
+        size: 0,
+        sha256: String::new(),
         dir,
         kept: false,
     };
-    match decoded {
+    let incoming = written.dir.join("incoming");
+    let (size, sha256) = copy_hashing(source, &incoming, max_bytes)?;
+    written.size = size;
+    written.sha256 = sha256;
+    match decode_image_file(&incoming)? {
         Some((img, format)) => {
             if extension.is_empty() {
                 extension = format
@@ -213,9 +211,8 @@ pub(crate) fn write_files(
                 .copied()
                 .unwrap_or("png")
                 .to_owned();
-            fs::write(written.dir.join(format!("original.{extension}")), bytes)?;
-            let preview = rotate(&img, angle);
-            preview
+            fs::rename(&incoming, written.dir.join(format!("original.{extension}")))?;
+            rotate(&img, angle)
                 .save_with_format(
                     written.dir.join(format!("public.{preview_extension}")),
                     preview_format,
@@ -230,24 +227,78 @@ pub(crate) fn write_files(
             if extension.is_empty() {
                 extension = "bin".to_owned();
             }
-            fs::write(written.dir.join(format!("original.{extension}")), bytes)?;
-            fs::hard_link(
-                written.dir.join(format!("original.{extension}")),
-                written.dir.join(format!("public.{extension}")),
-            )
-            .or_else(|_| {
-                fs::copy(
-                    written.dir.join(format!("original.{extension}")),
-                    written.dir.join(format!("public.{extension}")),
-                )
-                .map(|_| ())
-            })?;
+            let original = written.dir.join(format!("original.{extension}"));
+            let public = written.dir.join(format!("public.{extension}"));
+            fs::rename(&incoming, &original)?;
+            fs::hard_link(&original, &public)
+                .or_else(|_| fs::copy(&original, &public).map(|_| ()))?;
             written.kind = kind_by_extension(&extension).to_owned();
             written.preview_extension = extension.clone();
         }
     }
     written.extension = extension;
     Ok(written)
+}
+
+/// Copies `source` into a new file at `path`, refusing more than `max_bytes`;
+/// returns the size and the SHA-256 of what was written.
+fn copy_hashing(source: &mut dyn Read, path: &Path, max_bytes: u64) -> Result<(u64, String)> {
+    use sha2::Digest as _;
+    let mut file = fs::File::create(path)?;
+    let mut hasher = sha2::Sha256::new();
+    let mut buffer = vec![0u8; 64 * 1024];
+    let mut size: u64 = 0;
+    loop {
+        let read = match source.read(&mut buffer) {
+            Ok(0) => break,
+            Ok(read) => read,
+            Err(err) if err.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(err) => {
+                return Err(CoreError::invalid_field(
+                    "file",
+                    format!("the upload broke off: {err}"),
+                ));
+            }
+        };
+        size += read as u64;
+        if size > max_bytes {
+            return Err(CoreError::TooLarge(format!(
+                "the file is larger than this server accepts ({max_bytes} bytes)"
+            )));
+        }
+        hasher.update(&buffer[..read]);
+        file.write_all(&buffer[..read])?;
+    }
+    file.sync_all()?;
+    let sha256 = hasher
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    Ok((size, sha256))
+}
+
+/// Decodes the file at `path` when it is an image; `None` for anything else.
+fn decode_image_file(path: &Path) -> Result<Option<(image::DynamicImage, image::ImageFormat)>> {
+    let reader = image::ImageReader::open(path)?
+        .with_guessed_format()
+        .map_err(|err| CoreError::Internal(err.to_string()))?;
+    let Some(format) = reader.format() else {
+        return Ok(None);
+    };
+    let mut reader = reader;
+    let mut limits = image::Limits::default();
+    limits.max_image_width = Some(MAX_IMAGE_SIDE);
+    limits.max_image_height = Some(MAX_IMAGE_SIDE);
+    limits.max_alloc = Some(512 * 1024 * 1024);
+    reader.limits(limits);
+    match reader.decode() {
+        Ok(img) => Ok(Some((img, format))),
+        Err(err) => Err(CoreError::invalid_field(
+            "file",
+            format!("the image cannot be read: {err}"),
+        )),
+    }
 }
 
 /// Decodes an upload and writes its files.
@@ -350,6 +401,8 @@ impl Cms {
             metadata: metadata.and_then(|m| serde_json::from_str(&m).ok()),
             created_at: row.get(12)?,
             modified_at: row.get(13)?,
+            size_bytes: row.get(14)?,
+            sha256: row.get(15)?,
         })
     }
 
@@ -380,7 +433,8 @@ impl Cms {
             Some(old) => {
                 tx.prepare_cached(
                     "UPDATE attachments SET base_name = ?2, salt = ?3, extension = ?4, preview_extension = ?5,
-                     type = ?6, width = ?7, height = ?8, angle = ?9, size_bytes = ?10, modified_at = ?11 WHERE id = ?1",
+                     type = ?6, width = ?7, height = ?8, angle = ?9, size_bytes = ?10, modified_at = ?11,
+                     sha256 = ?12 WHERE id = ?1",
                 )?
                 .execute(params![
                     old.id,
@@ -393,14 +447,15 @@ impl Cms {
                     files.height,
                     angle,
                     i64::try_from(files.size).unwrap_or(i64::MAX),
-                    now
+                    now,
+                    files.sha256
                 ])?;
             }
             None => {
                 tx.prepare_cached(
                     "INSERT INTO attachments (uuid, content_id, base_name, salt, extension, preview_extension, type,
-                     width, height, angle, size_bytes, created_at, modified_at)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12)",
+                     width, height, angle, size_bytes, created_at, modified_at, sha256)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12, ?13)",
                 )?
                 .execute(params![
                     new_uuid(),
@@ -414,7 +469,8 @@ impl Cms {
                     files.height,
                     angle,
                     i64::try_from(files.size).unwrap_or(i64::MAX),
-                    now
+                    now,
+                    files.sha256
                 ])?;
                 tx.prepare_cached(
                     "UPDATE content SET has_attachment = 1, modified_at = ?2 WHERE id = ?1",
@@ -521,6 +577,44 @@ impl Cms {
         if let Some(files) = written {
             files.keep();
         }
+        if let Some(salt) = old_salt {
+            remove_folder(&files_dir, &salt);
+        }
+        Ok(item)
+    }
+
+    /// `PUT /v3/attachment/{content uuid}/file` (a Copydesk extension): a new
+    /// master file streamed from `source` (at most `max_bytes`), never held
+    /// whole in memory unless it is an image to decode.
+    pub fn replace_attachment_file(
+        &self,
+        who: &Principal,
+        content_uuid: &str,
+        name: Option<&str>,
+        source: &mut dyn Read,
+        max_bytes: u64,
+    ) -> Result<ContentItem> {
+        who.require("ATTACHMENT update")?;
+        let name = name
+            .map(str::trim)
+            .filter(|n| !n.is_empty())
+            .ok_or_else(|| CoreError::required("name"))?
+            .to_owned();
+        // Refuse early what would be refused after the upload.
+        self.store.read(|tx| {
+            let content_id = crate::content::CONTENT.id_of(tx, content_uuid)?;
+            self.check_writable(tx, who, content_id)
+        })?;
+        let files_dir = self.store.files_dir().to_owned();
+        let files = write_from_reader(&files_dir, &name, source, max_bytes, 0)?;
+        let (old_salt, item) = self.store.write(|tx| {
+            let content_id = crate::content::CONTENT.id_of(tx, content_uuid)?;
+            self.check_writable(tx, who, content_id)?;
+            let old_salt = self.record_files(tx, content_id, &files, 0)?;
+            self.audit(tx, content_id, who, "attachment", "replaced the file")?;
+            Ok((old_salt, self.content_item(tx, content_id)?))
+        })?;
+        files.keep();
         if let Some(salt) = old_salt {
             remove_folder(&files_dir, &salt);
         }

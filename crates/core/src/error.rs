@@ -38,6 +38,9 @@ pub enum CoreError {
         message: String,
         field: Option<String>,
     },
+    /// An upload larger than the server accepts.
+    #[error("{0}")]
+    TooLarge(String),
     /// A failure that is not the caller's fault; details go to the log only.
     #[error("internal error: {0}")]
     Internal(String),

@@ -32,6 +32,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0003_idempotency_keys",
         include_str!("../migrations/0003_idempotency_keys.sql"),
     ),
+    (
+        "0004_attachment_hashes",
+        include_str!("../migrations/0004_attachment_hashes.sql"),
+    ),
 ];
 
 const READERS: usize = 8;

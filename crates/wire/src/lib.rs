@@ -139,6 +139,10 @@ pub struct Attachment {
     pub preview_extension: String,
     pub container_id: Option<String>,
     pub angle: String,
+    /// The master file's size in bytes.
+    pub size: String,
+    /// The master file's SHA-256, hex: the same file need not be sent again.
+    pub sha256: String,
     pub metadata: Option<Value>,
     pub srn: String,
     pub public_url: String,

@@ -1,14 +1,17 @@
 //! `PUT /v3/attachment/{content uuid}`: replace the file, turn the preview, or set its metadata.
 
+use axum::Extension;
 use axum::Json;
+use axum::body::Body;
 use axum::extract::{Path, State};
 use copydesk_core::CoreError;
 use copydesk_core::attachments::{AttachmentChange, Upload};
 use copydesk_wire as wire;
 
 use crate::AppState;
+use crate::BodyLimit;
 use crate::error::ApiResult;
-use crate::extract::{Bearer, RawJson};
+use crate::extract::{Bearer, QueryPairs, RawJson};
 use crate::openapi::Refusals;
 use crate::present;
 
@@ -59,6 +62,41 @@ pub async fn update(
     let item = state
         .call_with(bearer, "ATTACHMENT update", body, move |cms, who, body| {
             cms.update_attachment(who, &uuid, change(body)?)
+        })
+        .await?;
+    Ok(Json(present::content(item)))
+}
+
+#[utoipa::path(
+    put,
+    path = "/v3/attachment/{uuid}/file",
+    tag = "attachment",
+    operation_id = "attachments_upload",
+    description = "Access action: ATTACHMENT update. A Copydesk extension: the item's new master file as the raw request body, streamed to disk (no base64).",
+    params(
+        ("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,200}$", description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice"),
+        ("uuid" = String, Path, description = "The content item's UUID"),
+        ("name" = String, Query, description = "The file's name, with its extension")
+    ),
+    request_body(content = Vec<u8>, content_type = "application/octet-stream"),
+    responses((status = 200, body = wire::Content), Refusals)
+)]
+pub async fn upload(
+    State(state): State<AppState>,
+    bearer: Bearer,
+    Path(uuid): Path<String>,
+    query: QueryPairs,
+    Extension(limit): Extension<BodyLimit>,
+    body: Body,
+) -> ApiResult<Json<wire::Content>> {
+    use futures_util::TryStreamExt as _;
+    let name = query.get("name").map(str::to_owned);
+    let stream = body.into_data_stream().map_err(std::io::Error::other);
+    let mut source = tokio_util::io::SyncIoBridge::new(tokio_util::io::StreamReader::new(stream));
+    let max = u64::try_from(limit.0).unwrap_or(u64::MAX);
+    let item = state
+        .run_as(bearer, move |cms, who| {
+            Ok(cms.replace_attachment_file(who, &uuid, name.as_deref(), &mut source, max)?)
         })
         .await?;
     Ok(Json(present::content(item)))

@@ -40,6 +40,7 @@ pub(crate) fn documented() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(versions::get, versions::restore))
         .routes(routes!(drafts::last, drafts::create))
         .routes(routes!(attachments::update))
+        .routes(routes!(attachments::upload))
         .routes(routes!(locks::create))
         .routes(routes!(locks::get, locks::delete))
         .routes(routes!(comments::notes, comments::create_note))
