@@ -145,3 +145,223 @@ fn a_plain_remote_offers_no_extensions() {
         );
     });
 }
+
+/// Runs `copydesk-server sync` for `replica` against `central`, as the user of `key`.
+fn sync(replica: &TestServer, central_base: &str, key: &KeyPair) -> (bool, String) {
+    let key_file = replica.dir.path().join("remote-key.json");
+    std::fs::write(&key_file, serde_json::to_string(key).expect("JSON"))
+        .expect("writes the key file");
+    let output = std::process::Command::new(copydesk_tests::server_binary())
+        .args(["sync", "--remote", central_base, "--key-file"])
+        .arg(&key_file)
+        .arg("--data")
+        .arg(replica.dir.path())
+        .output()
+        .expect("sync runs");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    (output.status.success(), text)
+}
+
+fn names(server: &TestServer, kind: &str) -> Vec<String> {
+    let list = server
+        .get(&format!("/v3/{kind}?order=name&dir=asc"))
+        .expect(200)
+        .body;
+    list["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .filter_map(|a| a["name"].as_str().map(str::to_owned))
+        .collect()
+}
+
+#[test]
+fn offline_work_reaches_the_central_server_once() {
+    let central = TestServer::start();
+    let replica = TestServer::start();
+    let key = central.key("laptop", &["editor"], &[]);
+    replica
+        .post(
+            "/v3/author",
+            &serde_json::json!({"name": "Ann Offline", "tagline": "On the road"}),
+        )
+        .expect(200);
+    replica
+        .post("/v3/tag", &serde_json::json!({"name": "Flood"}))
+        .expect(200);
+    let status = replica.get("/v3/sync/status").expect(200).body;
+    assert_eq!(
+        status["pending"], "0",
+        "not a replica until it has a remote"
+    );
+
+    // The first sync takes the work done before the replica had a remote.
+    let (ok, out) = sync(&replica, &central.base, &key);
+    assert!(ok, "{out}");
+    assert!(out.contains("pushed 2"), "{out}");
+    assert_eq!(names(&central, "author"), ["Ann Offline"]);
+    assert_eq!(names(&central, "tag"), ["Flood"]);
+    // Work done from now on is recorded for the central server.
+    replica
+        .post("/v3/author", &serde_json::json!({"name": "Bo Offline"}))
+        .expect(200);
+    let status = replica.get("/v3/sync/status").expect(200).body;
+    assert_eq!(status["pending"], "1");
+    let (ok, out) = sync(&replica, &central.base, &key);
+    assert!(ok, "{out}");
+    assert!(out.contains("pushed 1"), "{out}");
+    assert_eq!(names(&central, "author"), ["Ann Offline", "Bo Offline"]);
+    // Again: nothing is sent twice, and nothing comes back doubled.
+    let (ok, out) = sync(&replica, &central.base, &key);
+    assert!(ok && out.contains("pushed 0"), "{out}");
+    assert_eq!(names(&central, "author"), ["Ann Offline", "Bo Offline"]);
+    assert_eq!(names(&replica, "author"), ["Ann Offline", "Bo Offline"]);
+    let status = replica.get("/v3/sync/status").expect(200).body;
+    assert_eq!(
+        (status["pending"].as_str(), status["online"].as_bool()),
+        (Some("0"), Some(true))
+    );
+    assert!(status["last_sync_at"].is_string());
+}
+
+#[test]
+fn central_changes_and_deletes_arrive() {
+    let central = TestServer::start();
+    let replica = TestServer::start();
+    let key = central.key("laptop", &["editor"], &[]);
+    let tag = central
+        .post("/v3/tag", &serde_json::json!({"name": "Election"}))
+        .expect(200)
+        .body[0]
+        .clone();
+    let uuid = tag["uuid"].as_str().expect("uuid");
+    let (ok, out) = sync(&replica, &central.base, &key);
+    assert!(ok, "{out}");
+    assert_eq!(
+        replica.get(&format!("/v3/tag/{uuid}")).expect(200).body[0]["name"],
+        "Election"
+    );
+    central
+        .put(
+            &format!("/v3/tag/{uuid}"),
+            &serde_json::json!({"name": "Election night"}),
+        )
+        .expect(200);
+    assert!(sync(&replica, &central.base, &key).0);
+    assert_eq!(
+        replica.get(&format!("/v3/tag/{uuid}")).expect(200).body[0]["name"],
+        "Election night"
+    );
+    central.delete(&format!("/v3/tag/{uuid}")).expect(200);
+    assert!(sync(&replica, &central.base, &key).0);
+    replica
+        .get(&format!("/v3/tag/{uuid}"))
+        .expect_error(404, "not_found");
+    assert_eq!(
+        replica.get("/v3/sync/status").expect(200).body["pending"],
+        "0",
+        "pulled changes are not sent back"
+    );
+}
+
+#[test]
+fn edits_on_both_sides_merge_and_a_clash_is_listed() {
+    let central = TestServer::start();
+    let replica = TestServer::start();
+    let key = central.key("laptop", &["editor"], &[]);
+    let author = central
+        .post(
+            "/v3/author",
+            &serde_json::json!({"name": "Cleo", "tagline": "Courts", "description": "Ten years"}),
+        )
+        .expect(200)
+        .body[0]
+        .clone();
+    let uuid = author["uuid"].as_str().expect("uuid");
+    assert!(sync(&replica, &central.base, &key).0);
+
+    // Different fields: both kept.
+    replica
+        .put(
+            &format!("/v3/author/{uuid}"),
+            &serde_json::json!({"tagline": "Courts and crime"}),
+        )
+        .expect(200);
+    central
+        .put(
+            &format!("/v3/author/{uuid}"),
+            &serde_json::json!({"description": "Twelve years"}),
+        )
+        .expect(200);
+    let (ok, out) = sync(&replica, &central.base, &key);
+    assert!(ok, "{out}");
+    for server in [&central, &replica] {
+        let now = server.get(&format!("/v3/author/{uuid}")).expect(200).body[0].clone();
+        assert_eq!(
+            (now["tagline"].as_str(), now["description"].as_str()),
+            (Some("Courts and crime"), Some("Twelve years"))
+        );
+    }
+
+    // The same field: the central value stays, the local one is listed with it.
+    central
+        .put(
+            &format!("/v3/author/{uuid}"),
+            &serde_json::json!({"name": "Cleo Central"}),
+        )
+        .expect(200);
+    // The replica's edit happens offline, after the central one, but reaches it later.
+    let offline_edit = replica.put(
+        &format!("/v3/author/{uuid}"),
+        &serde_json::json!({"name": "Cleo Laptop"}),
+    );
+    offline_edit.expect(200);
+    let (ok, out) = sync(&replica, &central.base, &key);
+    assert!(ok, "{out}");
+    assert!(out.contains("conflicts 1"), "{out}");
+    for server in [&central, &replica] {
+        let now = server.get(&format!("/v3/author/{uuid}")).expect(200).body[0].clone();
+        assert_eq!(
+            now["name"], "Cleo Central",
+            "the central value stays current on both sides"
+        );
+    }
+    let conflicts = replica.get("/v3/sync/conflicts").expect(200).body;
+    let listed = conflicts["items"].as_array().expect("items");
+    assert_eq!(listed.len(), 1, "{conflicts}");
+    assert_eq!(listed[0]["field"], "name");
+    assert_eq!(
+        listed[0]["mine"], "Cleo Laptop",
+        "the local value is kept, listed"
+    );
+    assert_eq!(listed[0]["theirs"], "Cleo Central");
+    assert!(listed[0]["srn"].as_str().unwrap_or("").ends_with(uuid));
+    assert_eq!(
+        replica.get("/v3/sync/status").expect(200).body["conflicts"],
+        "1"
+    );
+}
+
+#[test]
+fn an_unreachable_server_is_reported() {
+    let replica = TestServer::start();
+    let port = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port");
+        listener.local_addr().expect("an address").port()
+    };
+    let (ok, out) = sync(
+        &replica,
+        &format!("http://127.0.0.1:{port}"),
+        &replica.admin,
+    );
+    assert!(!ok, "{out}");
+    assert!(out.contains("cannot be reached"), "{out}");
+    assert_eq!(
+        replica.get("/v3/sync/status").expect(200).body["online"],
+        false
+    );
+}

@@ -82,6 +82,8 @@ pub const ACTIONS: &[&str] = &[
     "ISSUE get",
     "ISSUE create",
     "CHANGES list",
+    "SYNC get",
+    "SYNC resolve",
 ];
 
 /// The roles `key create --role` grants. `admin` holds every action.

@@ -23,6 +23,7 @@ pub mod planning;
 pub mod print_documents;
 pub mod print_formats;
 pub mod records;
+pub mod replica;
 pub mod sanitize;
 pub mod search;
 pub mod slug;

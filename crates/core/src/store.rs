@@ -36,6 +36,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0004_attachment_hashes",
         include_str!("../migrations/0004_attachment_hashes.sql"),
     ),
+    (
+        "0005_replica_sync",
+        include_str!("../migrations/0005_replica_sync.sql"),
+    ),
 ];
 
 const READERS: usize = 8;

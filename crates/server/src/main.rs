@@ -32,6 +32,8 @@ enum Command {
         #[arg(long, default_value_t = 3600)]
         lifetime: i64,
     },
+    /// Sync this data directory (a replica) with a central server: push local changes, pull remote ones.
+    Sync(SyncArgs),
     /// Manage key pairs.
     Key {
         #[command(subcommand)]
@@ -63,6 +65,25 @@ struct ServeArgs {
     /// as a remote that is not a Copydesk server would.
     #[arg(long)]
     plain: bool,
+}
+
+#[derive(Args)]
+struct SyncArgs {
+    #[command(flatten)]
+    data: DataArgs,
+    /// The central server's address, for example http://newsroom.example:8080.
+    #[arg(long, env = "COPYDESK_REMOTE")]
+    remote: String,
+    /// The remote user's key pair, as `key create --json` printed it (else
+    /// COPYDESK_REMOTE_PUBLIC_KEY and COPYDESK_REMOTE_PRIVATE_KEY).
+    #[arg(long)]
+    key_file: Option<PathBuf>,
+    /// Keep syncing, every few seconds, until stopped.
+    #[arg(long)]
+    watch: bool,
+    /// Seconds between rounds with --watch.
+    #[arg(long, default_value_t = 5)]
+    every: u64,
 }
 
 #[derive(Subcommand)]
@@ -116,6 +137,7 @@ fn main() -> Result<()> {
         .init();
     match cli.command {
         Command::Serve(args) => serve(args),
+        Command::Sync(args) => sync(args),
         Command::Token { key_file, lifetime } => {
             let text = std::fs::read_to_string(&key_file)
                 .with_context(|| format!("reading the key file {}", key_file.display()))?;
@@ -214,4 +236,58 @@ async fn shutdown_signal() {
         () = interrupt => {},
         () = terminate => {},
     }
+}
+
+fn sync(args: SyncArgs) -> Result<()> {
+    let (cms, _) = args.data.open()?;
+    let key = match &args.key_file {
+        Some(file) => copydesk_sync::RemoteKey::from_file(file)?,
+        None => copydesk_sync::RemoteKey::from_env()?,
+    };
+    let remote = copydesk_sync::Remote::new(&args.remote, key)?;
+    cms.set_remote(remote.base())?;
+    let cms = Arc::new(cms);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    runtime.block_on(async move {
+        loop {
+            match copydesk_sync::sync_once(&cms, &remote).await {
+                Ok(summary) => println!(
+                    "synced with {}: pushed {}, pulled {}, conflicts {}, needs attention {}{}",
+                    remote.base(),
+                    summary.pushed,
+                    summary.pulled,
+                    summary.conflicts,
+                    summary.needs_attention,
+                    if summary.waiting > 0 {
+                        format!(", {} waiting to retry", summary.waiting)
+                    } else {
+                        String::new()
+                    }
+                ),
+                Err(err) if args.watch && err.is_transient() => {
+                    tracing::warn!(%err, "sync round failed; trying again")
+                }
+                Err(err) => {
+                    let hint = match err.code() {
+                        Some("token_invalid" | "token_expired" | "token_missing") => {
+                            " (the central server refuses this key)"
+                        }
+                        _ => "",
+                    };
+                    anyhow::bail!("sync with {} failed: {err}{hint}", remote.base());
+                }
+            }
+            if !args.watch {
+                return Ok(());
+            }
+            tokio::select! {
+                () = tokio::time::sleep(std::time::Duration::from_secs(args.every.max(1))) => {}
+                () = shutdown_signal() => return Ok(()),
+            }
+        }
+    })
 }

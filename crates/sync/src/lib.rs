@@ -1,9 +1,12 @@
 //! Sync with a remote `/v3` service: a typed client of the remote (this step), and the sync engine built on it (next).
 
+pub mod engine;
 pub mod error;
 pub mod key;
+pub mod plan;
 pub mod remote;
 
+pub use engine::{Summary, sync_once};
 pub use error::SyncError;
 pub use key::RemoteKey;
 pub use remote::{Capabilities, Remote};

@@ -460,3 +460,25 @@ pub struct ChangeFeed {
     /// Whether more changes wait after `last`.
     pub more: bool,
 }
+
+/// `GET /v3/sync/status`: a replica's sync state.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, ToSchema)]
+pub struct SyncStatus {
+    pub online: bool,
+    pub last_sync_at: Option<String>,
+    pub pending: String,
+    pub conflicts: String,
+    pub needs_attention: String,
+}
+
+/// A conflict sync found: one field changed on both sides (or an edit against a delete).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, ToSchema)]
+pub struct SyncConflict {
+    pub uuid: String,
+    /// The record's SRN.
+    pub srn: String,
+    pub field: String,
+    pub mine: String,
+    pub theirs: String,
+    pub created_at: String,
+}

@@ -14,6 +14,7 @@ mod locks;
 mod planning;
 mod print_documents;
 mod search;
+mod sync;
 mod tags;
 mod token;
 mod users;
@@ -66,6 +67,8 @@ pub(crate) fn documented() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(tags::get, tags::update, tags::delete))
         .routes(routes!(search::search))
         .routes(routes!(changes::since))
+        .routes(routes!(sync::status))
+        .routes(routes!(sync::conflicts))
         .routes(routes!(planning::list_workflows, planning::create_workflow))
         .routes(routes!(planning::get_workflow))
         .routes(routes!(planning::list_sections, planning::create_section))

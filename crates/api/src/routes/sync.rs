@@ -1,0 +1,62 @@
+//! `/v3/sync/...`: a replica's sync state and its conflicts (local-only endpoints the contract names).
+
+use axum::Json;
+use axum::extract::State;
+use copydesk_wire as wire;
+
+use crate::AppState;
+use crate::error::ApiResult;
+use crate::extract::Bearer;
+use crate::openapi::Refusals;
+
+#[utoipa::path(
+    get,
+    path = "/v3/sync/status",
+    tag = "sync",
+    operation_id = "sync_status",
+    description = "Access action: SYNC get. Online or not, the last sync, and the counts of pending changes, conflicts and changes needing attention.",
+    responses((status = 200, body = wire::SyncStatus), Refusals)
+)]
+pub async fn status(
+    State(state): State<AppState>,
+    bearer: Bearer,
+) -> ApiResult<Json<wire::SyncStatus>> {
+    let status = state.call(bearer, |cms, who| cms.sync_status(who)).await?;
+    Ok(Json(wire::SyncStatus {
+        online: status.online,
+        last_sync_at: status.last_sync_at,
+        pending: status.pending.to_string(),
+        conflicts: status.conflicts.to_string(),
+        needs_attention: status.needs_attention.to_string(),
+    }))
+}
+
+#[utoipa::path(
+    get,
+    path = "/v3/sync/conflicts",
+    tag = "sync",
+    operation_id = "sync_conflicts",
+    description = "Access action: SYNC get. The conflicts still to settle, oldest first.",
+    responses((status = 200, body = wire::Items<wire::SyncConflict>), Refusals)
+)]
+pub async fn conflicts(
+    State(state): State<AppState>,
+    bearer: Bearer,
+) -> ApiResult<Json<wire::Items<wire::SyncConflict>>> {
+    let conflicts = state
+        .call(bearer, |cms, who| cms.sync_conflicts(who))
+        .await?;
+    Ok(Json(wire::Items {
+        items: conflicts
+            .into_iter()
+            .map(|c| wire::SyncConflict {
+                uuid: c.uuid,
+                srn: c.srn,
+                field: c.field,
+                mine: c.mine,
+                theirs: c.theirs,
+                created_at: c.created_at,
+            })
+            .collect(),
+    }))
+}

@@ -1,0 +1,583 @@
+//! A replica's side of sync: its remote, the outbox of local changes, the base of each synced record,
+//! applying pulled changes with a three-way merge, and the conflicts a person must settle.
+//!
+//! Synced so far: authors and tags. Their fields travel as JSON objects of
+//! strings, the same on both sides, so that base, mine and theirs compare
+//! field by field.
+
+use rusqlite::{OptionalExtension as _, Transaction, params};
+use serde_json::{Map, Value};
+
+use crate::Cms;
+use crate::access::Principal;
+use crate::clock;
+use crate::error::{CoreError, Result};
+use crate::records::new_uuid;
+use crate::slug::Slug;
+
+/// The record types sync carries so far.
+pub const SYNCED_TYPES: &[&str] = &["author", "tag"];
+
+/// A record's synced fields, each a string.
+pub type Fields = Map<String, Value>;
+
+/// A local record with changes waiting in the outbox.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PendingRecord {
+    pub record_type: String,
+    pub uuid: String,
+    pub remote_uuid: Option<String>,
+    /// The record now (`None`: deleted here).
+    pub current: Option<Fields>,
+    /// The remote state it was last synced at (`None`: never synced).
+    pub base: Option<Fields>,
+    /// The idempotency key of the record's first pending change, stable across retries.
+    pub key: String,
+    pub outbox_ids: Vec<i64>,
+}
+
+/// A change read from the remote: the record's fields, or `None` when it is gone.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RemoteChange {
+    pub record_type: String,
+    pub remote_uuid: String,
+    pub fields: Option<Fields>,
+}
+
+/// One field changed on both sides since the base.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldConflict {
+    pub field: String,
+    pub mine: String,
+    pub theirs: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ApplyReport {
+    pub applied: usize,
+    pub conflicts: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SyncConflict {
+    pub uuid: String,
+    pub srn: String,
+    pub field: String,
+    pub mine: String,
+    pub theirs: String,
+    pub created_at: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SyncStatus {
+    pub online: bool,
+    pub remote: Option<String>,
+    pub last_sync_at: Option<String>,
+    pub pending: i64,
+    pub conflicts: i64,
+    pub needs_attention: i64,
+}
+
+fn text(value: Option<&Value>) -> String {
+    match value {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Null) | None => String::new(),
+        Some(other) => other.to_string(),
+    }
+}
+
+/// Merges `mine` and `theirs`, both changed from `base`, field by field: a
+/// field changed on one side takes that side; changed on both to different
+/// values, it takes theirs (the server's order wins) and is a conflict.
+pub fn three_way(base: &Fields, mine: &Fields, theirs: &Fields) -> (Fields, Vec<FieldConflict>) {
+    let mut merged = theirs.clone();
+    let mut conflicts = Vec::new();
+    let mut fields: Vec<&String> = base
+        .keys()
+        .chain(mine.keys())
+        .chain(theirs.keys())
+        .collect();
+    fields.sort();
+    fields.dedup();
+    for field in fields {
+        let (b, m, t) = (base.get(field), mine.get(field), theirs.get(field));
+        if m == b || m == t {
+            continue;
+        }
+        if t == b {
+            if let Some(m) = m {
+                merged.insert(field.clone(), m.clone());
+            }
+            continue;
+        }
+        conflicts.push(FieldConflict {
+            field: field.clone(),
+            mine: text(m),
+            theirs: text(t),
+        });
+    }
+    (merged, conflicts)
+}
+
+fn fields_of(tx: &Transaction<'_>, record_type: &str, uuid: &str) -> Result<Option<Fields>> {
+    let found = match record_type {
+        "author" => tx
+            .prepare_cached("SELECT slug, name, email, tagline, description, status FROM authors WHERE uuid = ?1")?
+            .query_row([uuid], |row| {
+                let mut f = Fields::new();
+                for (i, name) in ["slug", "name", "email", "tagline", "description"].iter().enumerate() {
+                    f.insert((*name).into(), Value::String(row.get(i)?));
+                }
+                f.insert("status".into(), Value::String(row.get::<_, i64>(5)?.to_string()));
+                Ok(f)
+            })
+            .optional()?,
+        "tag" => tx
+            .prepare_cached("SELECT name, slug FROM tags WHERE uuid = ?1")?
+            .query_row([uuid], |row| {
+                let mut f = Fields::new();
+                f.insert("name".into(), Value::String(row.get(0)?));
+                f.insert("slug".into(), Value::String(row.get(1)?));
+                Ok(f)
+            })
+            .optional()?,
+        other => return Err(CoreError::Internal(format!("sync does not carry {other} records yet"))),
+    };
+    Ok(found)
+}
+
+/// Writes pulled fields into the local record with `uuid`, creating it when missing.
+fn write_fields(
+    tx: &Transaction<'_>,
+    record_type: &str,
+    uuid: &str,
+    fields: &Fields,
+) -> Result<()> {
+    let now = clock::now();
+    let get = |name: &str| text(fields.get(name));
+    match record_type {
+        "author" => {
+            let name = get("name");
+            let slug = Slug::parse_or_make(Some(&get("slug")), &name).into_string();
+            let status: i64 = get("status").parse().unwrap_or(1);
+            let changed = tx
+                .prepare_cached(
+                    "UPDATE authors SET slug = ?2, name = ?3, email = ?4, tagline = ?5, description = ?6, status = ?7,
+                     modified_at = ?8 WHERE uuid = ?1",
+                )?
+                .execute(params![uuid, slug, name, get("email"), get("tagline"), get("description"), status, now])?;
+            if changed == 0 {
+                tx.prepare_cached(
+                    "INSERT INTO authors (uuid, slug, name, email, tagline, description, status, created_at, modified_at)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8)",
+                )?
+                .execute(params![uuid, slug, name, get("email"), get("tagline"), get("description"), status, now])?;
+            }
+        }
+        "tag" => {
+            let name = get("name");
+            let slug = Slug::parse_or_make(Some(&get("slug")), &name).into_string();
+            let changed = tx
+                .prepare_cached(
+                    "UPDATE tags SET name = ?2, slug = ?3, modified_at = ?4 WHERE uuid = ?1",
+                )?
+                .execute(params![uuid, name, slug, now])?;
+            if changed == 0 {
+                tx.prepare_cached("INSERT INTO tags (uuid, name, slug, created_at, modified_at) VALUES (?1, ?2, ?3, ?4, ?4)")?
+                    .execute(params![uuid, name, slug, now])?;
+            }
+        }
+        other => {
+            return Err(CoreError::Internal(format!(
+                "sync does not carry {other} records yet"
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn delete_local(tx: &Transaction<'_>, record_type: &str, uuid: &str) -> Result<()> {
+    let sql = match record_type {
+        "author" => "DELETE FROM authors WHERE uuid = ?1",
+        "tag" => "DELETE FROM tags WHERE uuid = ?1",
+        other => {
+            return Err(CoreError::Internal(format!(
+                "sync does not carry {other} records yet"
+            )));
+        }
+    };
+    tx.prepare_cached(sql)?.execute([uuid])?;
+    Ok(())
+}
+
+fn set_base(
+    tx: &Transaction<'_>,
+    record_type: &str,
+    uuid: &str,
+    remote_uuid: &str,
+    base: &Fields,
+) -> Result<()> {
+    tx.prepare_cached(
+        "INSERT INTO sync_records (record_type, uuid, remote_uuid, base) VALUES (?1, ?2, ?3, ?4)
+         ON CONFLICT (record_type, uuid) DO UPDATE SET remote_uuid = excluded.remote_uuid, base = excluded.base",
+    )?
+    .execute(params![record_type, uuid, remote_uuid, Value::Object(base.clone()).to_string()])?;
+    Ok(())
+}
+
+fn has_pending(tx: &Transaction<'_>, record_type: &str, uuid: &str) -> Result<bool> {
+    Ok(tx
+        .prepare_cached(
+            "SELECT EXISTS (SELECT 1 FROM outbox WHERE record_type = ?1 AND uuid = ?2)",
+        )?
+        .query_row(params![record_type, uuid], |row| row.get(0))?)
+}
+
+impl Cms {
+    /// Makes this instance a replica of `url` (once; another remote later is refused).
+    pub fn set_remote(&self, url: &str) -> Result<()> {
+        self.store.write(|tx| {
+            let current: Option<String> = tx
+                .query_row("SELECT url FROM sync_remote WHERE id = 1", [], |row| row.get(0))
+                .optional()?;
+            match current {
+                Some(current) if current == url => Ok(()),
+                Some(current) => Err(CoreError::invalid_field(
+                    "remote",
+                    format!("this replica syncs with {current}; use another data directory for {url}"),
+                )),
+                None => {
+                    tx.execute("INSERT INTO sync_remote (id, url) VALUES (1, ?1)", [url])?;
+                    // Work done before the instance had a remote goes up too.
+                    tx.execute_batch(
+                        "INSERT INTO outbox (record_type, uuid, operation) SELECT 'author', uuid, 'create' FROM authors;
+                         INSERT INTO outbox (record_type, uuid, operation) SELECT 'tag', uuid, 'create' FROM tags;",
+                    )?;
+                    Ok(())
+                }
+            }
+        })
+    }
+
+    /// The change-feed cursor of the last complete pull.
+    pub fn sync_cursor(&self) -> Result<i64> {
+        self.store.read(|tx| {
+            Ok(tx
+                .query_row("SELECT cursor FROM sync_remote WHERE id = 1", [], |row| {
+                    row.get(0)
+                })
+                .optional()?
+                .unwrap_or(0))
+        })
+    }
+
+    /// The local records with pending changes, oldest change first.
+    pub fn pending_records(&self) -> Result<Vec<PendingRecord>> {
+        self.store.read(|tx| {
+            let mut stmt = tx.prepare_cached(
+                "SELECT record_type, uuid, group_concat(id), MIN(id) FROM outbox WHERE state = 'pending'
+                 GROUP BY record_type, uuid ORDER BY MIN(id)",
+            )?;
+            let groups: Vec<(String, String, String)> = stmt
+                .query_map([], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))?
+                .collect::<Result<_, _>>()?;
+            let mut records = Vec::with_capacity(groups.len());
+            for (record_type, uuid, ids) in groups {
+                let outbox_ids: Vec<i64> = ids.split(',').filter_map(|id| id.parse().ok()).collect();
+                let key: String = tx
+                    .prepare_cached("SELECT idempotency_key FROM outbox WHERE id = ?1")?
+                    .query_row([outbox_ids.iter().min().copied().unwrap_or(0)], |row| row.get(0))?;
+                let synced: Option<(String, String)> = tx
+                    .prepare_cached("SELECT remote_uuid, base FROM sync_records WHERE record_type = ?1 AND uuid = ?2")?
+                    .query_row(params![record_type, uuid], |row| Ok((row.get(0)?, row.get(1)?)))
+                    .optional()?;
+                let (remote_uuid, base) = match synced {
+                    Some((remote, base)) => (Some(remote), serde_json::from_str::<Fields>(&base).ok()),
+                    None => (None, None),
+                };
+                records.push(PendingRecord {
+                    current: fields_of(tx, &record_type, &uuid)?,
+                    record_type,
+                    uuid,
+                    remote_uuid,
+                    base,
+                    key,
+                    outbox_ids,
+                });
+            }
+            Ok(records)
+        })
+    }
+
+    /// Records a push: the outbox entries are done and the record's base is the remote's answer
+    /// (`None` when the record is gone on both sides).
+    pub fn record_pushed(
+        &self,
+        record: &PendingRecord,
+        remote_uuid: &str,
+        answer: Option<&Fields>,
+    ) -> Result<()> {
+        self.store.write(|tx| {
+            for id in &record.outbox_ids {
+                tx.prepare_cached("DELETE FROM outbox WHERE id = ?1")?
+                    .execute([id])?;
+            }
+            match answer {
+                Some(fields) => {
+                    set_base(tx, &record.record_type, &record.uuid, remote_uuid, fields)?
+                }
+                None => {
+                    tx.prepare_cached(
+                        "DELETE FROM sync_records WHERE record_type = ?1 AND uuid = ?2",
+                    )?
+                    .execute(params![record.record_type, record.uuid])?;
+                }
+            }
+            Ok(())
+        })
+    }
+
+    /// Records a failed push: a passing failure stays pending; a refusal needs attention, the edit kept.
+    pub fn record_push_failed(
+        &self,
+        record: &PendingRecord,
+        error: &str,
+        permanent: bool,
+    ) -> Result<()> {
+        self.store.write(|tx| {
+            for id in &record.outbox_ids {
+                tx.prepare_cached(
+                    "UPDATE outbox SET attempts = attempts + 1, last_error = ?2,
+                     state = CASE WHEN ?3 THEN 'attention' ELSE state END WHERE id = ?1",
+                )?
+                .execute(params![id, error, permanent])?;
+            }
+            Ok(())
+        })
+    }
+
+    /// Applies one page of remote changes and the cursor after it, in one transaction.
+    pub fn apply_remote_page(&self, changes: &[RemoteChange], cursor: i64) -> Result<ApplyReport> {
+        self.store.write(|tx| {
+            tx.execute(
+                "INSERT INTO meta (key, value) VALUES ('applying_remote', '1')",
+                [],
+            )?;
+            let mut report = ApplyReport::default();
+            for change in changes {
+                report.conflicts += self.apply_change(tx, change)?;
+                report.applied += 1;
+            }
+            tx.execute("DELETE FROM meta WHERE key = 'applying_remote'", [])?;
+            tx.execute(
+                "UPDATE sync_remote SET cursor = ?1, last_sync_at = ?2 WHERE id = 1",
+                params![cursor, clock::now()],
+            )?;
+            Ok(report)
+        })
+    }
+
+    fn apply_change(&self, tx: &Transaction<'_>, change: &RemoteChange) -> Result<usize> {
+        let kind = change.record_type.as_str();
+        let mapped: Option<(String, String)> = tx
+            .prepare_cached(
+                "SELECT uuid, base FROM sync_records WHERE record_type = ?1 AND remote_uuid = ?2",
+            )?
+            .query_row(params![kind, change.remote_uuid], |row| {
+                Ok((row.get(0)?, row.get(1)?))
+            })
+            .optional()?;
+        let (local, base) = match mapped {
+            Some((uuid, base)) => (
+                Some(uuid),
+                serde_json::from_str::<Fields>(&base).unwrap_or_default(),
+            ),
+            None => (None, Fields::new()),
+        };
+        let pending = match &local {
+            Some(uuid) => has_pending(tx, kind, uuid)?,
+            None => false,
+        };
+        match (&change.fields, local) {
+            (Some(theirs), None) => {
+                write_fields(tx, kind, &change.remote_uuid, theirs)?;
+                set_base(tx, kind, &change.remote_uuid, &change.remote_uuid, theirs)?;
+                Ok(0)
+            }
+            (Some(theirs), Some(uuid)) if !pending => {
+                write_fields(tx, kind, &uuid, theirs)?;
+                set_base(tx, kind, &uuid, &change.remote_uuid, theirs)?;
+                Ok(0)
+            }
+            (Some(theirs), Some(uuid)) => {
+                let conflicts = match fields_of(tx, kind, &uuid)? {
+                    Some(mine) => {
+                        let (merged, conflicts) = three_way(&base, &mine, theirs);
+                        write_fields(tx, kind, &uuid, &merged)?;
+                        conflicts
+                    }
+                    // Deleted here, edited there: the edit survives.
+                    None => {
+                        write_fields(tx, kind, &uuid, theirs)?;
+                        tx.prepare_cached(
+                            "DELETE FROM outbox WHERE record_type = ?1 AND uuid = ?2",
+                        )?
+                        .execute(params![kind, uuid])?;
+                        vec![FieldConflict {
+                            field: "*".into(),
+                            mine: "deleted here".into(),
+                            theirs: "edited on the server; kept".into(),
+                        }]
+                    }
+                };
+                set_base(tx, kind, &uuid, &change.remote_uuid, theirs)?;
+                for conflict in &conflicts {
+                    self.record_conflict(tx, kind, &uuid, conflict)?;
+                }
+                Ok(conflicts.len())
+            }
+            (None, None) => Ok(0),
+            (None, Some(uuid)) if !pending => {
+                delete_local(tx, kind, &uuid)?;
+                tx.prepare_cached("DELETE FROM sync_records WHERE record_type = ?1 AND uuid = ?2")?
+                    .execute(params![kind, uuid])?;
+                Ok(0)
+            }
+            (None, Some(uuid)) => {
+                // Edited here, deleted there: the edit survives and goes up again as a new record.
+                tx.prepare_cached("DELETE FROM sync_records WHERE record_type = ?1 AND uuid = ?2")?
+                    .execute(params![kind, uuid])?;
+                let conflict = FieldConflict {
+                    field: "*".into(),
+                    mine: "edited here; kept and sent again".into(),
+                    theirs: "deleted on the server".into(),
+                };
+                self.record_conflict(tx, kind, &uuid, &conflict)?;
+                Ok(1)
+            }
+        }
+    }
+
+    fn record_conflict(
+        &self,
+        tx: &Transaction<'_>,
+        kind: &str,
+        uuid: &str,
+        conflict: &FieldConflict,
+    ) -> Result<()> {
+        tx.prepare_cached(
+            "INSERT INTO sync_conflicts (uuid, record_type, record_uuid, field, mine, theirs, created_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        )?
+        .execute(params![new_uuid(), kind, uuid, conflict.field, conflict.mine, conflict.theirs, clock::now()])?;
+        Ok(())
+    }
+
+    /// `GET /v3/sync/status`: the replica's sync state (nothing pending on a server without a remote).
+    pub fn sync_status(&self, who: &Principal) -> Result<SyncStatus> {
+        who.require("SYNC get")?;
+        self.sync_state()
+    }
+
+    /// The sync state, for the engine itself.
+    pub fn sync_state(&self) -> Result<SyncStatus> {
+        self.store.read(|tx| {
+            let remote: Option<(String, Option<String>, bool)> = tx
+                .query_row("SELECT url, last_sync_at, online FROM sync_remote WHERE id = 1", [], |row| {
+                    Ok((row.get(0)?, row.get(1)?, row.get(2)?))
+                })
+                .optional()?;
+            let count = |sql: &str| -> Result<i64> { Ok(tx.query_row(sql, [], |row| row.get(0))?) };
+            Ok(SyncStatus {
+                // A server with no remote is its own source of truth: online.
+                online: remote.as_ref().is_none_or(|(_, _, online)| *online),
+                last_sync_at: remote.as_ref().and_then(|(_, at, _)| at.clone()),
+                remote: remote.map(|(url, _, _)| url),
+                pending: count("SELECT COUNT(DISTINCT record_type || ':' || uuid) FROM outbox WHERE state = 'pending'")?,
+                conflicts: count("SELECT COUNT(*) FROM sync_conflicts WHERE resolved_at IS NULL")?,
+                needs_attention: count("SELECT COUNT(DISTINCT record_type || ':' || uuid) FROM outbox WHERE state = 'attention'")?,
+            })
+        })
+    }
+
+    /// Records whether the last round reached the remote.
+    pub fn set_online(&self, online: bool) -> Result<()> {
+        self.store.write(|tx| {
+            tx.execute("UPDATE sync_remote SET online = ?1 WHERE id = 1", [online])?;
+            Ok(())
+        })
+    }
+
+    /// `GET /v3/sync/conflicts`: the conflicts still to settle, oldest first.
+    pub fn sync_conflicts(&self, who: &Principal) -> Result<Vec<SyncConflict>> {
+        who.require("SYNC get")?;
+        self.store.read(|tx| {
+            let mut stmt = tx.prepare_cached(
+                "SELECT uuid, record_type, record_uuid, field, mine, theirs, created_at FROM sync_conflicts
+                 WHERE resolved_at IS NULL ORDER BY id",
+            )?;
+            let rows = stmt.query_map([], |row| {
+                let record_type: String = row.get(1)?;
+                let record_uuid: String = row.get(2)?;
+                Ok(SyncConflict {
+                    uuid: row.get(0)?,
+                    srn: self.srn(&record_type, &record_uuid),
+                    field: row.get(3)?,
+                    mine: row.get(4)?,
+                    theirs: row.get(5)?,
+                    created_at: row.get(6)?,
+                })
+            })?;
+            Ok(rows.collect::<Result<_, _>>()?)
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn fields(value: Value) -> Fields {
+        value.as_object().cloned().unwrap_or_default()
+    }
+
+    #[test]
+    fn different_fields_merge() {
+        let base = fields(json!({"name": "Ann", "tagline": "Courts"}));
+        let mine = fields(json!({"name": "Ann B.", "tagline": "Courts"}));
+        let theirs = fields(json!({"name": "Ann", "tagline": "Politics"}));
+        let (merged, conflicts) = three_way(&base, &mine, &theirs);
+        assert_eq!(
+            merged,
+            fields(json!({"name": "Ann B.", "tagline": "Politics"}))
+        );
+        assert!(conflicts.is_empty());
+    }
+
+    #[test]
+    fn the_same_field_is_a_conflict_and_theirs_stays() {
+        let base = fields(json!({"name": "Ann"}));
+        let mine = fields(json!({"name": "Anne"}));
+        let theirs = fields(json!({"name": "Annie"}));
+        let (merged, conflicts) = three_way(&base, &mine, &theirs);
+        assert_eq!(merged["name"], "Annie");
+        assert_eq!(
+            conflicts,
+            vec![FieldConflict {
+                field: "name".into(),
+                mine: "Anne".into(),
+                theirs: "Annie".into()
+            }]
+        );
+    }
+
+    #[test]
+    fn the_same_change_on_both_sides_is_no_conflict() {
+        let base = fields(json!({"name": "Ann"}));
+        let both = fields(json!({"name": "Anne"}));
+        let (merged, conflicts) = three_way(&base, &both, &both);
+        assert_eq!(merged, both);
+        assert!(conflicts.is_empty());
+    }
+}
