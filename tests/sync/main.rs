@@ -365,3 +365,133 @@ fn an_unreachable_server_is_reported() {
         false
     );
 }
+
+#[test]
+fn content_travels_with_its_authors_and_merges() {
+    let central = TestServer::start();
+    let replica = TestServer::start();
+    let key = central.key("laptop", &["editor"], &[]);
+    assert!(
+        sync(&replica, &central.base, &key).0,
+        "the replica gets its remote"
+    );
+
+    // Written offline on the laptop: an author, a tag and a story by her.
+    let author = replica
+        .post("/v3/author", &serde_json::json!({"name": "Dana Field"}))
+        .expect(200)
+        .body[0]
+        .clone();
+    let tag = replica
+        .post("/v3/tag", &serde_json::json!({"name": "Harbour"}))
+        .expect(200)
+        .body[0]
+        .clone();
+    let story = replica
+        .post(
+            "/v3/content",
+            &serde_json::json!({"title": "Ferry stuck", "type": "article", "content": "<p>First draft</p>",
+                                "authors": [author["uuid"]], "tags": [tag["uuid"]], "urls": ["news/ferry"]}),
+        )
+        .expect(200)
+        .body;
+    let (ok, out) = sync(&replica, &central.base, &key);
+    assert!(ok && out.contains("pushed 3"), "{out}");
+    let on_central = central.get("/v3/content").expect(200).body["items"][0].clone();
+    assert_eq!(on_central["title"], "Ferry stuck");
+    assert_eq!(
+        on_central["authors"][0]["name"], "Dana Field",
+        "the author reference follows its new identity"
+    );
+    assert_eq!(on_central["tags"][0]["name"], "Harbour");
+    assert_eq!(on_central["urls"][0]["url"], "/news/ferry");
+    let central_uuid = on_central["uuid"].as_str().expect("uuid").to_owned();
+    let local_uuid = story["uuid"].as_str().expect("uuid").to_owned();
+
+    // The desk edits the body; the reporter edits the title offline.
+    central
+        .put(
+            &format!("/v3/content/{central_uuid}"),
+            &serde_json::json!({"content": "<p>Desk edit</p>"}),
+        )
+        .expect(200);
+    replica
+        .put(
+            &format!("/v3/content/{local_uuid}"),
+            &serde_json::json!({"title": "Ferry stuck for hours"}),
+        )
+        .expect(200);
+    let (ok, out) = sync(&replica, &central.base, &key);
+    assert!(ok && out.contains("conflicts 0"), "{out}");
+    let central_now = central
+        .get(&format!("/v3/content/{central_uuid}"))
+        .expect(200)
+        .body;
+    let local_now = replica
+        .get(&format!("/v3/content/{local_uuid}"))
+        .expect(200)
+        .body;
+    for now in [&central_now, &local_now] {
+        assert_eq!(now["title"], "Ferry stuck for hours");
+        assert_eq!(now["content"], "<p>Desk edit</p>");
+        assert_eq!(now["authors"][0]["name"], "Dana Field");
+    }
+
+    // Both change the body: the desk's stays current, the reporter's is listed and kept in the history.
+    central
+        .put(
+            &format!("/v3/content/{central_uuid}"),
+            &serde_json::json!({"content": "<p>Desk again</p>"}),
+        )
+        .expect(200);
+    replica
+        .put(
+            &format!("/v3/content/{local_uuid}"),
+            &serde_json::json!({"content": "<p>Reporter again</p>"}),
+        )
+        .expect(200);
+    let (ok, out) = sync(&replica, &central.base, &key);
+    assert!(ok && out.contains("conflicts 1"), "{out}");
+    assert_eq!(
+        central
+            .get(&format!("/v3/content/{central_uuid}"))
+            .expect(200)
+            .body["content"],
+        "<p>Desk again</p>"
+    );
+    assert_eq!(
+        replica
+            .get(&format!("/v3/content/{local_uuid}"))
+            .expect(200)
+            .body["content"],
+        "<p>Desk again</p>"
+    );
+    let conflicts = replica.get("/v3/sync/conflicts").expect(200).body;
+    let listed = &conflicts["items"][0];
+    assert_eq!(
+        (listed["field"].as_str(), listed["mine"].as_str()),
+        (Some("content"), Some("<p>Reporter again</p>"))
+    );
+    let srn = local_now["srn"].as_str().expect("srn");
+    let versions = replica
+        .get(&format!("/v3/version?content={srn}&per_page=100"))
+        .expect(200)
+        .body;
+    assert!(
+        versions["items"]
+            .as_array()
+            .expect("items")
+            .iter()
+            .any(|v| v["content"] == "<p>Reporter again</p>"),
+        "the reporter's text is in the item's history"
+    );
+
+    // Deleted at the desk: gone here too.
+    central
+        .delete(&format!("/v3/content/{central_uuid}"))
+        .expect(200);
+    assert!(sync(&replica, &central.base, &key).0);
+    replica
+        .get(&format!("/v3/content/{local_uuid}"))
+        .expect_error(404, "not_found");
+}

@@ -51,7 +51,7 @@ CREATE TABLE sync_conflicts (
 -- change's own transaction, once the instance is a replica; changes applied
 -- from the remote (marked by the 'applying_remote' row) do not.
 CREATE TRIGGER outbox_from_change_log AFTER INSERT ON change_log
-WHEN NEW.record_type IN ('author', 'tag')
+WHEN NEW.record_type IN ('author', 'tag', 'content')
  AND EXISTS (SELECT 1 FROM sync_remote)
  AND NOT EXISTS (SELECT 1 FROM meta WHERE key = 'applying_remote')
 BEGIN

@@ -1,7 +1,8 @@
 //! A replica's side of sync: its remote, the outbox of local changes, the base of each synced record,
 //! applying pulled changes with a three-way merge, and the conflicts a person must settle.
 //!
-//! Synced so far: authors and tags. Their fields travel as JSON objects of
+//! Synced so far: authors, tags and content items (their text, fields,
+//! authors, tags and URLs; not yet their attachments). Their fields travel as JSON objects of
 //! strings, the same on both sides, so that base, mine and theirs compare
 //! field by field.
 
@@ -16,7 +17,7 @@ use crate::records::new_uuid;
 use crate::slug::Slug;
 
 /// The record types sync carries so far.
-pub const SYNCED_TYPES: &[&str] = &["author", "tag"];
+pub const SYNCED_TYPES: &[&str] = &["author", "tag", "content"];
 
 /// A record's synced fields, each a string.
 pub type Fields = Map<String, Value>;
@@ -141,9 +142,177 @@ fn fields_of(tx: &Transaction<'_>, record_type: &str, uuid: &str) -> Result<Opti
                 Ok(f)
             })
             .optional()?,
+        "content" => return content_fields(tx, uuid),
         other => return Err(CoreError::Internal(format!("sync does not carry {other} records yet"))),
     };
     Ok(found)
+}
+
+/// A list field as the remote names it: a JSON array of the remote's UUIDs.
+fn remote_list(tx: &Transaction<'_>, record_type: &str, local: Vec<String>) -> Result<String> {
+    let mut remote = Vec::with_capacity(local.len());
+    for uuid in local {
+        let mapped: Option<String> = tx
+            .prepare_cached(
+                "SELECT remote_uuid FROM sync_records WHERE record_type = ?1 AND uuid = ?2",
+            )?
+            .query_row(params![record_type, uuid], |row| row.get(0))
+            .optional()?;
+        remote.push(Value::String(mapped.unwrap_or(uuid)));
+    }
+    Ok(Value::Array(remote).to_string())
+}
+
+fn content_fields(tx: &Transaction<'_>, uuid: &str) -> Result<Option<Fields>> {
+    let row = tx
+        .prepare_cached(
+            "SELECT id, title, slug, type, weight, abstract, abstract_raw, content, content_raw, published_at, state
+             FROM content WHERE uuid = ?1",
+        )?
+        .query_row([uuid], |row| {
+            let mut f = Fields::new();
+            for (i, name) in ["title", "slug", "type"].iter().enumerate() {
+                f.insert((*name).into(), Value::String(row.get(i + 1)?));
+            }
+            f.insert("weight".into(), Value::String(row.get::<_, i64>(4)?.to_string()));
+            for (i, name) in ["abstract", "abstract_raw", "content", "content_raw"].iter().enumerate() {
+                f.insert((*name).into(), Value::String(row.get(i + 5)?));
+            }
+            f.insert("published_at".into(), Value::String(row.get::<_, Option<String>>(9)?.unwrap_or_default()));
+            f.insert("state".into(), Value::String(row.get::<_, i64>(10)?.to_string()));
+            Ok((row.get::<_, i64>(0)?, f))
+        })
+        .optional()?;
+    let Some((id, mut fields)) = row else {
+        return Ok(None);
+    };
+    let linked = |sql: &str| -> Result<Vec<String>> {
+        let mut stmt = tx.prepare_cached(sql)?;
+        let rows = stmt.query_map([id], |row| row.get::<_, String>(0))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    };
+    let authors = linked(
+        "SELECT a.uuid FROM content_authors l JOIN authors a ON a.id = l.author_id WHERE l.content_id = +?1 ORDER BY l.position",
+    )?;
+    let tags = linked(
+        "SELECT t.uuid FROM content_tags l JOIN tags t ON t.id = l.tag_id WHERE l.content_id = +?1 ORDER BY l.position",
+    )?;
+    let urls = linked("SELECT path FROM content_urls WHERE content_id = +?1 ORDER BY position")?;
+    fields.insert(
+        "authors".into(),
+        Value::String(remote_list(tx, "author", authors)?),
+    );
+    fields.insert("tags".into(), Value::String(remote_list(tx, "tag", tags)?));
+    fields.insert(
+        "urls".into(),
+        Value::String(Value::Array(urls.into_iter().map(Value::String).collect()).to_string()),
+    );
+    Ok(Some(fields))
+}
+
+/// The local row ids of a remote list field's records (records not here yet are left out).
+fn local_ids(tx: &Transaction<'_>, record_type: &str, table: &str, list: &str) -> Result<Vec<i64>> {
+    let remote: Vec<String> = serde_json::from_str(list).unwrap_or_default();
+    let mut ids = Vec::with_capacity(remote.len());
+    for remote_uuid in remote {
+        let local: String = tx
+            .prepare_cached(
+                "SELECT uuid FROM sync_records WHERE record_type = ?1 AND remote_uuid = ?2",
+            )?
+            .query_row(params![record_type, remote_uuid], |row| row.get(0))
+            .optional()?
+            .unwrap_or(remote_uuid);
+        let sql = format!("SELECT id FROM {table} WHERE uuid = ?1");
+        if let Some(id) = tx
+            .prepare_cached(&sql)?
+            .query_row([local], |row| row.get::<_, i64>(0))
+            .optional()?
+            && !ids.contains(&id)
+        {
+            ids.push(id);
+        }
+    }
+    Ok(ids)
+}
+
+/// Writes pulled content fields, with its links, as the item's next local version.
+fn write_content(tx: &Transaction<'_>, uuid: &str, fields: &Fields) -> Result<()> {
+    let now = clock::now();
+    let get = |name: &str| text(fields.get(name));
+    let number = |name: &str| get(name).parse::<i64>().unwrap_or(0);
+    let title = get("title");
+    let slug = Slug::parse_or_make(Some(&get("slug")), &title).into_string();
+    let content_type = match get("type").as_str() {
+        t @ ("article" | "post" | "media" | "page") => t.to_owned(),
+        _ => "article".to_owned(),
+    };
+    let published = Some(get("published_at")).filter(|p| !p.is_empty());
+    let changed = tx
+        .prepare_cached(
+            "UPDATE content SET title = ?2, slug = ?3, type = ?4, weight = ?5, abstract = ?6, abstract_raw = ?7,
+             content = ?8, content_raw = ?9, published_at = ?10, state = ?11, version = version + 1, modified_at = ?12
+             WHERE uuid = ?1",
+        )?
+        .execute(params![
+            uuid,
+            title,
+            slug,
+            content_type,
+            number("weight"),
+            get("abstract"),
+            get("abstract_raw"),
+            get("content"),
+            get("content_raw"),
+            published,
+            number("state"),
+            now
+        ])?;
+    if changed == 0 {
+        tx.prepare_cached(
+            "INSERT INTO content (uuid, title, slug, type, version, weight, abstract, abstract_raw, content, content_raw,
+             published_at, state, created_at, modified_at) VALUES (?1, ?2, ?3, ?4, 1, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12)",
+        )?
+        .execute(params![
+            uuid,
+            title,
+            slug,
+            content_type,
+            number("weight"),
+            get("abstract"),
+            get("abstract_raw"),
+            get("content"),
+            get("content_raw"),
+            published,
+            number("state"),
+            now
+        ])?;
+    }
+    let id: i64 = tx
+        .prepare_cached("SELECT id FROM content WHERE uuid = ?1")?
+        .query_row([uuid], |row| row.get(0))?;
+    let authors = local_ids(tx, "author", "authors", &get("authors"))?;
+    let tags = local_ids(tx, "tag", "tags", &get("tags"))?;
+    crate::content::replace_links(tx, "content_authors", "author_id", id, &authors)?;
+    crate::content::replace_links(tx, "content_tags", "tag_id", id, &tags)?;
+    let urls: Vec<String> = serde_json::from_str(&get("urls")).unwrap_or_default();
+    tx.prepare_cached("DELETE FROM content_urls WHERE content_id = ?1")?
+        .execute([id])?;
+    for (position, path) in urls.iter().enumerate() {
+        tx.prepare_cached(
+            "INSERT INTO content_urls (uuid, content_id, path, position, created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
+        )?
+        .execute(params![new_uuid(), id, path, position as i64, now])?;
+    }
+    // The pulled state is part of the item's local history.
+    tx.prepare_cached(
+        "INSERT INTO versions (uuid, content_id, version, title, slug, type, weight, abstract, abstract_raw, content,
+         content_raw, published_at, state, workflow_id, dominant_attachment_id, user_id, created_at, modified_at)
+         SELECT ?2, id, version, title, slug, type, weight, abstract, abstract_raw, content, content_raw,
+         published_at, state, workflow_id, dominant_attachment_id, NULL, modified_at, modified_at
+         FROM content WHERE id = ?1",
+    )?
+    .execute(params![id, new_uuid()])?;
+    Ok(())
 }
 
 /// Writes pulled fields into the local record with `uuid`, creating it when missing.
@@ -187,6 +356,7 @@ fn write_fields(
                     .execute(params![uuid, name, slug, now])?;
             }
         }
+        "content" => write_content(tx, uuid, fields)?,
         other => {
             return Err(CoreError::Internal(format!(
                 "sync does not carry {other} records yet"
@@ -200,6 +370,7 @@ fn delete_local(tx: &Transaction<'_>, record_type: &str, uuid: &str) -> Result<(
     let sql = match record_type {
         "author" => "DELETE FROM authors WHERE uuid = ?1",
         "tag" => "DELETE FROM tags WHERE uuid = ?1",
+        "content" => "DELETE FROM content WHERE uuid = ?1",
         other => {
             return Err(CoreError::Internal(format!(
                 "sync does not carry {other} records yet"
@@ -251,7 +422,8 @@ impl Cms {
                     // Work done before the instance had a remote goes up too.
                     tx.execute_batch(
                         "INSERT INTO outbox (record_type, uuid, operation) SELECT 'author', uuid, 'create' FROM authors;
-                         INSERT INTO outbox (record_type, uuid, operation) SELECT 'tag', uuid, 'create' FROM tags;",
+                         INSERT INTO outbox (record_type, uuid, operation) SELECT 'tag', uuid, 'create' FROM tags;
+                         INSERT INTO outbox (record_type, uuid, operation) SELECT 'content', uuid, 'create' FROM content;",
                     )?;
                     Ok(())
                 }
@@ -306,6 +478,26 @@ impl Cms {
                 });
             }
             Ok(records)
+        })
+    }
+
+    /// The record as it is now, with references mapped by the pushes made so far.
+    pub fn refresh_pending(&self, record: &PendingRecord) -> Result<PendingRecord> {
+        self.store.read(|tx| {
+            let synced: Option<(String, String)> = tx
+                .prepare_cached("SELECT remote_uuid, base FROM sync_records WHERE record_type = ?1 AND uuid = ?2")?
+                .query_row(params![record.record_type, record.uuid], |row| Ok((row.get(0)?, row.get(1)?)))
+                .optional()?;
+            let (remote_uuid, base) = match synced {
+                Some((remote, base)) => (Some(remote), serde_json::from_str::<Fields>(&base).ok()),
+                None => (None, None),
+            };
+            Ok(PendingRecord {
+                current: fields_of(tx, &record.record_type, &record.uuid)?,
+                remote_uuid,
+                base,
+                ..record.clone()
+            })
         })
     }
 
@@ -405,7 +597,10 @@ impl Cms {
                 Ok(0)
             }
             (Some(theirs), Some(uuid)) if !pending => {
-                write_fields(tx, kind, &uuid, theirs)?;
+                // An echo of this side's own push changes nothing.
+                if fields_of(tx, kind, &uuid)?.as_ref() != Some(theirs) {
+                    write_fields(tx, kind, &uuid, theirs)?;
+                }
                 set_base(tx, kind, &uuid, &change.remote_uuid, theirs)?;
                 Ok(0)
             }

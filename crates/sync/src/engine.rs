@@ -39,29 +39,84 @@ async fn blocking<T: Send + 'static>(
         .map_err(|err| SyncError::Protocol(format!("the local store: {err}")))
 }
 
-/// The synced fields of a record as the remote shows it.
+fn plain_text(value: Option<&Value>) -> String {
+    match value {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Null) | None => String::new(),
+        Some(other) => other.to_string(),
+    }
+}
+
+/// The synced fields of a record as the remote shows it (each a string; lists as JSON arrays).
 fn fields_of_wire(record_type: &str, record: &Value) -> Fields {
     let names: &[&str] = match record_type {
         "author" => &["slug", "name", "email", "tagline", "description", "status"],
+        "content" => &[
+            "title",
+            "slug",
+            "type",
+            "weight",
+            "abstract",
+            "abstract_raw",
+            "content",
+            "content_raw",
+            "published_at",
+            "state",
+        ],
         _ => &["name", "slug"],
     };
-    names
+    let mut fields: Fields = names
         .iter()
         .map(|name| {
-            let value = match record.get(*name) {
-                Some(Value::String(s)) => s.clone(),
-                Some(Value::Null) | None => String::new(),
-                Some(other) => other.to_string(),
-            };
-            ((*name).to_owned(), Value::String(value))
+            (
+                (*name).to_owned(),
+                Value::String(plain_text(record.get(*name))),
+            )
         })
-        .collect()
+        .collect();
+    if record_type == "content" {
+        let list = |field: &str, key: &str| -> Value {
+            let items: Vec<Value> = record
+                .get(field)
+                .and_then(Value::as_array)
+                .map(|items| {
+                    items
+                        .iter()
+                        .map(|item| Value::String(plain_text(item.get(key))))
+                        .collect()
+                })
+                .unwrap_or_default();
+            Value::String(Value::Array(items).to_string())
+        };
+        fields.insert("authors".into(), list("authors", "uuid"));
+        fields.insert("tags".into(), list("tags", "uuid"));
+        fields.insert("urls".into(), list("urls", "url"));
+    }
+    fields
 }
 
-/// The single record of an answer that wraps it in an array.
+/// The request body for synced fields: lists as arrays, an empty date as `null`.
+fn body_of(record_type: &str, fields: &Fields) -> Value {
+    let mut body = serde_json::Map::new();
+    for (name, value) in fields {
+        let text = plain_text(Some(value));
+        let value = match (record_type, name.as_str()) {
+            ("content", "authors" | "tags" | "urls") => {
+                serde_json::from_str(&text).unwrap_or(Value::Array(Vec::new()))
+            }
+            ("content", "published_at") if text.is_empty() => Value::Null,
+            _ => Value::String(text),
+        };
+        body.insert(name.clone(), value);
+    }
+    Value::Object(body)
+}
+
+/// The record of an answer: content answers an object, the others an array holding one.
 fn single(answer: Value) -> Result<Value, SyncError> {
     match answer {
         Value::Array(mut items) if items.len() == 1 => Ok(items.remove(0)),
+        Value::Object(record) => Ok(Value::Object(record)),
         other => Err(SyncError::Protocol(format!(
             "expected one record, got {other}"
         ))),
@@ -80,7 +135,7 @@ async fn push_one(
                 .request(
                     Method::POST,
                     &format!("/v3/{kind}"),
-                    Some(&Value::Object(body.clone())),
+                    Some(&body_of(kind, body)),
                     Some(&record.key),
                 )
                 .await?;
@@ -99,7 +154,7 @@ async fn push_one(
                 .request(
                     Method::PUT,
                     &format!("/v3/{kind}/{remote_uuid}"),
-                    Some(&Value::Object(changes.clone())),
+                    Some(&body_of(kind, changes)),
                     Some(&record.key),
                 )
                 .await?;
@@ -136,6 +191,9 @@ async fn push(cms: &Arc<Cms>, remote: &Remote) -> Result<(usize, usize), SyncErr
     let pending = blocking(cms, |cms| cms.pending_records()).await?;
     let (mut pushed, mut waiting) = (0, 0);
     for record in pending {
+        // Read it again: the pushes before it may have given its references remote identities.
+        let stale = record.clone();
+        let record = blocking(cms, move |cms| cms.refresh_pending(&stale)).await?;
         let step = plan(&record);
         match push_one(remote, &record, &step).await {
             Ok((remote_uuid, answer)) => {
