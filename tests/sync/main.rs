@@ -344,6 +344,42 @@ fn edits_on_both_sides_merge_and_a_clash_is_listed() {
         replica.get("/v3/sync/status").expect(200).body["conflicts"],
         "1"
     );
+
+    // The reporter settles it: keep mine. The choice is itself synced.
+    let conflict = listed[0]["uuid"].as_str().expect("uuid").to_owned();
+    let resolve = format!("/v3/sync/conflicts/{conflict}/resolve");
+    replica
+        .post(&resolve, &serde_json::json!({"keep": "both"}))
+        .expect_error(400, "invalid_request");
+    replica
+        .post(
+            "/v3/sync/conflicts/00000000-0000-4000-8000-000000000000/resolve",
+            &serde_json::json!({"keep": "mine"}),
+        )
+        .expect_error(404, "not_found");
+    replica
+        .post(&resolve, &serde_json::json!({"keep": "mine"}))
+        .expect(200);
+    replica
+        .post(&resolve, &serde_json::json!({"keep": "theirs"}))
+        .expect_error(409, "conflict");
+    assert_eq!(
+        replica.get(&format!("/v3/author/{uuid}")).expect(200).body[0]["name"],
+        "Cleo Laptop"
+    );
+    assert_eq!(
+        replica.get("/v3/sync/conflicts").expect(200).body["items"],
+        serde_json::json!([])
+    );
+    let (ok, out) = sync(&replica, &central.base, &key);
+    assert!(
+        ok && out.contains("pushed 1") && out.contains("conflicts 0"),
+        "{out}"
+    );
+    assert_eq!(
+        central.get(&format!("/v3/author/{uuid}")).expect(200).body[0]["name"],
+        "Cleo Laptop"
+    );
 }
 
 #[test]
@@ -494,4 +530,53 @@ fn content_travels_with_its_authors_and_merges() {
     replica
         .get(&format!("/v3/content/{local_uuid}"))
         .expect_error(404, "not_found");
+}
+
+/// Polls `check` until it holds, for at most 20 seconds (a liveness wait, not a speed test).
+fn eventually(what: &str, mut check: impl FnMut() -> bool) {
+    let started = std::time::Instant::now();
+    while started.elapsed() < std::time::Duration::from_secs(20) {
+        if check() {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    panic!("{what} did not happen");
+}
+
+#[test]
+fn a_serving_replica_keeps_itself_synced() {
+    let central = TestServer::start();
+    let key = central.key("laptop", &["editor"], &[]);
+    let keys = tempfile::tempdir().expect("a folder");
+    let key_file = keys.path().join("key.json");
+    std::fs::write(&key_file, serde_json::to_string(&key).expect("JSON")).expect("writes");
+    let key_arg = key_file.to_string_lossy().into_owned();
+    let replica = TestServer::start_with(&["--remote", &central.base, "--key-file", &key_arg]);
+
+    let tag = central
+        .post("/v3/tag", &serde_json::json!({"name": "Breaking"}))
+        .expect(200)
+        .body[0]
+        .clone();
+    let uuid = tag["uuid"].as_str().expect("uuid").to_owned();
+    eventually("the central tag reaching the replica", || {
+        replica
+            .call(
+                reqwest::Method::GET,
+                &format!("/v3/tag/{uuid}"),
+                Some(replica.admin_token()),
+                None,
+            )
+            .status
+            == 200
+    });
+    replica
+        .post("/v3/author", &serde_json::json!({"name": "Eve Remote"}))
+        .expect(200);
+    eventually("the replica's author reaching the central server", || {
+        names(&central, "author") == ["Eve Remote"]
+    });
+    let status = replica.get("/v3/sync/status").expect(200).body;
+    assert_eq!(status["online"], true);
 }

@@ -121,6 +121,7 @@ fn role_grants(role: &str, action: &str) -> bool {
                         | "LOCKREQUEST delete"
                         | "NOTECOMMENT create"
                         | "ASSIGNMENTCOMMENT create"
+                        | "SYNC resolve"
                 )
         }
         "editor" => {

@@ -695,6 +695,48 @@ impl Cms {
         })
     }
 
+    /// `POST /v3/sync/conflicts/{uuid}/resolve`: keep `theirs` (as it already is) or
+    /// `mine` (written back as a local edit, so the next sync sends it).
+    pub fn resolve_conflict(&self, who: &Principal, uuid: &str, keep: Option<&str>) -> Result<()> {
+        who.require("SYNC resolve")?;
+        let keep_mine = match keep.map(str::trim) {
+            Some("mine") => true,
+            Some("theirs") => false,
+            Some(other) => {
+                return Err(CoreError::invalid_field(
+                    "keep",
+                    format!("\"keep\" is mine or theirs, not \"{other}\""),
+                ));
+            }
+            None => return Err(CoreError::required("keep")),
+        };
+        self.store.write(|tx| {
+            let found: Option<(i64, String, String, String, String, Option<String>)> = tx
+                .prepare_cached(
+                    "SELECT id, record_type, record_uuid, field, mine, resolved_at FROM sync_conflicts WHERE uuid = ?1",
+                )?
+                .query_row([uuid], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?, row.get(4)?, row.get(5)?)))
+                .optional()?;
+            let (id, kind, record_uuid, field, mine, resolved) =
+                found.ok_or_else(|| CoreError::not_found(format!("no conflict with UUID {uuid}")))?;
+            if resolved.is_some() {
+                return Err(CoreError::Conflict {
+                    message: "this conflict is already settled".into(),
+                    field: None,
+                });
+            }
+            if keep_mine && field != "*" {
+                let mut fields = fields_of(tx, &kind, &record_uuid)?
+                    .ok_or_else(|| CoreError::not_found(format!("the {kind} {record_uuid} is gone")))?;
+                fields.insert(field.clone(), Value::String(mine));
+                write_fields(tx, &kind, &record_uuid, &fields)?;
+            }
+            tx.prepare_cached("UPDATE sync_conflicts SET resolved_at = ?2, resolution = ?3 WHERE id = ?1")?
+                .execute(params![id, clock::now(), if keep_mine { "mine" } else { "theirs" }])?;
+            Ok(())
+        })
+    }
+
     /// Records whether the last round reached the remote.
     pub fn set_online(&self, online: bool) -> Result<()> {
         self.store.write(|tx| {

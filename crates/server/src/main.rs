@@ -61,6 +61,12 @@ struct ServeArgs {
     /// The largest request body in bytes.
     #[arg(long, env = "COPYDESK_MAX_BODY", default_value_t = copydesk_api::DEFAULT_BODY_LIMIT)]
     max_body: usize,
+    /// Keep this data directory synced with a central server in the background.
+    #[arg(long, env = "COPYDESK_REMOTE")]
+    remote: Option<String>,
+    /// The remote user's key pair file (else COPYDESK_REMOTE_PUBLIC_KEY and COPYDESK_REMOTE_PRIVATE_KEY).
+    #[arg(long, requires = "remote")]
+    key_file: Option<PathBuf>,
     /// Serve only the plain /v3 service (no change feed, no idempotency keys),
     /// as a remote that is not a Copydesk server would.
     #[arg(long)]
@@ -191,6 +197,19 @@ fn main() -> Result<()> {
 
 fn serve(args: ServeArgs) -> Result<()> {
     let (cms, dir) = args.data.open()?;
+    let cms = Arc::new(cms);
+    let remote = match &args.remote {
+        Some(url) => {
+            let key = match &args.key_file {
+                Some(file) => copydesk_sync::RemoteKey::from_file(file)?,
+                None => copydesk_sync::RemoteKey::from_env()?,
+            };
+            let remote = copydesk_sync::Remote::new(url, key)?;
+            cms.set_remote(remote.base())?;
+            Some(remote)
+        }
+        None => None,
+    };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -200,8 +219,11 @@ fn serve(args: ServeArgs) -> Result<()> {
             .await
             .with_context(|| format!("listening on {}", args.listen))?;
         let address = listener.local_addr()?;
+        if let Some(remote) = remote {
+            tokio::spawn(keep_synced(Arc::clone(&cms), remote));
+        }
         let app = copydesk_api::router(
-            Arc::new(cms),
+            cms,
             copydesk_api::Options {
                 body_limit: args.max_body,
                 plain: args.plain,
@@ -290,4 +312,23 @@ fn sync(args: SyncArgs) -> Result<()> {
             }
         }
     })
+}
+
+/// Syncs in the background every few seconds while the server runs.
+async fn keep_synced(cms: Arc<Cms>, remote: copydesk_sync::Remote) {
+    loop {
+        match copydesk_sync::sync_once(&cms, &remote).await {
+            Ok(summary) if summary.pushed + summary.pulled > 0 => tracing::info!(
+                pushed = summary.pushed,
+                pulled = summary.pulled,
+                conflicts = summary.conflicts,
+                needs_attention = summary.needs_attention,
+                "synced with {}",
+                remote.base()
+            ),
+            Ok(_) => {}
+            Err(err) => tracing::warn!(%err, "sync with {} failed; trying again", remote.base()),
+        }
+        tokio::time::sleep(std::time::Duration::from_secs(2)).await;
+    }
 }

@@ -327,6 +327,12 @@ pub struct ExportBody {
     pub content: Option<String>,
 }
 
+#[derive(Debug, Clone, Default, Deserialize, Serialize, ToSchema)]
+pub struct ResolveBody {
+    /// `mine` or `theirs`.
+    pub keep: Option<String>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

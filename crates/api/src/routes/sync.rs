@@ -1,12 +1,12 @@
 //! `/v3/sync/...`: a replica's sync state and its conflicts (local-only endpoints the contract names).
 
 use axum::Json;
-use axum::extract::State;
+use axum::extract::{Path, State};
 use copydesk_wire as wire;
 
 use crate::AppState;
 use crate::error::ApiResult;
-use crate::extract::Bearer;
+use crate::extract::{Bearer, RawJson};
 use crate::openapi::Refusals;
 
 #[utoipa::path(
@@ -58,5 +58,36 @@ pub async fn conflicts(
                 created_at: c.created_at,
             })
             .collect(),
+    }))
+}
+
+#[utoipa::path(
+    post,
+    path = "/v3/sync/conflicts/{uuid}/resolve",
+    tag = "sync",
+    operation_id = "sync_resolve",
+    description = "Access action: SYNC resolve. Settles a conflict: keep theirs (as it is) or mine (written back as a local edit, which the next sync sends).",
+    params(("uuid" = String, Path, description = "The conflict's UUID")),
+    request_body = wire::ResolveBody,
+    responses((status = 200, body = wire::Message), Refusals)
+)]
+pub async fn resolve(
+    State(state): State<AppState>,
+    bearer: Bearer,
+    Path(uuid): Path<String>,
+    body: RawJson,
+) -> ApiResult<Json<wire::Message>> {
+    state
+        .call_with(
+            bearer,
+            "SYNC resolve",
+            body,
+            move |cms, who, body: wire::ResolveBody| {
+                cms.resolve_conflict(who, &uuid, body.keep.as_deref())
+            },
+        )
+        .await?;
+    Ok(Json(wire::Message {
+        message: "ok".into(),
     }))
 }
