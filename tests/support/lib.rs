@@ -317,3 +317,109 @@ pub fn create_key(dir: &Path, name: &str, roles: &[&str], actions: &[&str]) -> R
     }
     serde_json::from_slice(&output.stdout).context("key create prints one JSON object")
 }
+
+/// A TCP proxy on a loopback port in front of a server, which can cut
+/// connections: to show that sync survives a network that drops answers.
+pub struct CuttingProxy {
+    pub base: String,
+    state: std::sync::Arc<std::sync::Mutex<ProxyState>>,
+}
+
+#[derive(Debug)]
+struct ProxyState {
+    target: SocketAddr,
+    /// How many upcoming connections lose their answer (the request still arrives).
+    cut_answers: usize,
+    /// Whether new connections are refused outright.
+    down: bool,
+}
+
+impl CuttingProxy {
+    pub fn new(target_base: &str) -> Self {
+        let target: SocketAddr = target_base
+            .trim_start_matches("http://")
+            .parse()
+            .expect("a loopback address");
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port");
+        let base = format!("http://{}", listener.local_addr().expect("an address"));
+        let state = std::sync::Arc::new(std::sync::Mutex::new(ProxyState {
+            target,
+            cut_answers: 0,
+            down: false,
+        }));
+        let shared = std::sync::Arc::clone(&state);
+        std::thread::spawn(move || {
+            for client in listener.incoming() {
+                let Ok(client) = client else { continue };
+                let (target, cut, down) = {
+                    let mut state = shared.lock().expect("proxy state");
+                    let cut = state.cut_answers > 0;
+                    if cut {
+                        state.cut_answers -= 1;
+                    }
+                    (state.target, cut, state.down)
+                };
+                if down {
+                    drop(client);
+                    continue;
+                }
+                std::thread::spawn(move || relay(client, target, cut));
+            }
+        });
+        Self { base, state }
+    }
+
+    /// The next `n` connections deliver their request but lose the answer.
+    pub fn cut_next_answers(&self, n: usize) {
+        self.state.lock().expect("proxy state").cut_answers = n;
+    }
+
+    pub fn set_down(&self, down: bool) {
+        self.state.lock().expect("proxy state").down = down;
+    }
+
+    /// Points the proxy at a restarted server.
+    pub fn retarget(&self, target_base: &str) {
+        self.state.lock().expect("proxy state").target = target_base
+            .trim_start_matches("http://")
+            .parse()
+            .expect("a loopback address");
+    }
+}
+
+fn relay(client: std::net::TcpStream, target: SocketAddr, cut_answer: bool) {
+    use std::io::{Read as _, Write as _};
+    let Ok(upstream) = std::net::TcpStream::connect(target) else {
+        return;
+    };
+    let (Ok(mut client_read), Ok(mut upstream_write)) = (client.try_clone(), upstream.try_clone())
+    else {
+        return;
+    };
+    let forward = std::thread::spawn(move || {
+        let mut buffer = [0u8; 16 * 1024];
+        while let Ok(n) = client_read.read(&mut buffer) {
+            if n == 0 || upstream_write.write_all(&buffer[..n]).is_err() {
+                break;
+            }
+        }
+        let _ = upstream_write.shutdown(std::net::Shutdown::Write);
+    });
+    let mut upstream_read = upstream;
+    let mut client_write = client;
+    let mut buffer = [0u8; 16 * 1024];
+    while let Ok(n) = upstream_read.read(&mut buffer) {
+        if n == 0 {
+            break;
+        }
+        if cut_answer {
+            // The server answered; the client never hears it.
+            break;
+        }
+        if client_write.write_all(&buffer[..n]).is_err() {
+            break;
+        }
+    }
+    let _ = client_write.shutdown(std::net::Shutdown::Both);
+    let _ = forward.join();
+}

@@ -580,3 +580,118 @@ fn a_serving_replica_keeps_itself_synced() {
     let status = replica.get("/v3/sync/status").expect(200).body;
     assert_eq!(status["online"], true);
 }
+
+#[test]
+fn cut_connections_and_a_restarted_server_lose_and_double_nothing() {
+    let mut central = TestServer::start();
+    let proxy = copydesk_tests::CuttingProxy::new(&central.base);
+    let replica = TestServer::start();
+    let key = central.key("laptop", &["editor"], &[]);
+    assert!(
+        sync(&replica, &proxy.base, &key).0,
+        "the replica gets its remote"
+    );
+    for i in 0..6 {
+        replica
+            .post(
+                "/v3/author",
+                &serde_json::json!({"name": format!("Reporter {i}")}),
+            )
+            .expect(200);
+    }
+    // Every answer of the next round is lost after the server applied the request.
+    proxy.cut_next_answers(100);
+    let (ok, out) = sync(&replica, &proxy.base, &key);
+    assert!(!ok, "a round that hears nothing fails: {out}");
+    proxy.cut_next_answers(0);
+    // The server goes down and comes back on the same data.
+    proxy.set_down(true);
+    assert!(!sync(&replica, &proxy.base, &key).0);
+    central.restart();
+    proxy.retarget(&central.base);
+    proxy.set_down(false);
+    let (ok, out) = sync(&replica, &proxy.base, &key);
+    assert!(ok, "{out}");
+    let expected: Vec<String> = (0..6).map(|i| format!("Reporter {i}")).collect();
+    assert_eq!(
+        names(&central, "author"),
+        expected,
+        "each author once on the server"
+    );
+    assert_eq!(
+        names(&replica, "author"),
+        expected,
+        "and once on the replica"
+    );
+    assert_eq!(
+        replica.get("/v3/sync/status").expect(200).body["pending"],
+        "0"
+    );
+}
+
+#[test]
+fn a_sync_killed_midway_resumes() {
+    let central = TestServer::start();
+    let replica = TestServer::start();
+    let key = central.key("laptop", &["editor"], &[]);
+    assert!(sync(&replica, &central.base, &key).0);
+    for i in 0..150 {
+        replica
+            .post(
+                "/v3/tag",
+                &serde_json::json!({"name": format!("topic {i:03}")}),
+            )
+            .expect(200);
+    }
+    let key_file = replica.dir.path().join("remote-key.json");
+    let mut child = std::process::Command::new(copydesk_tests::server_binary())
+        .args(["sync", "--remote", &central.base, "--key-file"])
+        .arg(&key_file)
+        .arg("--data")
+        .arg(replica.dir.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("sync starts");
+    // Kill it once some of the tags have gone up.
+    eventually("the first tags arriving", || {
+        central.get("/v3/tag?per_page=1").expect(200).body["total_items"]
+            .as_u64()
+            .unwrap_or(0)
+            >= 10
+    });
+    child.kill().expect("SIGKILL");
+    let _ = child.wait();
+    let (ok, out) = sync(&replica, &central.base, &key);
+    assert!(ok, "{out}");
+    let on_central = central.get("/v3/tag?per_page=500").expect(200).body;
+    if on_central["total_items"] != 150 {
+        let mut names: Vec<&str> = on_central["items"]
+            .as_array()
+            .expect("items")
+            .iter()
+            .filter_map(|t| t["name"].as_str())
+            .collect();
+        names.sort();
+        let dups: Vec<&&str> = names
+            .windows(2)
+            .filter(|w| w[0] == w[1])
+            .map(|w| &w[0])
+            .collect();
+        eprintln!("DUPLICATES {dups:?}; sync said: {out}");
+        let status = replica.get("/v3/sync/status").expect(200).body;
+        eprintln!("STATUS {status}");
+    }
+    assert_eq!(on_central["total_items"], 150, "every tag once");
+    let mut seen = std::collections::BTreeSet::new();
+    for tag in on_central["items"].as_array().expect("items") {
+        assert!(
+            seen.insert(tag["name"].as_str().unwrap_or("").to_owned()),
+            "no duplicate"
+        );
+    }
+    assert_eq!(
+        replica.get("/v3/tag?per_page=1").expect(200).body["total_items"],
+        150
+    );
+}

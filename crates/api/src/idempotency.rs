@@ -116,7 +116,22 @@ pub async fn layer(State(state): State<AppState>, request: Request, next: Next) 
         key: key.clone(),
         hash,
     });
-    let response = next.run(request).await;
+    // The keyed write and the keeping of its answer run to the end even when
+    // the client goes away meanwhile: that is when its repeat will need them.
+    let kept = tokio::spawn(async move { finish(state, who, key, next.run(request).await).await });
+    match kept.await {
+        Ok(response) => response,
+        Err(err) => ApiError::Core(CoreError::Internal(err.to_string())).into_response(),
+    }
+}
+
+/// Keeps the answer of a successful keyed write for its repeats.
+async fn finish(
+    state: AppState,
+    who: copydesk_core::access::Principal,
+    key: String,
+    response: Response,
+) -> Response {
     if !response.status().is_success() {
         return response;
     }

@@ -516,6 +516,22 @@ impl Cms {
             }
             match answer {
                 Some(fields) => {
+                    // A pull may have brought the server's copy of this record before its
+                    // push was recorded (an answer lost, then a later round): that copy is
+                    // this record, so it goes.
+                    let copy: Option<String> = tx
+                        .prepare_cached(
+                            "SELECT uuid FROM sync_records WHERE record_type = ?1 AND remote_uuid = ?2 AND uuid <> ?3",
+                        )?
+                        .query_row(params![record.record_type, remote_uuid, record.uuid], |row| row.get(0))
+                        .optional()?;
+                    if let Some(copy) = copy {
+                        tx.execute("INSERT INTO meta (key, value) VALUES ('applying_remote', '1')", [])?;
+                        delete_local(tx, &record.record_type, &copy)?;
+                        tx.execute("DELETE FROM meta WHERE key = 'applying_remote'", [])?;
+                        tx.prepare_cached("DELETE FROM sync_records WHERE record_type = ?1 AND uuid = ?2")?
+                            .execute(params![record.record_type, copy])?;
+                    }
                     set_base(tx, &record.record_type, &record.uuid, remote_uuid, fields)?
                 }
                 None => {

@@ -1,5 +1,5 @@
-//! The sync engine: pull the change feed (merging under pending local edits), then push the outbox
-//! (planned, then sent with idempotency keys).
+//! The sync engine: push new records, pull the change feed (merging under pending local edits),
+//! then push the other changes; every write is planned, then sent with its idempotency key.
 //!
 //! One record's failure never blocks another's: a passing failure stays in
 //! the outbox for the next round, a refusal is set aside as needing
@@ -186,15 +186,28 @@ async fn push_one(
     }
 }
 
-/// Sends every pending local change; returns (pushed, waiting).
-async fn push(cms: &Arc<Cms>, remote: &Remote) -> Result<(usize, usize), SyncError> {
+/// What a push pass did.
+#[derive(Debug, Default, Clone, Copy)]
+struct Pushed {
+    pushed: usize,
+    waiting: usize,
+    /// A create failed in a way that leaves open whether the server made the record.
+    uncertain_create: bool,
+}
+
+/// Sends the pending local changes (only the creates when `creates_only`).
+async fn push(cms: &Arc<Cms>, remote: &Remote, creates_only: bool) -> Result<Pushed, SyncError> {
     let pending = blocking(cms, |cms| cms.pending_records()).await?;
-    let (mut pushed, mut waiting) = (0, 0);
+    let mut done = Pushed::default();
     for record in pending {
         // Read it again: the pushes before it may have given its references remote identities.
         let stale = record.clone();
         let record = blocking(cms, move |cms| cms.refresh_pending(&stale)).await?;
         let step = plan(&record);
+        let is_create = matches!(step, Step::Create { .. });
+        if creates_only && !is_create {
+            continue;
+        }
         match push_one(remote, &record, &step).await {
             Ok((remote_uuid, answer)) => {
                 let settled = record.clone();
@@ -203,13 +216,14 @@ async fn push(cms: &Arc<Cms>, remote: &Remote) -> Result<(usize, usize), SyncErr
                 })
                 .await?;
                 if step != Step::Settle {
-                    pushed += 1;
+                    done.pushed += 1;
                 }
             }
             Err(err) => {
                 let permanent = !err.is_transient();
                 if !permanent {
-                    waiting += 1;
+                    done.waiting += 1;
+                    done.uncertain_create |= is_create;
                 }
                 let message = err.to_string();
                 let failed = record.clone();
@@ -224,7 +238,7 @@ async fn push(cms: &Arc<Cms>, remote: &Remote) -> Result<(usize, usize), SyncErr
             }
         }
     }
-    Ok((pushed, waiting))
+    Ok(done)
 }
 
 /// Reads the change feed from the saved cursor and applies it page by page.
@@ -269,7 +283,7 @@ async fn pull(cms: &Arc<Cms>, remote: &Remote) -> Result<usize, SyncError> {
     }
 }
 
-/// One round: pull, then push.
+/// One round: push creates, pull, push the rest.
 pub async fn sync_once(cms: &Arc<Cms>, remote: &Remote) -> Result<Summary, SyncError> {
     let round = round(cms, remote).await;
     let reached = !matches!(round, Err(SyncError::Unreachable(_)));
@@ -285,10 +299,25 @@ async fn round(cms: &Arc<Cms>, remote: &Remote) -> Result<Summary, SyncError> {
                 .into(),
         ));
     }
-    // Pull first: remote changes are merged under the pending local edits
-    // (a rebase), so the push then sends only what is still this side's own.
+    // Creates go first: a record this side made must have its remote identity
+    // before the pull brings the server's copy of it. When a create's outcome
+    // is unknown (its answer was lost), the pull waits for the next round.
+    let creates = push(cms, remote, true).await?;
+    if creates.uncertain_create {
+        let status = blocking(cms, |cms| cms.sync_state()).await?;
+        return Ok(Summary {
+            pushed: creates.pushed,
+            pulled: 0,
+            conflicts: status.conflicts,
+            needs_attention: status.needs_attention,
+            waiting: creates.waiting,
+        });
+    }
+    // Then pull: remote changes are merged under the pending local edits (a
+    // rebase), so the push then sends only what is still this side's own.
     let pulled = pull(cms, remote).await?;
-    let (pushed, waiting) = push(cms, remote).await?;
+    let rest = push(cms, remote, false).await?;
+    let (pushed, waiting) = (creates.pushed + rest.pushed, creates.waiting + rest.waiting);
     let status = blocking(cms, |cms| cms.sync_state()).await?;
     Ok(Summary {
         pushed,
