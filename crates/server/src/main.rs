@@ -67,6 +67,9 @@ struct ServeArgs {
     /// The remote user's key pair file (else COPYDESK_REMOTE_PUBLIC_KEY and COPYDESK_REMOTE_PRIVATE_KEY).
     #[arg(long, requires = "remote")]
     key_file: Option<PathBuf>,
+    /// Milliseconds between background sync rounds.
+    #[arg(long, default_value_t = 1000, requires = "remote")]
+    sync_every_ms: u64,
     /// Serve only the plain /v3 service (no change feed, no idempotency keys),
     /// as a remote that is not a Copydesk server would.
     #[arg(long)]
@@ -220,7 +223,7 @@ fn serve(args: ServeArgs) -> Result<()> {
             .with_context(|| format!("listening on {}", args.listen))?;
         let address = listener.local_addr()?;
         if let Some(remote) = remote {
-            tokio::spawn(keep_synced(Arc::clone(&cms), remote));
+            tokio::spawn(keep_synced(Arc::clone(&cms), remote, args.sync_every_ms));
         }
         let app = copydesk_api::router(
             cms,
@@ -315,7 +318,7 @@ fn sync(args: SyncArgs) -> Result<()> {
 }
 
 /// Syncs in the background every few seconds while the server runs.
-async fn keep_synced(cms: Arc<Cms>, remote: copydesk_sync::Remote) {
+async fn keep_synced(cms: Arc<Cms>, remote: copydesk_sync::Remote, every_ms: u64) {
     loop {
         match copydesk_sync::sync_once(&cms, &remote).await {
             Ok(summary) if summary.pushed + summary.pulled > 0 => tracing::info!(
@@ -329,6 +332,6 @@ async fn keep_synced(cms: Arc<Cms>, remote: copydesk_sync::Remote) {
             Ok(_) => {}
             Err(err) => tracing::warn!(%err, "sync with {} failed; trying again", remote.base()),
         }
-        tokio::time::sleep(std::time::Duration::from_secs(2)).await;
+        tokio::time::sleep(std::time::Duration::from_millis(every_ms.max(50))).await;
     }
 }
