@@ -138,22 +138,14 @@ fn main() -> Result<()> {
 
     // Offline edits, then one sync that pushes them.
     let items: Vec<String> = {
-        let page = replica
-            .get(&format!("/v3/content?per_page=500&order=id&dir=asc"))
-            .body;
         let mut uuids: Vec<String> = Vec::new();
-        let pages = args.edits.div_ceil(500);
-        for p in 1..=pages {
-            let page = if p == 1 {
-                page.clone()
-            } else {
-                replica
-                    .get(&format!(
-                        "/v3/content?per_page=500&order=id&dir=asc&page={p}"
-                    ))
-                    .body
-            };
-            for item in page["items"].as_array().context("items")? {
+        for page in 1..=args.edits.div_ceil(500) {
+            let listed = replica
+                .get(&format!(
+                    "/v3/content?per_page=500&order=id&dir=asc&page={page}"
+                ))
+                .body;
+            for item in listed["items"].as_array().context("items")? {
                 uuids.push(item["uuid"].as_str().context("uuid")?.to_owned());
             }
         }
