@@ -279,7 +279,10 @@ fn sync(args: SyncArgs) -> Result<()> {
         .context("starting the async runtime")?;
     runtime.block_on(async move {
         loop {
-            match copydesk_sync::sync_once(&cms, &remote).await {
+            let bar = SyncBar::new();
+            let result = copydesk_sync::sync_with_progress(&cms, &remote, &bar).await;
+            bar.finish();
+            match result {
                 Ok(summary) => println!(
                     "synced with {}: pushed {}, pulled {}, conflicts {}, needs attention {}{}",
                     remote.base(),
@@ -333,5 +336,48 @@ async fn keep_synced(cms: Arc<Cms>, remote: copydesk_sync::Remote, every_ms: u64
             Err(err) => tracing::warn!(%err, "sync with {} failed; trying again", remote.base()),
         }
         tokio::time::sleep(std::time::Duration::from_millis(every_ms.max(50))).await;
+    }
+}
+
+/// A progress line for long syncs (drawn only on a terminal), with counts.
+struct SyncBar {
+    bar: indicatif::ProgressBar,
+    counts: std::sync::Mutex<(usize, usize)>,
+}
+
+impl SyncBar {
+    fn new() -> Self {
+        let bar = indicatif::ProgressBar::new_spinner();
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("{spinner} syncing: {msg} [{elapsed}]")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
+        );
+        bar.enable_steady_tick(std::time::Duration::from_millis(120));
+        Self {
+            bar,
+            counts: std::sync::Mutex::new((0, 0)),
+        }
+    }
+
+    fn show(&self, update: impl FnOnce(&mut (usize, usize))) {
+        if let Ok(mut counts) = self.counts.lock() {
+            update(&mut counts);
+            self.bar
+                .set_message(format!("{} pulled, {} pushed", counts.0, counts.1));
+        }
+    }
+
+    fn finish(&self) {
+        self.bar.finish_and_clear();
+    }
+}
+
+impl copydesk_sync::Progress for SyncBar {
+    fn pulled(&self, so_far: usize) {
+        self.show(|counts| counts.0 = so_far);
+    }
+
+    fn pushed(&self, so_far: usize) {
+        self.show(|counts| counts.1 = so_far);
     }
 }

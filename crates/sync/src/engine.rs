@@ -27,6 +27,22 @@ pub struct Summary {
     pub waiting: usize,
 }
 
+/// What a round reports as it goes, for a progress display.
+pub trait Progress: Send + Sync {
+    /// Changes brought in so far this round.
+    fn pulled(&self, so_far: usize);
+    /// Local changes sent so far this round.
+    fn pushed(&self, so_far: usize);
+}
+
+/// Reports nothing.
+pub struct Quiet;
+
+impl Progress for Quiet {
+    fn pulled(&self, _so_far: usize) {}
+    fn pushed(&self, _so_far: usize) {}
+}
+
 /// Runs blocking store work off the async runtime.
 async fn blocking<T: Send + 'static>(
     cms: &Arc<Cms>,
@@ -196,7 +212,13 @@ struct Pushed {
 }
 
 /// Sends the pending local changes (only the creates when `creates_only`).
-async fn push(cms: &Arc<Cms>, remote: &Remote, creates_only: bool) -> Result<Pushed, SyncError> {
+async fn push(
+    cms: &Arc<Cms>,
+    remote: &Remote,
+    creates_only: bool,
+    already: usize,
+    progress: &dyn Progress,
+) -> Result<Pushed, SyncError> {
     let pending = blocking(cms, |cms| cms.pending_records()).await?;
     let mut done = Pushed::default();
     for record in pending {
@@ -217,6 +239,7 @@ async fn push(cms: &Arc<Cms>, remote: &Remote, creates_only: bool) -> Result<Pus
                 .await?;
                 if step != Step::Settle {
                     done.pushed += 1;
+                    progress.pushed(already + done.pushed);
                 }
             }
             Err(err) => {
@@ -242,7 +265,11 @@ async fn push(cms: &Arc<Cms>, remote: &Remote, creates_only: bool) -> Result<Pus
 }
 
 /// Reads the change feed from the saved cursor and applies it page by page.
-async fn pull(cms: &Arc<Cms>, remote: &Remote) -> Result<usize, SyncError> {
+async fn pull(
+    cms: &Arc<Cms>,
+    remote: &Remote,
+    progress: &dyn Progress,
+) -> Result<usize, SyncError> {
     let mut cursor = blocking(cms, |cms| cms.sync_cursor()).await?;
     let mut pulled = 0;
     loop {
@@ -275,6 +302,7 @@ async fn pull(cms: &Arc<Cms>, remote: &Remote) -> Result<usize, SyncError> {
             SyncError::Protocol(format!("a cursor that is not a number: {}", feed.last))
         })?;
         pulled += changes.len();
+        progress.pulled(pulled);
         blocking(cms, move |cms| cms.apply_remote_page(&changes, last)).await?;
         cursor = last;
         if !feed.more {
@@ -285,13 +313,26 @@ async fn pull(cms: &Arc<Cms>, remote: &Remote) -> Result<usize, SyncError> {
 
 /// One round: push creates, pull, push the rest.
 pub async fn sync_once(cms: &Arc<Cms>, remote: &Remote) -> Result<Summary, SyncError> {
-    let round = round(cms, remote).await;
+    sync_with_progress(cms, remote, &Quiet).await
+}
+
+/// One round, reporting its progress as it goes.
+pub async fn sync_with_progress(
+    cms: &Arc<Cms>,
+    remote: &Remote,
+    progress: &dyn Progress,
+) -> Result<Summary, SyncError> {
+    let round = round(cms, remote, progress).await;
     let reached = !matches!(round, Err(SyncError::Unreachable(_)));
     blocking(cms, move |cms| cms.set_online(reached)).await?;
     round
 }
 
-async fn round(cms: &Arc<Cms>, remote: &Remote) -> Result<Summary, SyncError> {
+async fn round(
+    cms: &Arc<Cms>,
+    remote: &Remote,
+    progress: &dyn Progress,
+) -> Result<Summary, SyncError> {
     let capabilities = remote.capabilities().await?;
     if !capabilities.change_feed {
         return Err(SyncError::Protocol(
@@ -302,7 +343,7 @@ async fn round(cms: &Arc<Cms>, remote: &Remote) -> Result<Summary, SyncError> {
     // Creates go first: a record this side made must have its remote identity
     // before the pull brings the server's copy of it. When a create's outcome
     // is unknown (its answer was lost), the pull waits for the next round.
-    let creates = push(cms, remote, true).await?;
+    let creates = push(cms, remote, true, 0, progress).await?;
     if creates.uncertain_create {
         let status = blocking(cms, |cms| cms.sync_state()).await?;
         return Ok(Summary {
@@ -315,8 +356,8 @@ async fn round(cms: &Arc<Cms>, remote: &Remote) -> Result<Summary, SyncError> {
     }
     // Then pull: remote changes are merged under the pending local edits (a
     // rebase), so the push then sends only what is still this side's own.
-    let pulled = pull(cms, remote).await?;
-    let rest = push(cms, remote, false).await?;
+    let pulled = pull(cms, remote, progress).await?;
+    let rest = push(cms, remote, false, creates.pushed, progress).await?;
     let (pushed, waiting) = (creates.pushed + rest.pushed, creates.waiting + rest.waiting);
     let status = blocking(cms, |cms| cms.sync_state()).await?;
     Ok(Summary {

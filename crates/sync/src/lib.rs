@@ -6,7 +6,7 @@ pub mod key;
 pub mod plan;
 pub mod remote;
 
-pub use engine::{Summary, sync_once};
+pub use engine::{Progress, Quiet, Summary, sync_once, sync_with_progress};
 pub use error::SyncError;
 pub use key::RemoteKey;
 pub use remote::{Capabilities, Remote};
