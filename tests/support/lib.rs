@@ -363,7 +363,8 @@ impl CuttingProxy {
                     drop(client);
                     continue;
                 }
-                std::thread::spawn(move || relay(client, target, cut));
+                let state = std::sync::Arc::clone(&shared);
+                std::thread::spawn(move || relay(client, target, cut, state));
             }
         });
         Self { base, state }
@@ -387,7 +388,12 @@ impl CuttingProxy {
     }
 }
 
-fn relay(client: std::net::TcpStream, target: SocketAddr, cut_answer: bool) {
+fn relay(
+    client: std::net::TcpStream,
+    target: SocketAddr,
+    cut_answer: bool,
+    state: std::sync::Arc<std::sync::Mutex<ProxyState>>,
+) {
     use std::io::{Read as _, Write as _};
     let Ok(upstream) = std::net::TcpStream::connect(target) else {
         return;
@@ -399,7 +405,10 @@ fn relay(client: std::net::TcpStream, target: SocketAddr, cut_answer: bool) {
     let forward = std::thread::spawn(move || {
         let mut buffer = [0u8; 16 * 1024];
         while let Ok(n) = client_read.read(&mut buffer) {
-            if n == 0 || upstream_write.write_all(&buffer[..n]).is_err() {
+            // A proxy taken down drops the connections it already holds too.
+            let down = state.lock().map(|s| s.down).unwrap_or(true);
+            if n == 0 || down || upstream_write.write_all(&buffer[..n]).is_err() {
+                let _ = client_read.shutdown(std::net::Shutdown::Both);
                 break;
             }
         }

@@ -808,3 +808,109 @@ fn random_work_on_two_replicas_converges() {
     names.sort();
     assert_eq!(names, created, "every author anyone made is there, once");
 }
+
+#[test]
+fn locks_need_the_server() {
+    let central = TestServer::start();
+    let proxy = copydesk_tests::CuttingProxy::new(&central.base);
+    let key = central.key("laptop", &["editor"], &[]);
+    let desk = central.key("desk", &["editor"], &[]).token();
+    let keys = tempfile::tempdir().expect("a folder");
+    let key_file = keys.path().join("key.json");
+    std::fs::write(&key_file, serde_json::to_string(&key).expect("JSON")).expect("writes");
+    let key_arg = key_file.to_string_lossy().into_owned();
+    let replica = TestServer::start_with(&[
+        "--remote",
+        &proxy.base,
+        "--key-file",
+        &key_arg,
+        "--sync-every-ms",
+        "100",
+    ]);
+    let story = central
+        .post(
+            "/v3/content",
+            &serde_json::json!({"title": "Exclusive", "type": "article"}),
+        )
+        .expect(200)
+        .body;
+    let uuid = story["uuid"].as_str().expect("uuid").to_owned();
+    eventually("the story reaching the replica", || {
+        replica
+            .call(
+                reqwest::Method::GET,
+                &format!("/v3/content/{uuid}"),
+                Some(replica.admin_token()),
+                None,
+            )
+            .status
+            == 200
+    });
+
+    // A lock taken on the laptop is real on the server: the desk cannot write.
+    let lock = replica
+        .post(
+            "/v3/lock-request",
+            &serde_json::json!({"srn": story["srn"]}),
+        )
+        .expect(200)
+        .body;
+    assert_eq!(
+        central.get(&format!("/v3/content/{uuid}")).expect(200).body["lock"],
+        true
+    );
+    central
+        .call(
+            reqwest::Method::PUT,
+            &format!("/v3/content/{uuid}"),
+            Some(&desk),
+            Some(&serde_json::json!({"title": "Desk"})),
+        )
+        .expect_error(409, "locked");
+    // Released on the laptop, released on the server.
+    replica
+        .delete(&format!(
+            "/v3/lock-request/{}",
+            lock[0]["uuid"].as_str().expect("uuid")
+        ))
+        .expect(200);
+    assert_eq!(
+        central.get(&format!("/v3/content/{uuid}")).expect(200).body["lock"],
+        false
+    );
+
+    // Someone else holds it on the server: refused on the laptop too.
+    central
+        .call(
+            reqwest::Method::POST,
+            "/v3/lock-request",
+            Some(&desk),
+            Some(&serde_json::json!({"srn": story["srn"]})),
+        )
+        .expect(200);
+    replica
+        .post(
+            "/v3/lock-request",
+            &serde_json::json!({"srn": story["srn"]}),
+        )
+        .expect_error(409, "locked");
+
+    // Without the server, no lock: a clear offline error, nothing half-made.
+    proxy.set_down(true);
+    let reply = replica
+        .post(
+            "/v3/lock-request",
+            &serde_json::json!({"srn": story["srn"]}),
+        )
+        .expect_error(503, "offline");
+    assert!(
+        reply.message().contains("cannot be reached"),
+        "{}",
+        reply.body
+    );
+    assert_eq!(
+        replica.get(&format!("/v3/content/{uuid}")).expect(200).body["lock"],
+        false
+    );
+    proxy.set_down(false);
+}

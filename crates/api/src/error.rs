@@ -36,6 +36,7 @@ impl ApiError {
                 CoreError::Locked(_) => (StatusCode::CONFLICT, "locked"),
                 CoreError::Conflict { .. } => (StatusCode::CONFLICT, "conflict"),
                 CoreError::TooLarge(_) => (StatusCode::PAYLOAD_TOO_LARGE, "too_large"),
+                CoreError::Offline(_) => (StatusCode::SERVICE_UNAVAILABLE, "offline"),
                 CoreError::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
             },
             Self::BadBody { .. } => (StatusCode::BAD_REQUEST, "invalid_request"),

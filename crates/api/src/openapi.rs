@@ -33,6 +33,9 @@ pub enum Refusals {
     /// `unsupported_media_type`: the body is not JSON.
     #[response(status = 415)]
     NotJson(#[to_schema] ErrorBody),
+    /// `offline`: a replica needs its central server for this (a lock) and cannot reach it.
+    #[response(status = 503)]
+    Offline(#[to_schema] ErrorBody),
 }
 
 /// The list parameters every list takes.

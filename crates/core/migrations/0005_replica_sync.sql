@@ -57,3 +57,6 @@ WHEN NEW.record_type IN ('author', 'tag', 'content')
 BEGIN
     INSERT INTO outbox (record_type, uuid, operation) VALUES (NEW.record_type, NEW.uuid, NEW.operation);
 END;
+
+-- On a replica, the server's lock request behind a local one.
+ALTER TABLE lock_requests ADD COLUMN remote_uuid TEXT;

@@ -38,6 +38,9 @@ pub enum CoreError {
         message: String,
         field: Option<String>,
     },
+    /// A replica needs its central server for this (a lock) and cannot reach it.
+    #[error("{0}")]
+    Offline(String),
     /// An upload larger than the server accepts.
     #[error("{0}")]
     TooLarge(String),

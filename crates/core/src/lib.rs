@@ -47,6 +47,8 @@ pub const DEFAULT_NAMESPACE: &str = "copydesk";
 pub struct Cms {
     store: Store,
     namespace: String,
+    /// On a replica: the central server's locks, which local locks stand for.
+    remote_locks: std::sync::OnceLock<std::sync::Arc<dyn locks::RemoteLocks>>,
 }
 
 impl Cms {
@@ -55,7 +57,13 @@ impl Cms {
         Ok(Self {
             store: Store::open(dir)?,
             namespace: namespace.to_owned(),
+            remote_locks: std::sync::OnceLock::new(),
         })
+    }
+
+    /// Makes this replica take and release locks on its central server first.
+    pub fn forward_locks(&self, remote: std::sync::Arc<dyn locks::RemoteLocks>) {
+        let _ = self.remote_locks.set(remote);
     }
 
     pub fn store(&self) -> &Store {

@@ -37,6 +37,16 @@ pub struct LockRequest {
     pub user: Option<User>,
 }
 
+/// The central server's locks, as a replica takes and releases them (see
+/// `Cms::forward_locks`): a lock that is not real on the server is no lock.
+pub trait RemoteLocks: Send + Sync {
+    /// Takes the server's lock on the content item with `remote_uuid`; returns the server's lock UUID.
+    /// Unreachable: `CoreError::Offline`; held by someone else there: `CoreError::Locked`.
+    fn lock_content(&self, remote_uuid: &str) -> Result<String>;
+    /// Releases the server's lock `remote_lock_uuid`.
+    fn unlock(&self, remote_lock_uuid: &str) -> Result<()>;
+}
+
 /// What a lock may be taken on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Lockable {
@@ -166,7 +176,38 @@ impl Cms {
             .filter(|s| !s.trim().is_empty())
             .ok_or_else(|| CoreError::required("srn"))?
             .to_owned();
-        self.store.write(|tx| {
+        // On a replica, the server's lock comes first: a local lock alone would not be real.
+        let remote_lock = match self.remote_locks.get() {
+            Some(remote) => {
+                let synced: Option<String> = self.store.read(|tx| {
+                    let item = self.lockable_of_srn(tx, &raw)?;
+                    if let Some(existing) = self.lock_on(tx, item)? {
+                        if existing.user_id == who.user_id {
+                            return Ok(None);
+                        }
+                        self.check_unlocked_for(tx, who, item)?;
+                    }
+                    let Lockable::Content(id) = item else { return Ok(None) };
+                    Ok(tx
+                        .prepare_cached(
+                            "SELECT s.remote_uuid FROM sync_records s JOIN content c ON c.uuid = s.uuid
+                             WHERE s.record_type = 'content' AND c.id = ?1",
+                        )?
+                        .query_row([id], |row| row.get(0))
+                        .optional()?)
+                })?;
+                match synced {
+                    Some(remote_uuid) => Some((
+                        std::sync::Arc::clone(remote),
+                        remote.lock_content(&remote_uuid)?,
+                    )),
+                    None => None,
+                }
+            }
+            None => None,
+        };
+        let remote_lock_uuid = remote_lock.as_ref().map(|(_, uuid)| uuid.clone());
+        let made = self.store.write(|tx| {
             let item = self.lockable_of_srn(tx, &raw)?;
             if let Some(existing) = self.lock_on(tx, item)? {
                 if existing.user_id == who.user_id {
@@ -180,21 +221,47 @@ impl Cms {
                 Lockable::Container(id) => (None, Some(id)),
             };
             tx.prepare_cached(
-                "INSERT INTO lock_requests (uuid, content_id, container_id, user_id, state, created_at, modified_at)
-                 VALUES (?1, ?2, ?3, ?4, 'accepted', ?5, ?5)",
+                "INSERT INTO lock_requests (uuid, content_id, container_id, user_id, state, created_at, modified_at,
+                 remote_uuid) VALUES (?1, ?2, ?3, ?4, 'accepted', ?5, ?5, ?6)",
             )?
-            .execute(params![new_uuid(), content_id, container_id, who.user_id, now])?;
+            .execute(params![new_uuid(), content_id, container_id, who.user_id, now, remote_lock_uuid])?;
             if let Some(content_id) = content_id {
                 self.audit(tx, content_id, who, "lock", "took the exclusive lock")?;
             }
             self.lock_on(tx, item)?
                 .ok_or_else(|| CoreError::Internal("a lock just made is missing".into()))
-        })
+        });
+        if made.is_err() {
+            // The local lock failed: the server's must not outlive it.
+            if let Some((remote, uuid)) = remote_lock {
+                let _ = remote.unlock(&uuid);
+            }
+        }
+        made
     }
 
     /// Releases a lock: the holder's, or an admin's by force.
     pub fn delete_lock_request(&self, who: &Principal, uuid: &str) -> Result<()> {
         who.require("LOCKREQUEST delete")?;
+        // The server's lock goes first (outside any local transaction: it is a
+        // network call); while the server cannot be reached, the local one stays.
+        if let Some(remote) = self.remote_locks.get() {
+            let remote_uuid: Option<String> = self.store.read(|tx| {
+                let id = LOCK_REQUESTS.id_of(tx, uuid)?;
+                let lock = self.lock_by(tx, "l.id", id)?.ok_or_else(|| {
+                    CoreError::not_found(format!("no lock request with UUID {uuid}"))
+                })?;
+                if lock.user_id != who.user_id && !who.is_admin() {
+                    return Ok(None);
+                }
+                Ok(tx
+                    .prepare_cached("SELECT remote_uuid FROM lock_requests WHERE id = ?1")?
+                    .query_row([id], |row| row.get(0))?)
+            })?;
+            if let Some(remote_uuid) = remote_uuid {
+                remote.unlock(&remote_uuid)?;
+            }
+        }
         self.store.write(|tx| {
             let id = LOCK_REQUESTS.id_of(tx, uuid)?;
             let lock = self

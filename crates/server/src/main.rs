@@ -207,7 +207,7 @@ fn serve(args: ServeArgs) -> Result<()> {
                 Some(file) => copydesk_sync::RemoteKey::from_file(file)?,
                 None => copydesk_sync::RemoteKey::from_env()?,
             };
-            let remote = copydesk_sync::Remote::new(url, key)?;
+            let remote = Arc::new(copydesk_sync::Remote::new(url, key)?);
             cms.set_remote(remote.base())?;
             Some(remote)
         }
@@ -223,6 +223,9 @@ fn serve(args: ServeArgs) -> Result<()> {
             .with_context(|| format!("listening on {}", args.listen))?;
         let address = listener.local_addr()?;
         if let Some(remote) = remote {
+            cms.forward_locks(Arc::new(copydesk_sync::ForwardedLocks::new(Arc::clone(
+                &remote,
+            ))));
             tokio::spawn(keep_synced(Arc::clone(&cms), remote, args.sync_every_ms));
         }
         let app = copydesk_api::router(
@@ -321,7 +324,7 @@ fn sync(args: SyncArgs) -> Result<()> {
 }
 
 /// Syncs in the background every few seconds while the server runs.
-async fn keep_synced(cms: Arc<Cms>, remote: copydesk_sync::Remote, every_ms: u64) {
+async fn keep_synced(cms: Arc<Cms>, remote: Arc<copydesk_sync::Remote>, every_ms: u64) {
     loop {
         match copydesk_sync::sync_once(&cms, &remote).await {
             Ok(summary) if summary.pushed + summary.pulled > 0 => tracing::info!(

@@ -3,10 +3,12 @@
 pub mod engine;
 pub mod error;
 pub mod key;
+pub mod locks;
 pub mod plan;
 pub mod remote;
 
 pub use engine::{Progress, Quiet, Summary, sync_once, sync_with_progress};
 pub use error::SyncError;
 pub use key::RemoteKey;
+pub use locks::ForwardedLocks;
 pub use remote::{Capabilities, Remote};
