@@ -332,6 +332,8 @@ struct ProxyState {
     cut_answers: usize,
     /// Whether new connections are refused outright.
     down: bool,
+    /// How many upcoming POST requests lose their answer (the request still arrives).
+    cut_posts: usize,
 }
 
 impl CuttingProxy {
@@ -346,6 +348,7 @@ impl CuttingProxy {
             target,
             cut_answers: 0,
             down: false,
+            cut_posts: 0,
         }));
         let shared = std::sync::Arc::clone(&state);
         std::thread::spawn(move || {
@@ -375,6 +378,11 @@ impl CuttingProxy {
         self.state.lock().expect("proxy state").cut_answers = n;
     }
 
+    /// The next `n` POST requests arrive, but their answers are lost.
+    pub fn cut_next_posts(&self, n: usize) {
+        self.state.lock().expect("proxy state").cut_posts = n;
+    }
+
     pub fn set_down(&self, down: bool) {
         self.state.lock().expect("proxy state").down = down;
     }
@@ -402,9 +410,19 @@ fn relay(
     else {
         return;
     };
+    let cut_now = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(cut_answer));
+    let cut_flag = std::sync::Arc::clone(&cut_now);
     let forward = std::thread::spawn(move || {
         let mut buffer = [0u8; 16 * 1024];
         while let Ok(n) = client_read.read(&mut buffer) {
+            if buffer[..n].starts_with(b"POST ") {
+                if let Ok(mut state) = state.lock() {
+                    if state.cut_posts > 0 {
+                        state.cut_posts -= 1;
+                        cut_flag.store(true, std::sync::atomic::Ordering::SeqCst);
+                    }
+                }
+            }
             // A proxy taken down drops the connections it already holds too.
             let down = state.lock().map(|s| s.down).unwrap_or(true);
             if n == 0 || down || upstream_write.write_all(&buffer[..n]).is_err() {
@@ -421,7 +439,7 @@ fn relay(
         if n == 0 {
             break;
         }
-        if cut_answer {
+        if cut_now.load(std::sync::atomic::Ordering::SeqCst) {
             // The server answered; the client never hears it.
             break;
         }

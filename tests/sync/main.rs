@@ -914,3 +914,70 @@ fn locks_need_the_server() {
     );
     proxy.set_down(false);
 }
+
+#[test]
+fn a_plain_remote_still_syncs() {
+    let central = TestServer::start_with(&["--plain"]);
+    let proxy = copydesk_tests::CuttingProxy::new(&central.base);
+    let replica = TestServer::start();
+    let key = central.key("laptop", &["editor"], &[]);
+    let author = central
+        .post("/v3/author", &serde_json::json!({"name": "Fay Plain"}))
+        .expect(200)
+        .body[0]
+        .clone();
+    let story = central
+        .post("/v3/content", &serde_json::json!({"title": "Plain story", "type": "article", "authors": [author["uuid"]]}))
+        .expect(200)
+        .body;
+    let (ok, out) = sync(&replica, &proxy.base, &key);
+    assert!(ok, "{out}");
+    let uuid = story["uuid"].as_str().expect("uuid");
+    assert_eq!(
+        replica.get(&format!("/v3/content/{uuid}")).expect(200).body["authors"][0]["name"],
+        "Fay Plain"
+    );
+
+    // Made offline, and its first answer lost: the repeat finds what the first made.
+    replica
+        .post("/v3/tag", &serde_json::json!({"name": "Once"}))
+        .expect(200);
+    proxy.cut_next_posts(1);
+    let (_, out) = sync(&replica, &proxy.base, &key);
+    assert!(
+        out.contains("1 waiting"),
+        "the create's answer was lost: {out}"
+    );
+    assert_eq!(names(&central, "tag"), ["Once"], "yet the server made it");
+    let (ok, out) = sync(&replica, &proxy.base, &key);
+    assert!(ok, "{out}");
+    assert_eq!(
+        names(&central, "tag"),
+        ["Once"],
+        "no duplicate on a server without idempotency keys"
+    );
+    assert_eq!(names(&replica, "tag"), ["Once"]);
+
+    // Edits and deletes on the server arrive, found by listing and reconciling.
+    central
+        .put(
+            &format!("/v3/content/{uuid}"),
+            &serde_json::json!({"title": "Plain story, updated"}),
+        )
+        .expect(200);
+    central
+        .delete(&format!(
+            "/v3/author/{}",
+            author["uuid"].as_str().expect("uuid")
+        ))
+        .expect(200);
+    assert!(sync(&replica, &proxy.base, &key).0);
+    assert_eq!(
+        replica.get(&format!("/v3/content/{uuid}")).expect(200).body["title"],
+        "Plain story, updated"
+    );
+    assert!(
+        names(&replica, "author").is_empty(),
+        "the deleted author is gone here too"
+    );
+}

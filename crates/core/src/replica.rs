@@ -35,6 +35,9 @@ pub struct PendingRecord {
     /// The idempotency key of the record's first pending change, stable across retries.
     pub key: String,
     pub outbox_ids: Vec<i64>,
+    /// How often sending it failed before: a create tried before may have
+    /// been made on a server that keeps no idempotency keys.
+    pub attempts: i64,
 }
 
 /// A change read from the remote: the record's fields, or `None` when it is gone.
@@ -456,9 +459,9 @@ impl Cms {
             let mut records = Vec::with_capacity(groups.len());
             for (record_type, uuid, ids) in groups {
                 let outbox_ids: Vec<i64> = ids.split(',').filter_map(|id| id.parse().ok()).collect();
-                let key: String = tx
-                    .prepare_cached("SELECT idempotency_key FROM outbox WHERE id = ?1")?
-                    .query_row([outbox_ids.iter().min().copied().unwrap_or(0)], |row| row.get(0))?;
+                let (key, attempts): (String, i64) = tx
+                    .prepare_cached("SELECT idempotency_key, attempts FROM outbox WHERE id = ?1")?
+                    .query_row([outbox_ids.iter().min().copied().unwrap_or(0)], |row| Ok((row.get(0)?, row.get(1)?)))?;
                 let synced: Option<(String, String)> = tx
                     .prepare_cached("SELECT remote_uuid, base FROM sync_records WHERE record_type = ?1 AND uuid = ?2")?
                     .query_row(params![record_type, uuid], |row| Ok((row.get(0)?, row.get(1)?)))
@@ -475,9 +478,20 @@ impl Cms {
                     base,
                     key,
                     outbox_ids,
+                    attempts,
                 });
             }
             Ok(records)
+        })
+    }
+
+    /// The remote UUIDs of the records of `record_type` synced so far (to find what a plain remote deleted).
+    pub fn synced_remote_uuids(&self, record_type: &str) -> Result<Vec<String>> {
+        self.store.read(|tx| {
+            let mut stmt =
+                tx.prepare_cached("SELECT remote_uuid FROM sync_records WHERE record_type = ?1")?;
+            let rows = stmt.query_map([record_type], |row| row.get::<_, String>(0))?;
+            Ok(rows.collect::<Result<_, _>>()?)
         })
     }
 

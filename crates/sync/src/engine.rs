@@ -217,6 +217,7 @@ async fn push(
     remote: &Remote,
     creates_only: bool,
     already: usize,
+    plain: bool,
     progress: &dyn Progress,
 ) -> Result<Pushed, SyncError> {
     let pending = blocking(cms, |cms| cms.pending_records()).await?;
@@ -229,6 +230,20 @@ async fn push(
         let is_create = matches!(step, Step::Create { .. });
         if creates_only && !is_create {
             continue;
+        }
+        // A plain remote keeps no idempotency keys: a create tried before may
+        // have been made already (its answer lost). Look before sending again.
+        if plain && is_create && record.attempts > 0 {
+            if let Some((remote_uuid, answer)) = find_made(remote, &record).await? {
+                let settled = record.clone();
+                blocking(cms, move |cms| {
+                    cms.record_pushed(&settled, &remote_uuid, Some(&answer))
+                })
+                .await?;
+                done.pushed += 1;
+                progress.pushed(already + done.pushed);
+                continue;
+            }
         }
         match push_one(remote, &record, &step).await {
             Ok((remote_uuid, answer)) => {
@@ -316,6 +331,94 @@ pub async fn sync_once(cms: &Arc<Cms>, remote: &Remote) -> Result<Summary, SyncE
     sync_with_progress(cms, remote, &Quiet).await
 }
 
+/// Every record of `kind` on the remote, oldest change first.
+async fn list_all(remote: &Remote, kind: &str) -> Result<Vec<Value>, SyncError> {
+    let mut records = Vec::new();
+    let mut page = 1u64;
+    loop {
+        let listed: Value = remote
+            .get(&format!(
+                "/v3/{kind}?order=modified_at&dir=asc&per_page=500&page={page}"
+            ))
+            .await?;
+        if let Some(items) = listed["items"].as_array() {
+            records.extend(items.iter().cloned());
+        }
+        let last = listed["last"].as_u64().unwrap_or(1);
+        if page >= last {
+            return Ok(records);
+        }
+        page += 1;
+    }
+}
+
+/// The remote record a create whose answer was lost made, if it made one.
+async fn find_made(
+    remote: &Remote,
+    record: &PendingRecord,
+) -> Result<Option<(String, Fields)>, SyncError> {
+    let kind = record.record_type.as_str();
+    let Some(current) = &record.current else {
+        return Ok(None);
+    };
+    let identifying: &[&str] = match kind {
+        "author" => &["name", "slug", "email"],
+        "tag" => &["name", "slug"],
+        _ => &["title", "slug", "type", "content"],
+    };
+    for candidate in list_all(remote, kind).await? {
+        let fields = fields_of_wire(kind, &candidate);
+        if identifying
+            .iter()
+            .all(|field| fields.get(*field) == current.get(*field))
+        {
+            if let Some(uuid) = candidate["uuid"].as_str() {
+                return Ok(Some((uuid.to_owned(), fields)));
+            }
+        }
+    }
+    Ok(None)
+}
+
+/// Pulls from a plain remote (no change feed): lists every record and finds
+/// deletions by reconciling identifiers with what was synced before.
+async fn pull_by_listing(
+    cms: &Arc<Cms>,
+    remote: &Remote,
+    progress: &dyn Progress,
+) -> Result<usize, SyncError> {
+    let mut changes = Vec::new();
+    for kind in SYNCED_TYPES {
+        let listed = list_all(remote, kind).await?;
+        let mut seen = std::collections::HashSet::new();
+        for record in &listed {
+            let Some(uuid) = record["uuid"].as_str() else {
+                continue;
+            };
+            seen.insert(uuid.to_owned());
+            changes.push(RemoteChange {
+                record_type: (*kind).to_owned(),
+                remote_uuid: uuid.to_owned(),
+                fields: Some(fields_of_wire(kind, record)),
+            });
+        }
+        let kind_name = (*kind).to_owned();
+        let synced = blocking(cms, move |cms| cms.synced_remote_uuids(&kind_name)).await?;
+        for gone in synced.into_iter().filter(|uuid| !seen.contains(uuid)) {
+            changes.push(RemoteChange {
+                record_type: (*kind).to_owned(),
+                remote_uuid: gone,
+                fields: None,
+            });
+        }
+    }
+    let pulled = changes.len();
+    let cursor = blocking(cms, |cms| cms.sync_cursor()).await?;
+    blocking(cms, move |cms| cms.apply_remote_page(&changes, cursor)).await?;
+    progress.pulled(pulled);
+    Ok(pulled)
+}
+
 /// One round, reporting its progress as it goes.
 pub async fn sync_with_progress(
     cms: &Arc<Cms>,
@@ -334,16 +437,12 @@ async fn round(
     progress: &dyn Progress,
 ) -> Result<Summary, SyncError> {
     let capabilities = remote.capabilities().await?;
-    if !capabilities.change_feed {
-        return Err(SyncError::Protocol(
-            "the remote offers no change feed; syncing with a plain /v3 server is not built yet"
-                .into(),
-        ));
-    }
+
     // Creates go first: a record this side made must have its remote identity
     // before the pull brings the server's copy of it. When a create's outcome
     // is unknown (its answer was lost), the pull waits for the next round.
-    let creates = push(cms, remote, true, 0, progress).await?;
+    let plain = !capabilities.change_feed;
+    let creates = push(cms, remote, true, 0, plain, progress).await?;
     if creates.uncertain_create {
         let status = blocking(cms, |cms| cms.sync_state()).await?;
         return Ok(Summary {
@@ -356,8 +455,12 @@ async fn round(
     }
     // Then pull: remote changes are merged under the pending local edits (a
     // rebase), so the push then sends only what is still this side's own.
-    let pulled = pull(cms, remote, progress).await?;
-    let rest = push(cms, remote, false, creates.pushed, progress).await?;
+    let pulled = if plain {
+        pull_by_listing(cms, remote, progress).await?
+    } else {
+        pull(cms, remote, progress).await?
+    };
+    let rest = push(cms, remote, false, creates.pushed, plain, progress).await?;
     let (pushed, waiting) = (creates.pushed + rest.pushed, creates.waiting + rest.waiting);
     let status = blocking(cms, |cms| cms.sync_state()).await?;
     Ok(Summary {

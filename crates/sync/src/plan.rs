@@ -66,6 +66,7 @@ mod tests {
             base: base.map(fields),
             key: "k".into(),
             outbox_ids: vec![1],
+            attempts: 0,
         }
     }
 
