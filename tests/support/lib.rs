@@ -415,13 +415,12 @@ fn relay(
     let forward = std::thread::spawn(move || {
         let mut buffer = [0u8; 16 * 1024];
         while let Ok(n) = client_read.read(&mut buffer) {
-            if buffer[..n].starts_with(b"POST ") {
-                if let Ok(mut state) = state.lock() {
-                    if state.cut_posts > 0 {
-                        state.cut_posts -= 1;
-                        cut_flag.store(true, std::sync::atomic::Ordering::SeqCst);
-                    }
-                }
+            if buffer[..n].starts_with(b"POST ")
+                && let Ok(mut state) = state.lock()
+                && state.cut_posts > 0
+            {
+                state.cut_posts -= 1;
+                cut_flag.store(true, std::sync::atomic::Ordering::SeqCst);
             }
             // A proxy taken down drops the connections it already holds too.
             let down = state.lock().map(|s| s.down).unwrap_or(true);

@@ -233,17 +233,19 @@ async fn push(
         }
         // A plain remote keeps no idempotency keys: a create tried before may
         // have been made already (its answer lost). Look before sending again.
-        if plain && is_create && record.attempts > 0 {
-            if let Some((remote_uuid, answer)) = find_made(remote, &record).await? {
-                let settled = record.clone();
-                blocking(cms, move |cms| {
-                    cms.record_pushed(&settled, &remote_uuid, Some(&answer))
-                })
-                .await?;
-                done.pushed += 1;
-                progress.pushed(already + done.pushed);
-                continue;
-            }
+        if plain
+            && is_create
+            && record.attempts > 0
+            && let Some((remote_uuid, answer)) = find_made(remote, &record).await?
+        {
+            let settled = record.clone();
+            blocking(cms, move |cms| {
+                cms.record_pushed(&settled, &remote_uuid, Some(&answer))
+            })
+            .await?;
+            done.pushed += 1;
+            progress.pushed(already + done.pushed);
+            continue;
         }
         match push_one(remote, &record, &step).await {
             Ok((remote_uuid, answer)) => {
@@ -371,10 +373,9 @@ async fn find_made(
         if identifying
             .iter()
             .all(|field| fields.get(*field) == current.get(*field))
+            && let Some(uuid) = candidate["uuid"].as_str()
         {
-            if let Some(uuid) = candidate["uuid"].as_str() {
-                return Ok(Some((uuid.to_owned(), fields)));
-            }
+            return Ok(Some((uuid.to_owned(), fields)));
         }
     }
     Ok(None)
