@@ -82,7 +82,29 @@ pub struct SyncStatus {
     pub needs_attention: i64,
 }
 
-fn text(value: Option<&Value>) -> String {
+/// The scalar fields sync carries for each record type, as both sides name
+/// them (content also carries `authors`, `tags` and `urls` as JSON arrays).
+pub fn synced_fields(record_type: &str) -> &'static [&'static str] {
+    match record_type {
+        "author" => &["slug", "name", "email", "tagline", "description", "status"],
+        "content" => &[
+            "title",
+            "slug",
+            "type",
+            "weight",
+            "abstract",
+            "abstract_raw",
+            "content",
+            "content_raw",
+            "published_at",
+            "state",
+        ],
+        _ => &["name", "slug"],
+    }
+}
+
+/// A field's value as text (a missing or `null` value is empty).
+pub fn field_text(value: Option<&Value>) -> String {
     match value {
         Some(Value::String(s)) => s.clone(),
         Some(Value::Null) | None => String::new(),
@@ -116,8 +138,8 @@ pub fn three_way(base: &Fields, mine: &Fields, theirs: &Fields) -> (Fields, Vec<
         }
         conflicts.push(FieldConflict {
             field: field.clone(),
-            mine: text(m),
-            theirs: text(t),
+            mine: field_text(m),
+            theirs: field_text(t),
         });
     }
     (merged, conflicts)
@@ -241,7 +263,7 @@ fn local_ids(tx: &Transaction<'_>, record_type: &str, table: &str, list: &str) -
 /// Writes pulled content fields, with its links, as the item's next local version.
 fn write_content(tx: &Transaction<'_>, uuid: &str, fields: &Fields) -> Result<()> {
     let now = clock::now();
-    let get = |name: &str| text(fields.get(name));
+    let get = |name: &str| field_text(fields.get(name));
     let number = |name: &str| get(name).parse::<i64>().unwrap_or(0);
     let title = get("title");
     let slug = Slug::parse_or_make(Some(&get("slug")), &title).into_string();
@@ -326,7 +348,7 @@ fn write_fields(
     fields: &Fields,
 ) -> Result<()> {
     let now = clock::now();
-    let get = |name: &str| text(fields.get(name));
+    let get = |name: &str| field_text(fields.get(name));
     match record_type {
         "author" => {
             let name = get("name");
@@ -382,6 +404,38 @@ fn delete_local(tx: &Transaction<'_>, record_type: &str, uuid: &str) -> Result<(
     };
     tx.prepare_cached(sql)?.execute([uuid])?;
     Ok(())
+}
+
+/// The remote UUID and the base of a synced record (`None`s when never synced).
+fn synced_state(
+    tx: &Transaction<'_>,
+    record_type: &str,
+    uuid: &str,
+) -> Result<(Option<String>, Option<Fields>)> {
+    let synced: Option<(String, String)> = tx
+        .prepare_cached(
+            "SELECT remote_uuid, base FROM sync_records WHERE record_type = ?1 AND uuid = ?2",
+        )?
+        .query_row(params![record_type, uuid], |row| {
+            Ok((row.get(0)?, row.get(1)?))
+        })
+        .optional()?;
+    Ok(match synced {
+        Some((remote, base)) => (Some(remote), serde_json::from_str::<Fields>(&base).ok()),
+        None => (None, None),
+    })
+}
+
+/// Runs `work` as the application of remote changes: the outbox trigger skips
+/// what it writes, and the marker never outlives the transaction.
+fn as_remote<T>(tx: &Transaction<'_>, work: impl FnOnce() -> Result<T>) -> Result<T> {
+    tx.execute(
+        "INSERT INTO meta (key, value) VALUES ('applying_remote', '1')",
+        [],
+    )?;
+    let out = work()?;
+    tx.execute("DELETE FROM meta WHERE key = 'applying_remote'", [])?;
+    Ok(out)
 }
 
 fn set_base(
@@ -462,14 +516,7 @@ impl Cms {
                 let (key, attempts): (String, i64) = tx
                     .prepare_cached("SELECT idempotency_key, attempts FROM outbox WHERE id = ?1")?
                     .query_row([outbox_ids.iter().min().copied().unwrap_or(0)], |row| Ok((row.get(0)?, row.get(1)?)))?;
-                let synced: Option<(String, String)> = tx
-                    .prepare_cached("SELECT remote_uuid, base FROM sync_records WHERE record_type = ?1 AND uuid = ?2")?
-                    .query_row(params![record_type, uuid], |row| Ok((row.get(0)?, row.get(1)?)))
-                    .optional()?;
-                let (remote_uuid, base) = match synced {
-                    Some((remote, base)) => (Some(remote), serde_json::from_str::<Fields>(&base).ok()),
-                    None => (None, None),
-                };
+                let (remote_uuid, base) = synced_state(tx, &record_type, &uuid)?;
                 records.push(PendingRecord {
                     current: fields_of(tx, &record_type, &uuid)?,
                     record_type,
@@ -498,14 +545,7 @@ impl Cms {
     /// The record as it is now, with references mapped by the pushes made so far.
     pub fn refresh_pending(&self, record: &PendingRecord) -> Result<PendingRecord> {
         self.store.read(|tx| {
-            let synced: Option<(String, String)> = tx
-                .prepare_cached("SELECT remote_uuid, base FROM sync_records WHERE record_type = ?1 AND uuid = ?2")?
-                .query_row(params![record.record_type, record.uuid], |row| Ok((row.get(0)?, row.get(1)?)))
-                .optional()?;
-            let (remote_uuid, base) = match synced {
-                Some((remote, base)) => (Some(remote), serde_json::from_str::<Fields>(&base).ok()),
-                None => (None, None),
-            };
+            let (remote_uuid, base) = synced_state(tx, &record.record_type, &record.uuid)?;
             Ok(PendingRecord {
                 current: fields_of(tx, &record.record_type, &record.uuid)?,
                 remote_uuid,
@@ -540,9 +580,7 @@ impl Cms {
                         .query_row(params![record.record_type, remote_uuid, record.uuid], |row| row.get(0))
                         .optional()?;
                     if let Some(copy) = copy {
-                        tx.execute("INSERT INTO meta (key, value) VALUES ('applying_remote', '1')", [])?;
-                        delete_local(tx, &record.record_type, &copy)?;
-                        tx.execute("DELETE FROM meta WHERE key = 'applying_remote'", [])?;
+                        as_remote(tx, || delete_local(tx, &record.record_type, &copy))?;
                         tx.prepare_cached("DELETE FROM sync_records WHERE record_type = ?1 AND uuid = ?2")?
                             .execute(params![record.record_type, copy])?;
                     }
@@ -581,16 +619,14 @@ impl Cms {
     /// Applies one page of remote changes and the cursor after it, in one transaction.
     pub fn apply_remote_page(&self, changes: &[RemoteChange], cursor: i64) -> Result<ApplyReport> {
         self.store.write(|tx| {
-            tx.execute(
-                "INSERT INTO meta (key, value) VALUES ('applying_remote', '1')",
-                [],
-            )?;
-            let mut report = ApplyReport::default();
-            for change in changes {
-                report.conflicts += self.apply_change(tx, change)?;
-                report.applied += 1;
-            }
-            tx.execute("DELETE FROM meta WHERE key = 'applying_remote'", [])?;
+            let report = as_remote(tx, || {
+                let mut report = ApplyReport::default();
+                for change in changes {
+                    report.conflicts += self.apply_change(tx, change)?;
+                    report.applied += 1;
+                }
+                Ok(report)
+            })?;
             tx.execute(
                 "UPDATE sync_remote SET cursor = ?1, last_sync_at = ?2 WHERE id = 1",
                 params![cursor, clock::now()],

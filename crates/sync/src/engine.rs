@@ -8,7 +8,9 @@
 use std::sync::Arc;
 
 use copydesk_core::Cms;
-use copydesk_core::replica::{Fields, PendingRecord, RemoteChange, SYNCED_TYPES};
+use copydesk_core::replica::{
+    Fields, PendingRecord, RemoteChange, SYNCED_TYPES, field_text, synced_fields,
+};
 use reqwest::Method;
 use serde_json::Value;
 
@@ -55,38 +57,15 @@ async fn blocking<T: Send + 'static>(
         .map_err(|err| SyncError::Protocol(format!("the local store: {err}")))
 }
 
-fn plain_text(value: Option<&Value>) -> String {
-    match value {
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Null) | None => String::new(),
-        Some(other) => other.to_string(),
-    }
-}
-
 /// The synced fields of a record as the remote shows it (each a string; lists as JSON arrays).
 fn fields_of_wire(record_type: &str, record: &Value) -> Fields {
-    let names: &[&str] = match record_type {
-        "author" => &["slug", "name", "email", "tagline", "description", "status"],
-        "content" => &[
-            "title",
-            "slug",
-            "type",
-            "weight",
-            "abstract",
-            "abstract_raw",
-            "content",
-            "content_raw",
-            "published_at",
-            "state",
-        ],
-        _ => &["name", "slug"],
-    };
+    let names = synced_fields(record_type);
     let mut fields: Fields = names
         .iter()
         .map(|name| {
             (
                 (*name).to_owned(),
-                Value::String(plain_text(record.get(*name))),
+                Value::String(field_text(record.get(*name))),
             )
         })
         .collect();
@@ -98,7 +77,7 @@ fn fields_of_wire(record_type: &str, record: &Value) -> Fields {
                 .map(|items| {
                     items
                         .iter()
-                        .map(|item| Value::String(plain_text(item.get(key))))
+                        .map(|item| Value::String(field_text(item.get(key))))
                         .collect()
                 })
                 .unwrap_or_default();
@@ -115,7 +94,7 @@ fn fields_of_wire(record_type: &str, record: &Value) -> Fields {
 fn body_of(record_type: &str, fields: &Fields) -> Value {
     let mut body = serde_json::Map::new();
     for (name, value) in fields {
-        let text = plain_text(Some(value));
+        let text = field_text(Some(value));
         let value = match (record_type, name.as_str()) {
             ("content", "authors" | "tags" | "urls") => {
                 serde_json::from_str(&text).unwrap_or(Value::Array(Vec::new()))
