@@ -201,6 +201,7 @@ async fn push(
 ) -> Result<Pushed, SyncError> {
     let pending = blocking(cms, |cms| cms.pending_records()).await?;
     let mut done = Pushed::default();
+    let mut listed = std::collections::HashMap::new();
     for record in pending {
         // Read it again: the pushes before it may have given its references remote identities.
         let stale = record.clone();
@@ -215,7 +216,7 @@ async fn push(
         if plain
             && is_create
             && record.attempts > 0
-            && let Some((remote_uuid, answer)) = find_made(remote, &record).await?
+            && let Some((remote_uuid, answer)) = find_made(remote, &record, &mut listed).await?
         {
             let settled = record.clone();
             blocking(cms, move |cms| {
@@ -334,9 +335,12 @@ async fn list_all(remote: &Remote, kind: &str) -> Result<Vec<Value>, SyncError> 
 }
 
 /// The remote record a create whose answer was lost made, if it made one.
+/// `listed` keeps each type's listing for the rest of the pass, so several
+/// lost creates cost one listing, not one each.
 async fn find_made(
     remote: &Remote,
     record: &PendingRecord,
+    listed: &mut std::collections::HashMap<String, Vec<Value>>,
 ) -> Result<Option<(String, Fields)>, SyncError> {
     let kind = record.record_type.as_str();
     let Some(current) = &record.current else {
@@ -347,8 +351,11 @@ async fn find_made(
         "tag" => &["name", "slug"],
         _ => &["title", "slug", "type", "content"],
     };
-    for candidate in list_all(remote, kind).await? {
-        let fields = fields_of_wire(kind, &candidate);
+    if !listed.contains_key(kind) {
+        listed.insert(kind.to_owned(), list_all(remote, kind).await?);
+    }
+    for candidate in listed.get(kind).into_iter().flatten() {
+        let fields = fields_of_wire(kind, candidate);
         if identifying
             .iter()
             .all(|field| fields.get(*field) == current.get(*field))
