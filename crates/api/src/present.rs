@@ -246,7 +246,13 @@ fn contained(container_id: i64, contained: ContainedContent) -> wire::ContainedC
 
 pub fn container(container: Container) -> wire::Container {
     let container_id = container.id;
+    let placeholder = container
+        .content
+        .iter()
+        .find(|c| Some(c.record.id) == container.placeholder_id)
+        .map(|c| c.record.uuid.clone());
     wire::Container {
+        placeholder,
         id: id(container.id),
         uuid: container.uuid,
         title: container.title,
@@ -336,6 +342,7 @@ pub fn assignment(assignment: Assignment) -> wire::Assignment {
         due_at: assignment.due_at,
         assignee_id: opt_id(assignment.assignee_id),
         content_id: opt_id(assignment.content_id),
+        content_uuid: assignment.content_uuid,
         user_id: opt_id(assignment.user_id),
         created_at: assignment.created_at,
         modified_at: assignment.modified_at,

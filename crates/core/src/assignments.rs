@@ -17,7 +17,7 @@ pub(crate) const ASSIGNMENTS: Table = Table {
 };
 
 const SORTABLE: &[&str] = &["id", "uuid", "title", "due_at", "created_at", "modified_at"];
-const COLUMNS: &str = "assignments.id, assignments.uuid, assignments.title, assignments.description, assignments.due_at, assignments.assignee_id, assignments.content_id, assignments.user_id, assignments.created_at, assignments.modified_at";
+const COLUMNS: &str = "assignments.id, assignments.uuid, assignments.title, assignments.description, assignments.due_at, assignments.assignee_id, assignments.content_id, assignments.user_id, assignments.created_at, assignments.modified_at, (SELECT uuid FROM content WHERE content.id = assignments.content_id)";
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Assignment {
@@ -28,6 +28,8 @@ pub struct Assignment {
     pub due_at: Option<String>,
     pub assignee_id: Option<i64>,
     pub content_id: Option<i64>,
+    /// The UUID of the content item, so a client can follow it without a second lookup.
+    pub content_uuid: Option<String>,
     pub user_id: Option<i64>,
     pub created_at: String,
     pub modified_at: String,
@@ -57,6 +59,7 @@ impl Cms {
             due_at: row.get(4)?,
             assignee_id: row.get(5)?,
             content_id: row.get(6)?,
+            content_uuid: row.get(10)?,
             user_id: row.get(7)?,
             created_at: row.get(8)?,
             modified_at: row.get(9)?,

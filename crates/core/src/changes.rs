@@ -5,7 +5,7 @@
 //! nothing and reads nothing twice. The sequence is this server's order of
 //! commits, never a clock.
 
-use rusqlite::params;
+use rusqlite::{OptionalExtension as _, params};
 
 use crate::Cms;
 use crate::access::Principal;
@@ -23,6 +23,35 @@ pub struct Change {
     /// `create`, `update` or `delete`: the latest thing that happened to the record.
     pub operation: String,
     pub changed_at: String,
+    /// The record a comment, draft or attachment is read through: a note's
+    /// thread reference, an assignment comment's assignment, a draft's or an
+    /// attachment's content item (`None` for other records and deletes).
+    pub parent: Option<String>,
+}
+
+/// The parent of a record read through another one (see [`Change::parent`]).
+fn parent_of(
+    tx: &rusqlite::Transaction<'_>,
+    record_type: &str,
+    uuid: &str,
+) -> Result<Option<String>> {
+    let sql = match record_type {
+        "note_comment" => "SELECT reference FROM note_comments WHERE uuid = ?1",
+        "assignment_comment" => {
+            "SELECT a.uuid FROM assignment_comments x JOIN assignments a ON a.id = x.assignment_id WHERE x.uuid = ?1"
+        }
+        "draft" => {
+            "SELECT c.uuid FROM drafts d JOIN content c ON c.id = d.content_id WHERE d.uuid = ?1"
+        }
+        "attachment" => {
+            "SELECT c.uuid FROM attachments a JOIN content c ON c.id = a.content_id WHERE a.uuid = ?1"
+        }
+        _ => return Ok(None),
+    };
+    Ok(tx
+        .prepare_cached(sql)?
+        .query_row([uuid], |row| row.get(0))
+        .optional()?)
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -74,12 +103,18 @@ impl Cms {
                         uuid: row.get(2)?,
                         operation: row.get(3)?,
                         changed_at: row.get(4)?,
+                        parent: None,
                     })
                 })?
                 .collect::<Result<_, _>>()?;
             let more = items.len() as i64 > limit;
             items.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
             let last = items.last().map_or(since, |c| c.seq);
+            for item in &mut items {
+                if item.operation != "delete" {
+                    item.parent = parent_of(tx, &item.record_type, &item.uuid)?;
+                }
+            }
             Ok(ChangeFeed {
                 items,
                 since,

@@ -285,10 +285,16 @@ impl Cms {
                 Some(raw) => parse_container_type("type", raw)?,
                 None => old.container_type.clone(),
             };
-            let content_ids = match input.content.as_deref() {
+            let mut content_ids = match input.content.as_deref() {
                 Some(uuids) => ids_of_field(tx, CONTENT, "content", uuids)?,
                 None => old.content.iter().map(|c| c.record.id).collect(),
             };
+            // The placeholder belongs to the gallery: a list that leaves it out keeps it, first.
+            if let Some(placeholder) = old.placeholder_id
+                && !content_ids.contains(&placeholder)
+            {
+                content_ids.insert(0, placeholder);
+            }
             let tag_ids = match input.tags.as_deref() {
                 Some(uuids) => ids_of_field(tx, TAGS, "tags", uuids)?,
                 None => old.tags.iter().map(|t| t.id).collect(),

@@ -29,6 +29,7 @@ pub mod search;
 pub mod slug;
 pub mod srn;
 pub mod store;
+pub mod synced;
 pub mod tags;
 pub mod users;
 pub mod versions;

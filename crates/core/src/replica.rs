@@ -1,26 +1,26 @@
 //! A replica's side of sync: its remote, the outbox of local changes, the base of each synced record,
 //! applying pulled changes with a three-way merge, and the conflicts a person must settle.
 //!
-//! Synced so far: authors, tags and content items (their text, fields,
-//! authors, tags and URLs; not yet their attachments). Their fields travel as JSON objects of
-//! strings, the same on both sides, so that base, mine and theirs compare
-//! field by field.
+//! What each record type carries is in `synced.rs`: fields travel as JSON
+//! objects of strings, the same on both sides, so that base, mine and theirs
+//! compare field by field.
 
 use rusqlite::{OptionalExtension as _, Transaction, params};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::Cms;
 use crate::access::Principal;
 use crate::clock;
 use crate::error::{CoreError, Result};
 use crate::records::new_uuid;
-use crate::slug::Slug;
+use std::collections::HashMap;
 
-/// The record types sync carries so far.
-pub const SYNCED_TYPES: &[&str] = &["author", "tag", "content"];
+use crate::attachments::{WrittenFiles, remove_folder, write_from_reader};
+use crate::synced::{FieldReader, delete_local, write_fields};
 
-/// A record's synced fields, each a string.
-pub type Fields = Map<String, Value>;
+pub use crate::synced::{
+    Fields, SYNCED_TYPES, append_only, apply_rank, field_text, references, synced_fields,
+};
 
 /// A local record with changes waiting in the outbox.
 #[derive(Debug, Clone, PartialEq)]
@@ -38,6 +38,8 @@ pub struct PendingRecord {
     /// How often sending it failed before: a create tried before may have
     /// been made on a server that keeps no idempotency keys.
     pub attempts: i64,
+    /// It refers to a record made here that the remote does not have yet: it waits for it.
+    pub waits: bool,
 }
 
 /// A change read from the remote: the record's fields, or `None` when it is gone.
@@ -46,6 +48,8 @@ pub struct RemoteChange {
     pub record_type: String,
     pub remote_uuid: String,
     pub fields: Option<Fields>,
+    /// An attachment's master file, downloaded to a place [`Cms::incoming_file`] gave.
+    pub file: Option<std::path::PathBuf>,
 }
 
 /// One field changed on both sides since the base.
@@ -82,36 +86,6 @@ pub struct SyncStatus {
     pub needs_attention: i64,
 }
 
-/// The scalar fields sync carries for each record type, as both sides name
-/// them (content also carries `authors`, `tags` and `urls` as JSON arrays).
-pub fn synced_fields(record_type: &str) -> &'static [&'static str] {
-    match record_type {
-        "author" => &["slug", "name", "email", "tagline", "description", "status"],
-        "content" => &[
-            "title",
-            "slug",
-            "type",
-            "weight",
-            "abstract",
-            "abstract_raw",
-            "content",
-            "content_raw",
-            "published_at",
-            "state",
-        ],
-        _ => &["name", "slug"],
-    }
-}
-
-/// A field's value as text (a missing or `null` value is empty).
-pub fn field_text(value: Option<&Value>) -> String {
-    match value {
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Null) | None => String::new(),
-        Some(other) => other.to_string(),
-    }
-}
-
 /// Merges `mine` and `theirs`, both changed from `base`, field by field: a
 /// field changed on one side takes that side; changed on both to different
 /// values, it takes theirs (the server's order wins) and is a conflict.
@@ -145,265 +119,30 @@ pub fn three_way(base: &Fields, mine: &Fields, theirs: &Fields) -> (Fields, Vec<
     (merged, conflicts)
 }
 
-fn fields_of(tx: &Transaction<'_>, record_type: &str, uuid: &str) -> Result<Option<Fields>> {
-    let found = match record_type {
-        "author" => tx
-            .prepare_cached("SELECT slug, name, email, tagline, description, status FROM authors WHERE uuid = ?1")?
-            .query_row([uuid], |row| {
-                let mut f = Fields::new();
-                for (i, name) in ["slug", "name", "email", "tagline", "description"].iter().enumerate() {
-                    f.insert((*name).into(), Value::String(row.get(i)?));
-                }
-                f.insert("status".into(), Value::String(row.get::<_, i64>(5)?.to_string()));
-                Ok(f)
-            })
-            .optional()?,
-        "tag" => tx
-            .prepare_cached("SELECT name, slug FROM tags WHERE uuid = ?1")?
-            .query_row([uuid], |row| {
-                let mut f = Fields::new();
-                f.insert("name".into(), Value::String(row.get(0)?));
-                f.insert("slug".into(), Value::String(row.get(1)?));
-                Ok(f)
-            })
-            .optional()?,
-        "content" => return content_fields(tx, uuid),
-        other => return Err(CoreError::Internal(format!("sync does not carry {other} records yet"))),
-    };
-    Ok(found)
-}
-
-/// A list field as the remote names it: a JSON array of the remote's UUIDs.
-fn remote_list(tx: &Transaction<'_>, record_type: &str, local: Vec<String>) -> Result<String> {
-    let mut remote = Vec::with_capacity(local.len());
-    for uuid in local {
-        let mapped: Option<String> = tx
-            .prepare_cached(
-                "SELECT remote_uuid FROM sync_records WHERE record_type = ?1 AND uuid = ?2",
-            )?
-            .query_row(params![record_type, uuid], |row| row.get(0))
-            .optional()?;
-        remote.push(Value::String(mapped.unwrap_or(uuid)));
-    }
-    Ok(Value::Array(remote).to_string())
-}
-
-fn content_fields(tx: &Transaction<'_>, uuid: &str) -> Result<Option<Fields>> {
-    let row = tx
-        .prepare_cached(
-            "SELECT id, title, slug, type, weight, abstract, abstract_raw, content, content_raw, published_at, state
-             FROM content WHERE uuid = ?1",
-        )?
-        .query_row([uuid], |row| {
-            let mut f = Fields::new();
-            for (i, name) in ["title", "slug", "type"].iter().enumerate() {
-                f.insert((*name).into(), Value::String(row.get(i + 1)?));
-            }
-            f.insert("weight".into(), Value::String(row.get::<_, i64>(4)?.to_string()));
-            for (i, name) in ["abstract", "abstract_raw", "content", "content_raw"].iter().enumerate() {
-                f.insert((*name).into(), Value::String(row.get(i + 5)?));
-            }
-            f.insert("published_at".into(), Value::String(row.get::<_, Option<String>>(9)?.unwrap_or_default()));
-            f.insert("state".into(), Value::String(row.get::<_, i64>(10)?.to_string()));
-            Ok((row.get::<_, i64>(0)?, f))
-        })
-        .optional()?;
-    let Some((id, mut fields)) = row else {
-        return Ok(None);
-    };
-    let linked = |sql: &str| -> Result<Vec<String>> {
-        let mut stmt = tx.prepare_cached(sql)?;
-        let rows = stmt.query_map([id], |row| row.get::<_, String>(0))?;
-        Ok(rows.collect::<Result<_, _>>()?)
-    };
-    let authors = linked(
-        "SELECT a.uuid FROM content_authors l JOIN authors a ON a.id = l.author_id WHERE l.content_id = +?1 ORDER BY l.position",
-    )?;
-    let tags = linked(
-        "SELECT t.uuid FROM content_tags l JOIN tags t ON t.id = l.tag_id WHERE l.content_id = +?1 ORDER BY l.position",
-    )?;
-    let urls = linked("SELECT path FROM content_urls WHERE content_id = +?1 ORDER BY position")?;
-    fields.insert(
-        "authors".into(),
-        Value::String(remote_list(tx, "author", authors)?),
-    );
-    fields.insert("tags".into(), Value::String(remote_list(tx, "tag", tags)?));
-    fields.insert(
-        "urls".into(),
-        Value::String(Value::Array(urls.into_iter().map(Value::String).collect()).to_string()),
-    );
-    Ok(Some(fields))
-}
-
-/// The local row ids of a remote list field's records (records not here yet are left out).
-fn local_ids(tx: &Transaction<'_>, record_type: &str, table: &str, list: &str) -> Result<Vec<i64>> {
-    let remote: Vec<String> = serde_json::from_str(list).unwrap_or_default();
-    let mut ids = Vec::with_capacity(remote.len());
-    for remote_uuid in remote {
-        let local: String = tx
-            .prepare_cached(
-                "SELECT uuid FROM sync_records WHERE record_type = ?1 AND remote_uuid = ?2",
-            )?
-            .query_row(params![record_type, remote_uuid], |row| row.get(0))
-            .optional()?
-            .unwrap_or(remote_uuid);
-        let sql = format!("SELECT id FROM {table} WHERE uuid = ?1");
-        if let Some(id) = tx
-            .prepare_cached(&sql)?
-            .query_row([local], |row| row.get::<_, i64>(0))
-            .optional()?
-            && !ids.contains(&id)
-        {
-            ids.push(id);
-        }
-    }
-    Ok(ids)
-}
-
-/// Writes pulled content fields, with its links, as the item's next local version.
-fn write_content(tx: &Transaction<'_>, uuid: &str, fields: &Fields) -> Result<()> {
-    let now = clock::now();
-    let get = |name: &str| field_text(fields.get(name));
-    let number = |name: &str| get(name).parse::<i64>().unwrap_or(0);
-    let title = get("title");
-    let slug = Slug::parse_or_make(Some(&get("slug")), &title).into_string();
-    let content_type = match get("type").as_str() {
-        t @ ("article" | "post" | "media" | "page") => t.to_owned(),
-        _ => "article".to_owned(),
-    };
-    let published = Some(get("published_at")).filter(|p| !p.is_empty());
-    let changed = tx
-        .prepare_cached(
-            "UPDATE content SET title = ?2, slug = ?3, type = ?4, weight = ?5, abstract = ?6, abstract_raw = ?7,
-             content = ?8, content_raw = ?9, published_at = ?10, state = ?11, version = version + 1, modified_at = ?12
-             WHERE uuid = ?1",
-        )?
-        .execute(params![
-            uuid,
-            title,
-            slug,
-            content_type,
-            number("weight"),
-            get("abstract"),
-            get("abstract_raw"),
-            get("content"),
-            get("content_raw"),
-            published,
-            number("state"),
-            now
-        ])?;
-    if changed == 0 {
-        tx.prepare_cached(
-            "INSERT INTO content (uuid, title, slug, type, version, weight, abstract, abstract_raw, content, content_raw,
-             published_at, state, created_at, modified_at) VALUES (?1, ?2, ?3, ?4, 1, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12)",
-        )?
-        .execute(params![
-            uuid,
-            title,
-            slug,
-            content_type,
-            number("weight"),
-            get("abstract"),
-            get("abstract_raw"),
-            get("content"),
-            get("content_raw"),
-            published,
-            number("state"),
-            now
-        ])?;
-    }
-    let id: i64 = tx
-        .prepare_cached("SELECT id FROM content WHERE uuid = ?1")?
-        .query_row([uuid], |row| row.get(0))?;
-    let authors = local_ids(tx, "author", "authors", &get("authors"))?;
-    let tags = local_ids(tx, "tag", "tags", &get("tags"))?;
-    crate::content::replace_links(tx, "content_authors", "author_id", id, &authors)?;
-    crate::content::replace_links(tx, "content_tags", "tag_id", id, &tags)?;
-    let urls: Vec<String> = serde_json::from_str(&get("urls")).unwrap_or_default();
-    tx.prepare_cached("DELETE FROM content_urls WHERE content_id = ?1")?
-        .execute([id])?;
-    for (position, path) in urls.iter().enumerate() {
-        tx.prepare_cached(
-            "INSERT INTO content_urls (uuid, content_id, path, position, created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
-        )?
-        .execute(params![new_uuid(), id, path, position as i64, now])?;
-    }
-    // The pulled state is part of the item's local history.
-    tx.prepare_cached(
-        "INSERT INTO versions (uuid, content_id, version, title, slug, type, weight, abstract, abstract_raw, content,
-         content_raw, published_at, state, workflow_id, dominant_attachment_id, user_id, created_at, modified_at)
-         SELECT ?2, id, version, title, slug, type, weight, abstract, abstract_raw, content, content_raw,
-         published_at, state, workflow_id, dominant_attachment_id, NULL, modified_at, modified_at
-         FROM content WHERE id = ?1",
-    )?
-    .execute(params![id, new_uuid()])?;
-    Ok(())
-}
-
-/// Writes pulled fields into the local record with `uuid`, creating it when missing.
-fn write_fields(
+/// A record's synced fields now, and whether it refers to a record not yet sent.
+fn fields_of(
     tx: &Transaction<'_>,
     record_type: &str,
     uuid: &str,
-    fields: &Fields,
-) -> Result<()> {
-    let now = clock::now();
-    let get = |name: &str| field_text(fields.get(name));
-    match record_type {
-        "author" => {
-            let name = get("name");
-            let slug = Slug::parse_or_make(Some(&get("slug")), &name).into_string();
-            let status: i64 = get("status").parse().unwrap_or(1);
-            let changed = tx
-                .prepare_cached(
-                    "UPDATE authors SET slug = ?2, name = ?3, email = ?4, tagline = ?5, description = ?6, status = ?7,
-                     modified_at = ?8 WHERE uuid = ?1",
-                )?
-                .execute(params![uuid, slug, name, get("email"), get("tagline"), get("description"), status, now])?;
-            if changed == 0 {
-                tx.prepare_cached(
-                    "INSERT INTO authors (uuid, slug, name, email, tagline, description, status, created_at, modified_at)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8)",
-                )?
-                .execute(params![uuid, slug, name, get("email"), get("tagline"), get("description"), status, now])?;
-            }
-        }
-        "tag" => {
-            let name = get("name");
-            let slug = Slug::parse_or_make(Some(&get("slug")), &name).into_string();
-            let changed = tx
-                .prepare_cached(
-                    "UPDATE tags SET name = ?2, slug = ?3, modified_at = ?4 WHERE uuid = ?1",
-                )?
-                .execute(params![uuid, name, slug, now])?;
-            if changed == 0 {
-                tx.prepare_cached("INSERT INTO tags (uuid, name, slug, created_at, modified_at) VALUES (?1, ?2, ?3, ?4, ?4)")?
-                    .execute(params![uuid, name, slug, now])?;
-            }
-        }
-        "content" => write_content(tx, uuid, fields)?,
-        other => {
-            return Err(CoreError::Internal(format!(
-                "sync does not carry {other} records yet"
-            )));
-        }
+) -> Result<(Option<Fields>, bool)> {
+    let mut reader = FieldReader::new(tx);
+    let fields = reader.fields(record_type, uuid)?;
+    let mut waits = reader.unsent_reference;
+    // A gallery's placeholder is made by the server with the gallery: it waits for it.
+    if record_type == "content" && !waits {
+        waits = tx
+            .prepare_cached(
+                "SELECT EXISTS (SELECT 1 FROM containers k JOIN content c ON c.id = k.placeholder_id
+                 WHERE c.uuid = ?1 AND NOT EXISTS
+                 (SELECT 1 FROM sync_records s WHERE s.record_type = 'container' AND s.uuid = k.uuid))",
+            )?
+            .query_row([uuid], |row| row.get(0))?;
     }
-    Ok(())
+    Ok((fields, waits))
 }
 
-fn delete_local(tx: &Transaction<'_>, record_type: &str, uuid: &str) -> Result<()> {
-    let sql = match record_type {
-        "author" => "DELETE FROM authors WHERE uuid = ?1",
-        "tag" => "DELETE FROM tags WHERE uuid = ?1",
-        "content" => "DELETE FROM content WHERE uuid = ?1",
-        other => {
-            return Err(CoreError::Internal(format!(
-                "sync does not carry {other} records yet"
-            )));
-        }
-    };
-    tx.prepare_cached(sql)?.execute([uuid])?;
-    Ok(())
+fn current_fields(tx: &Transaction<'_>, record_type: &str, uuid: &str) -> Result<Option<Fields>> {
+    FieldReader::new(tx).fields(record_type, uuid)
 }
 
 /// The remote UUID and the base of a synced record (`None`s when never synced).
@@ -453,6 +192,28 @@ fn set_base(
     Ok(())
 }
 
+/// Makes the local record `uuid` the remote's `remote_uuid`, synced at `base`.
+/// A pull may have brought the server's copy of it before (an answer lost,
+/// then a later round): that copy is this record, so it goes.
+fn adopt(
+    tx: &Transaction<'_>,
+    kind: &str,
+    uuid: &str,
+    remote_uuid: &str,
+    base: &Fields,
+) -> Result<()> {
+    let copy: Option<String> = tx
+        .prepare_cached("SELECT uuid FROM sync_records WHERE record_type = ?1 AND remote_uuid = ?2 AND uuid <> ?3")?
+        .query_row(params![kind, remote_uuid, uuid], |row| row.get(0))
+        .optional()?;
+    if let Some(copy) = copy {
+        as_remote(tx, || delete_local(tx, kind, &copy))?;
+        tx.prepare_cached("DELETE FROM sync_records WHERE record_type = ?1 AND uuid = ?2")?
+            .execute(params![kind, copy])?;
+    }
+    set_base(tx, kind, uuid, remote_uuid, base)
+}
+
 fn has_pending(tx: &Transaction<'_>, record_type: &str, uuid: &str) -> Result<bool> {
     Ok(tx
         .prepare_cached(
@@ -476,12 +237,23 @@ impl Cms {
                 )),
                 None => {
                     tx.execute("INSERT INTO sync_remote (id, url) VALUES (1, ?1)", [url])?;
-                    // Work done before the instance had a remote goes up too.
-                    tx.execute_batch(
-                        "INSERT INTO outbox (record_type, uuid, operation) SELECT 'author', uuid, 'create' FROM authors;
-                         INSERT INTO outbox (record_type, uuid, operation) SELECT 'tag', uuid, 'create' FROM tags;
-                         INSERT INTO outbox (record_type, uuid, operation) SELECT 'content', uuid, 'create' FROM content;",
-                    )?;
+                    // Work done before the instance had a remote goes up too, referred-to records first.
+                    for (kind, table) in [
+                        ("author", "authors"),
+                        ("tag", "tags"),
+                        ("content", "content"),
+                        ("assignment", "assignments"),
+                        ("container", "containers"),
+                        ("attachment", "attachments"),
+                        ("note_comment", "note_comments"),
+                        ("assignment_comment", "assignment_comments"),
+                        ("draft", "drafts"),
+                    ] {
+                        tx.execute(
+                            &format!("INSERT INTO outbox (record_type, uuid, operation) SELECT ?1, uuid, 'create' FROM {table} ORDER BY id"),
+                            [kind],
+                        )?;
+                    }
                     Ok(())
                 }
             }
@@ -517,8 +289,10 @@ impl Cms {
                     .prepare_cached("SELECT idempotency_key, attempts FROM outbox WHERE id = ?1")?
                     .query_row([outbox_ids.iter().min().copied().unwrap_or(0)], |row| Ok((row.get(0)?, row.get(1)?)))?;
                 let (remote_uuid, base) = synced_state(tx, &record_type, &uuid)?;
+                let (current, waits) = fields_of(tx, &record_type, &uuid)?;
                 records.push(PendingRecord {
-                    current: fields_of(tx, &record_type, &uuid)?,
+                    current,
+                    waits,
                     record_type,
                     uuid,
                     remote_uuid,
@@ -546,8 +320,10 @@ impl Cms {
     pub fn refresh_pending(&self, record: &PendingRecord) -> Result<PendingRecord> {
         self.store.read(|tx| {
             let (remote_uuid, base) = synced_state(tx, &record.record_type, &record.uuid)?;
+            let (current, waits) = fields_of(tx, &record.record_type, &record.uuid)?;
             Ok(PendingRecord {
-                current: fields_of(tx, &record.record_type, &record.uuid)?,
+                current,
+                waits,
                 remote_uuid,
                 base,
                 ..record.clone()
@@ -570,21 +346,22 @@ impl Cms {
             }
             match answer {
                 Some(fields) => {
-                    // A pull may have brought the server's copy of this record before its
-                    // push was recorded (an answer lost, then a later round): that copy is
-                    // this record, so it goes.
-                    let copy: Option<String> = tx
-                        .prepare_cached(
-                            "SELECT uuid FROM sync_records WHERE record_type = ?1 AND remote_uuid = ?2 AND uuid <> ?3",
-                        )?
-                        .query_row(params![record.record_type, remote_uuid, record.uuid], |row| row.get(0))
-                        .optional()?;
-                    if let Some(copy) = copy {
-                        as_remote(tx, || delete_local(tx, &record.record_type, &copy))?;
-                        tx.prepare_cached("DELETE FROM sync_records WHERE record_type = ?1 AND uuid = ?2")?
-                            .execute(params![record.record_type, copy])?;
+                    adopt(tx, &record.record_type, &record.uuid, remote_uuid, fields)?;
+                    // The server made the gallery's placeholder with it: the local one is that one.
+                    if record.record_type == "container" {
+                        let remote_placeholder = field_text(fields.get("placeholder"));
+                        let local_placeholder: Option<String> = tx
+                            .prepare_cached(
+                                "SELECT c.uuid FROM containers k JOIN content c ON c.id = k.placeholder_id WHERE k.uuid = ?1
+                                 AND NOT EXISTS (SELECT 1 FROM sync_records s WHERE s.record_type = 'content' AND s.uuid = c.uuid)",
+                            )?
+                            .query_row([&record.uuid], |row| row.get(0))
+                            .optional()?;
+                        if let (Some(local), false) = (local_placeholder, remote_placeholder.is_empty()) {
+                            let base = current_fields(tx, "content", &local)?.unwrap_or_default();
+                            adopt(tx, "content", &local, &remote_placeholder, &base)?;
+                        }
                     }
-                    set_base(tx, &record.record_type, &record.uuid, remote_uuid, fields)?
                 }
                 None => {
                     tx.prepare_cached(
@@ -617,12 +394,47 @@ impl Cms {
     }
 
     /// Applies one page of remote changes and the cursor after it, in one transaction.
+    /// Records come in [`SYNCED_TYPES`] order, so a record's references are
+    /// written before it; attachment files are copied in before the
+    /// transaction, so a refused page leaves none behind.
     pub fn apply_remote_page(&self, changes: &[RemoteChange], cursor: i64) -> Result<ApplyReport> {
-        self.store.write(|tx| {
+        let mut order: Vec<usize> = (0..changes.len()).collect();
+        order.sort_by_key(|i| apply_rank(&changes[*i].record_type));
+        let files_dir = self.store.files_dir().to_owned();
+        let mut files: HashMap<usize, WrittenFiles> = HashMap::new();
+        for (i, change) in changes.iter().enumerate() {
+            if let (Some(path), Some(fields)) = (&change.file, &change.fields) {
+                let name = field_text(fields.get("name"));
+                let angle = field_text(fields.get("angle")).parse().unwrap_or(0);
+                let mut source = std::fs::File::open(path)?;
+                files.insert(
+                    i,
+                    write_from_reader(&files_dir, &name, &mut source, u64::MAX, angle)?,
+                );
+            }
+        }
+        let mut replaced = Vec::new();
+        let report = self.store.write(|tx| {
             let report = as_remote(tx, || {
                 let mut report = ApplyReport::default();
-                for change in changes {
-                    report.conflicts += self.apply_change(tx, change)?;
+                for i in &order {
+                    let change = &changes[*i];
+                    let file = files.get(i);
+                    let (conflicts, old_salt) = match (file, &change.fields) {
+                        // The base holds the file that came, whatever the listing said.
+                        (Some(file), Some(fields)) => {
+                            let mut fields = fields.clone();
+                            fields.insert("sha256".into(), Value::String(file.sha256.clone()));
+                            let change = RemoteChange {
+                                fields: Some(fields),
+                                ..change.clone()
+                            };
+                            self.apply_change(tx, &change, Some(file))?
+                        }
+                        _ => self.apply_change(tx, change, None)?,
+                    };
+                    replaced.extend(old_salt);
+                    report.conflicts += conflicts;
                     report.applied += 1;
                 }
                 Ok(report)
@@ -632,10 +444,66 @@ impl Cms {
                 params![cursor, clock::now()],
             )?;
             Ok(report)
+        })?;
+        for (_, written) in files {
+            written.keep();
+        }
+        for salt in replaced {
+            remove_folder(&files_dir, &salt);
+        }
+        Ok(report)
+    }
+
+    /// A fresh path in the files folder for a file on its way in (the caller removes it).
+    pub fn incoming_file(&self) -> Result<std::path::PathBuf> {
+        let dir = self.store.files_dir().join("incoming");
+        std::fs::create_dir_all(&dir)?;
+        Ok(dir.join(new_uuid()))
+    }
+
+    /// The master file of a local attachment, to send.
+    pub fn attachment_original(&self, uuid: &str) -> Result<Option<std::path::PathBuf>> {
+        let found: Option<(String, String)> = self.store.read(|tx| {
+            Ok(tx
+                .prepare_cached("SELECT salt, extension FROM attachments WHERE uuid = ?1")?
+                .query_row([uuid], |row| Ok((row.get(0)?, row.get(1)?)))
+                .optional()?)
+        })?;
+        Ok(found.map(|(salt, extension)| {
+            self.store
+                .files_dir()
+                .join(salt)
+                .join(format!("original.{extension}"))
+        }))
+    }
+
+    /// The SHA-256 of the local copy of a remote attachment's file, if it is here.
+    pub fn local_attachment_sha(&self, remote_uuid: &str) -> Result<Option<String>> {
+        self.store.read(|tx| {
+            let local = crate::synced::local_of(tx, "attachment", remote_uuid)?;
+            Ok(tx
+                .prepare_cached("SELECT sha256 FROM attachments WHERE uuid = ?1")?
+                .query_row([local], |row| row.get(0))
+                .optional()?)
         })
     }
 
-    fn apply_change(&self, tx: &Transaction<'_>, change: &RemoteChange) -> Result<usize> {
+    /// Whether the remote record is here already.
+    pub fn has_remote_record(&self, record_type: &str, remote_uuid: &str) -> Result<bool> {
+        self.store.read(|tx| {
+            Ok(tx
+                .prepare_cached("SELECT EXISTS (SELECT 1 FROM sync_records WHERE record_type = ?1 AND remote_uuid = ?2)")?
+                .query_row(params![record_type, remote_uuid], |row| row.get(0))?)
+        })
+    }
+
+    /// Applies one change; returns the conflicts it made and replaced attachment files.
+    fn apply_change(
+        &self,
+        tx: &Transaction<'_>,
+        change: &RemoteChange,
+        file: Option<&WrittenFiles>,
+    ) -> Result<(usize, Option<String>)> {
         let kind = change.record_type.as_str();
         let mapped: Option<(String, String)> = tx
             .prepare_cached(
@@ -656,30 +524,37 @@ impl Cms {
             Some(uuid) => has_pending(tx, kind, uuid)?,
             None => false,
         };
-        match (&change.fields, local) {
+        let mut replaced = None;
+        let mut write = |tx: &Transaction<'_>, uuid: &str, fields: &Fields| -> Result<String> {
+            let written = write_fields(tx, kind, uuid, fields, file)?;
+            replaced = replaced.take().or(written.old_salt);
+            Ok(written.uuid)
+        };
+        let conflicts = match (&change.fields, local) {
             (Some(theirs), None) => {
-                write_fields(tx, kind, &change.remote_uuid, theirs)?;
-                set_base(tx, kind, &change.remote_uuid, &change.remote_uuid, theirs)?;
-                Ok(0)
+                let uuid = write(tx, &change.remote_uuid, theirs)?;
+                set_base(tx, kind, &uuid, &change.remote_uuid, theirs)?;
+                0
             }
             (Some(theirs), Some(uuid)) if !pending => {
                 // An echo of this side's own push changes nothing.
-                if fields_of(tx, kind, &uuid)?.as_ref() != Some(theirs) {
-                    write_fields(tx, kind, &uuid, theirs)?;
+                if current_fields(tx, kind, &uuid)?.as_ref() != Some(theirs) {
+                    write(tx, &uuid, theirs)?;
                 }
                 set_base(tx, kind, &uuid, &change.remote_uuid, theirs)?;
-                Ok(0)
+                0
             }
             (Some(theirs), Some(uuid)) => {
-                let conflicts = match fields_of(tx, kind, &uuid)? {
+                let conflicts = match current_fields(tx, kind, &uuid)? {
+                    // Mine stays in the item's history: every local save made a version.
                     Some(mine) => {
                         let (merged, conflicts) = three_way(&base, &mine, theirs);
-                        write_fields(tx, kind, &uuid, &merged)?;
+                        write(tx, &uuid, &merged)?;
                         conflicts
                     }
                     // Deleted here, edited there: the edit survives.
                     None => {
-                        write_fields(tx, kind, &uuid, theirs)?;
+                        write(tx, &uuid, theirs)?;
                         tx.prepare_cached(
                             "DELETE FROM outbox WHERE record_type = ?1 AND uuid = ?2",
                         )?
@@ -695,14 +570,14 @@ impl Cms {
                 for conflict in &conflicts {
                     self.record_conflict(tx, kind, &uuid, conflict)?;
                 }
-                Ok(conflicts.len())
+                conflicts.len()
             }
-            (None, None) => Ok(0),
+            (None, None) => 0,
             (None, Some(uuid)) if !pending => {
                 delete_local(tx, kind, &uuid)?;
                 tx.prepare_cached("DELETE FROM sync_records WHERE record_type = ?1 AND uuid = ?2")?
                     .execute(params![kind, uuid])?;
-                Ok(0)
+                0
             }
             (None, Some(uuid)) => {
                 // Edited here, deleted there: the edit survives and goes up again as a new record.
@@ -714,9 +589,10 @@ impl Cms {
                     theirs: "deleted on the server".into(),
                 };
                 self.record_conflict(tx, kind, &uuid, &conflict)?;
-                Ok(1)
+                1
             }
-        }
+        };
+        Ok((conflicts, replaced))
     }
 
     fn record_conflict(
@@ -792,10 +668,10 @@ impl Cms {
                 });
             }
             if keep_mine && field != "*" {
-                let mut fields = fields_of(tx, &kind, &record_uuid)?
+                let mut fields = current_fields(tx, &kind, &record_uuid)?
                     .ok_or_else(|| CoreError::not_found(format!("the {kind} {record_uuid} is gone")))?;
                 fields.insert(field.clone(), Value::String(mine));
-                write_fields(tx, &kind, &record_uuid, &fields)?;
+                write_fields(tx, &kind, &record_uuid, &fields, None)?;
             }
             tx.prepare_cached("UPDATE sync_conflicts SET resolved_at = ?2, resolution = ?3 WHERE id = ?1")?
                 .execute(params![id, clock::now(), if keep_mine { "mine" } else { "theirs" }])?;

@@ -40,6 +40,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0005_replica_sync",
         include_str!("../migrations/0005_replica_sync.sql"),
     ),
+    (
+        "0006_sync_every_record",
+        include_str!("../migrations/0006_sync_every_record.sql"),
+    ),
 ];
 
 const READERS: usize = 8;

@@ -5,18 +5,21 @@
 //! the outbox for the next round, a refusal is set aside as needing
 //! attention with the edit kept.
 
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use copydesk_core::Cms;
 use copydesk_core::replica::{
-    Fields, PendingRecord, RemoteChange, SYNCED_TYPES, field_text, synced_fields,
+    Fields, PendingRecord, RemoteChange, SYNCED_TYPES, append_only, field_text, references,
 };
-use reqwest::Method;
 use serde_json::Value;
 
 use crate::error::SyncError;
 use crate::plan::{Step, plan};
 use crate::remote::Remote;
+use crate::remote_records::{
+    Read, fields_of_wire, read, read_assignment_comments, read_children, send,
+};
 
 /// What one round of sync did.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -57,130 +60,6 @@ async fn blocking<T: Send + 'static>(
         .map_err(|err| SyncError::Protocol(format!("the local store: {err}")))
 }
 
-/// The synced fields of a record as the remote shows it (each a string; lists as JSON arrays).
-fn fields_of_wire(record_type: &str, record: &Value) -> Fields {
-    let names = synced_fields(record_type);
-    let mut fields: Fields = names
-        .iter()
-        .map(|name| {
-            (
-                (*name).to_owned(),
-                Value::String(field_text(record.get(*name))),
-            )
-        })
-        .collect();
-    if record_type == "content" {
-        let list = |field: &str, key: &str| -> Value {
-            let items: Vec<Value> = record
-                .get(field)
-                .and_then(Value::as_array)
-                .map(|items| {
-                    items
-                        .iter()
-                        .map(|item| Value::String(field_text(item.get(key))))
-                        .collect()
-                })
-                .unwrap_or_default();
-            Value::String(Value::Array(items).to_string())
-        };
-        fields.insert("authors".into(), list("authors", "uuid"));
-        fields.insert("tags".into(), list("tags", "uuid"));
-        fields.insert("urls".into(), list("urls", "url"));
-    }
-    fields
-}
-
-/// The request body for synced fields: lists as arrays, an empty date as `null`.
-fn body_of(record_type: &str, fields: &Fields) -> Value {
-    let mut body = serde_json::Map::new();
-    for (name, value) in fields {
-        let text = field_text(Some(value));
-        let value = match (record_type, name.as_str()) {
-            ("content", "authors" | "tags" | "urls") => {
-                serde_json::from_str(&text).unwrap_or(Value::Array(Vec::new()))
-            }
-            ("content", "published_at") if text.is_empty() => Value::Null,
-            _ => Value::String(text),
-        };
-        body.insert(name.clone(), value);
-    }
-    Value::Object(body)
-}
-
-/// The record of an answer: content answers an object, the others an array holding one.
-fn single(answer: Value) -> Result<Value, SyncError> {
-    match answer {
-        Value::Array(mut items) if items.len() == 1 => Ok(items.remove(0)),
-        Value::Object(record) => Ok(Value::Object(record)),
-        other => Err(SyncError::Protocol(format!(
-            "expected one record, got {other}"
-        ))),
-    }
-}
-
-async fn push_one(
-    remote: &Remote,
-    record: &PendingRecord,
-    step: &Step,
-) -> Result<(String, Option<Fields>), SyncError> {
-    let kind = record.record_type.as_str();
-    match step {
-        Step::Create { body } => {
-            let answer: Value = remote
-                .request(
-                    Method::POST,
-                    &format!("/v3/{kind}"),
-                    Some(&body_of(kind, body)),
-                    Some(&record.key),
-                )
-                .await?;
-            let created = single(answer)?;
-            let uuid = created["uuid"]
-                .as_str()
-                .ok_or_else(|| SyncError::Protocol("a created record without a uuid".into()))?
-                .to_owned();
-            Ok((uuid, Some(fields_of_wire(kind, &created))))
-        }
-        Step::Update {
-            remote_uuid,
-            changes,
-        } => {
-            let answer: Value = remote
-                .request(
-                    Method::PUT,
-                    &format!("/v3/{kind}/{remote_uuid}"),
-                    Some(&body_of(kind, changes)),
-                    Some(&record.key),
-                )
-                .await?;
-            Ok((
-                remote_uuid.clone(),
-                Some(fields_of_wire(kind, &single(answer)?)),
-            ))
-        }
-        Step::Delete { remote_uuid } => {
-            let sent: Result<Value, SyncError> = remote
-                .request::<(), Value>(
-                    Method::DELETE,
-                    &format!("/v3/{kind}/{remote_uuid}"),
-                    None,
-                    Some(&record.key),
-                )
-                .await;
-            match sent {
-                Ok(_) | Err(SyncError::Remote { status: 404, .. }) => {
-                    Ok((remote_uuid.clone(), None))
-                }
-                Err(err) => Err(err),
-            }
-        }
-        Step::Settle => Ok((
-            record.remote_uuid.clone().unwrap_or_default(),
-            record.base.clone(),
-        )),
-    }
-}
-
 /// What a push pass did.
 #[derive(Debug, Default, Clone, Copy)]
 struct Pushed {
@@ -200,15 +79,27 @@ async fn push(
     progress: &dyn Progress,
 ) -> Result<Pushed, SyncError> {
     let pending = blocking(cms, |cms| cms.pending_records()).await?;
+    let superseded = superseded_drafts(&pending);
     let mut done = Pushed::default();
-    let mut listed = std::collections::HashMap::new();
+    let mut listed = HashMap::new();
     for record in pending {
+        // An autosave another one replaced before it was sent is not sent.
+        if superseded.contains(&record.uuid) {
+            let settled = record.clone();
+            blocking(cms, move |cms| cms.record_pushed(&settled, "", None)).await?;
+            continue;
+        }
         // Read it again: the pushes before it may have given its references remote identities.
         let stale = record.clone();
         let record = blocking(cms, move |cms| cms.refresh_pending(&stale)).await?;
         let step = plan(&record);
         let is_create = matches!(step, Step::Create { .. });
         if creates_only && !is_create {
+            continue;
+        }
+        // It refers to a record the remote does not have yet: it waits for it.
+        if record.waits && step != Step::Settle && !matches!(step, Step::Delete { .. }) {
+            done.waiting += 1;
             continue;
         }
         // A plain remote keeps no idempotency keys: a create tried before may
@@ -227,7 +118,7 @@ async fn push(
             progress.pushed(already + done.pushed);
             continue;
         }
-        match push_one(remote, &record, &step).await {
+        match send(cms, remote, &record, &step, plain).await {
             Ok((remote_uuid, answer)) => {
                 let settled = record.clone();
                 blocking(cms, move |cms| {
@@ -261,6 +152,31 @@ async fn push(
     Ok(done)
 }
 
+/// The pending drafts a later pending draft of the same item replaces.
+fn superseded_drafts(pending: &[PendingRecord]) -> HashSet<String> {
+    let mut latest: HashMap<String, (i64, &str)> = HashMap::new();
+    for record in pending
+        .iter()
+        .filter(|r| r.record_type == "draft" && r.remote_uuid.is_none())
+    {
+        let Some(item) = record.current.as_ref().map(|f| field_text(f.get("item"))) else {
+            continue;
+        };
+        let newest = record.outbox_ids.iter().copied().max().unwrap_or(0);
+        let entry = latest.entry(item).or_insert((newest, &record.uuid));
+        if newest >= entry.0 {
+            *entry = (newest, &record.uuid);
+        }
+    }
+    let keep: HashSet<&str> = latest.values().map(|(_, uuid)| *uuid).collect();
+    pending
+        .iter()
+        .filter(|r| r.record_type == "draft" && r.remote_uuid.is_none() && r.current.is_some())
+        .filter(|r| !keep.contains(r.uuid.as_str()))
+        .map(|r| r.uuid.clone())
+        .collect()
+}
+
 /// Reads the change feed from the saved cursor and applies it page by page.
 async fn pull(
     cms: &Arc<Cms>,
@@ -277,35 +193,116 @@ async fn pull(
             .iter()
             .filter(|c| SYNCED_TYPES.contains(&c.record_type.as_str()))
         {
-            let fields = if change.operation == "delete" {
+            let found = if change.operation == "delete" {
                 None
             } else {
-                let read: Result<Value, SyncError> = remote
-                    .get(&format!("/v3/{}/{}", change.record_type, change.uuid))
-                    .await;
-                match read {
-                    Ok(answer) => Some(fields_of_wire(&change.record_type, &single(answer)?)),
-                    Err(SyncError::Remote { status: 404, .. }) => None,
-                    Err(err) => return Err(err),
-                }
+                read(
+                    remote,
+                    &change.record_type,
+                    &change.uuid,
+                    change.parent.as_deref(),
+                )
+                .await?
             };
-            changes.push(RemoteChange {
-                record_type: change.record_type.clone(),
-                remote_uuid: change.uuid.clone(),
-                fields,
-            });
+            // A draft a newer one replaced: the newer one is in the feed too.
+            if found.is_none() && change.operation != "delete" && append_only(&change.record_type) {
+                continue;
+            }
+            changes
+                .push(remote_change(cms, remote, &change.record_type, &change.uuid, found).await?);
         }
+        add_missing_references(cms, remote, &mut changes).await?;
         let last: i64 = feed.last.parse().map_err(|_| {
             SyncError::Protocol(format!("a cursor that is not a number: {}", feed.last))
         })?;
         pulled += changes.len();
         progress.pulled(pulled);
-        blocking(cms, move |cms| cms.apply_remote_page(&changes, last)).await?;
+        apply(cms, changes, last).await?;
         cursor = last;
         if !feed.more {
             return Ok(pulled);
         }
     }
+}
+
+/// A change to apply; an attachment whose file is not here yet brings it (downloaded, streamed).
+async fn remote_change(
+    cms: &Arc<Cms>,
+    remote: &Remote,
+    record_type: &str,
+    remote_uuid: &str,
+    found: Option<Read>,
+) -> Result<RemoteChange, SyncError> {
+    let mut change = RemoteChange {
+        record_type: record_type.to_owned(),
+        remote_uuid: remote_uuid.to_owned(),
+        fields: None,
+        file: None,
+    };
+    let Some(found) = found else {
+        return Ok(change);
+    };
+    if let Some(url) = found.file_url.filter(|url| !url.is_empty()) {
+        let wanted = field_text(found.fields.get("sha256"));
+        let uuid = remote_uuid.to_owned();
+        let have = blocking(cms, move |cms| cms.local_attachment_sha(&uuid)).await?;
+        if have.as_deref() != Some(wanted.as_str()) {
+            let dest = blocking(cms, |cms| cms.incoming_file()).await?;
+            if let Err(err) = remote.download(&url, &dest).await {
+                let _ = std::fs::remove_file(&dest);
+                return Err(err);
+            }
+            change.file = Some(dest);
+        }
+    }
+    change.fields = Some(found.fields);
+    Ok(change)
+}
+
+/// Reads the records a page refers to that are neither here nor in the page
+/// (a page boundary can fall between a record and what it names).
+async fn add_missing_references(
+    cms: &Arc<Cms>,
+    remote: &Remote,
+    changes: &mut Vec<RemoteChange>,
+) -> Result<(), SyncError> {
+    let mut known: HashSet<(String, String)> = changes
+        .iter()
+        .map(|c| (c.record_type.clone(), c.remote_uuid.clone()))
+        .collect();
+    let mut next = 0;
+    while next < changes.len() {
+        let wanted: Vec<(&'static str, String)> = changes[next]
+            .fields
+            .as_ref()
+            .map(|fields| references(&changes[next].record_type, fields))
+            .unwrap_or_default();
+        next += 1;
+        for (kind, uuid) in wanted {
+            // A note's parent is in its own thread, earlier in the feed.
+            if kind == "note_comment" || !known.insert((kind.to_owned(), uuid.clone())) {
+                continue;
+            }
+            let lookup = uuid.clone();
+            if blocking(cms, move |cms| cms.has_remote_record(kind, &lookup)).await? {
+                continue;
+            }
+            if let Some(found) = read(remote, kind, &uuid, None).await? {
+                changes.push(remote_change(cms, remote, kind, &uuid, Some(found)).await?);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Applies a page of changes with its cursor; downloaded files are removed after.
+async fn apply(cms: &Arc<Cms>, changes: Vec<RemoteChange>, cursor: i64) -> Result<(), SyncError> {
+    let incoming: Vec<std::path::PathBuf> = changes.iter().filter_map(|c| c.file.clone()).collect();
+    let applied = blocking(cms, move |cms| cms.apply_remote_page(&changes, cursor)).await;
+    for path in incoming {
+        let _ = std::fs::remove_file(path);
+    }
+    applied.map(|_| ())
 }
 
 /// One round: push creates, pull, push the rest.
@@ -335,12 +332,12 @@ async fn list_all(remote: &Remote, kind: &str) -> Result<Vec<Value>, SyncError> 
 }
 
 /// The remote record a create whose answer was lost made, if it made one.
-/// `listed` keeps each type's listing for the rest of the pass, so several
-/// lost creates cost one listing, not one each.
+/// `listed` keeps each listing for the rest of the pass, so several lost
+/// creates cost one listing, not one each.
 async fn find_made(
     remote: &Remote,
     record: &PendingRecord,
-    listed: &mut std::collections::HashMap<String, Vec<Value>>,
+    listed: &mut HashMap<String, Vec<(String, Fields)>>,
 ) -> Result<Option<(String, Fields)>, SyncError> {
     let kind = record.record_type.as_str();
     let Some(current) = &record.current else {
@@ -349,59 +346,119 @@ async fn find_made(
     let identifying: &[&str] = match kind {
         "author" => &["name", "slug", "email"],
         "tag" => &["name", "slug"],
-        _ => &["title", "slug", "type", "content"],
+        "content" => &["title", "slug", "type", "content"],
+        "container" => &["title", "slug", "type"],
+        "assignment" => &["title", "description"],
+        "note_comment" => &["comment", "parent"],
+        "assignment_comment" => &["comment"],
+        "draft" => &["content_raw"],
+        // An attachment is its content item's: sending it again replaces, never doubles.
+        _ => return Ok(None),
     };
-    if !listed.contains_key(kind) {
-        listed.insert(kind.to_owned(), list_all(remote, kind).await?);
+    // Comments and drafts are listed through what they belong to.
+    let (scope, parent) = match kind {
+        "note_comment" => ("note_comment", field_text(current.get("reference"))),
+        "assignment_comment" => ("assignment_comment", field_text(current.get("assignment"))),
+        "draft" => ("draft", field_text(current.get("item"))),
+        _ => (kind, String::new()),
+    };
+    let listing = format!("{scope}:{parent}");
+    if !listed.contains_key(&listing) {
+        let found: Vec<(String, Fields)> = match kind {
+            "note_comment" | "draft" => {
+                let item: Value = match remote.get(&format!("/v3/content/{parent}")).await {
+                    Ok(item) => item,
+                    Err(SyncError::Remote { status: 404, .. }) => Value::Null,
+                    Err(err) => return Err(err),
+                };
+                read_children(remote, &item)
+                    .await?
+                    .into_iter()
+                    .filter(|(k, _, _)| k == kind)
+                    .map(|(_, uuid, read)| (uuid, read.fields))
+                    .collect()
+            }
+            "assignment_comment" => read_assignment_comments(remote, &parent).await?,
+            _ => list_all(remote, kind)
+                .await?
+                .iter()
+                .map(|record| (field_text(record.get("uuid")), fields_of_wire(kind, record)))
+                .collect(),
+        };
+        listed.insert(listing.clone(), found);
     }
-    for candidate in listed.get(kind).into_iter().flatten() {
-        let fields = fields_of_wire(kind, candidate);
-        if identifying
-            .iter()
-            .all(|field| fields.get(*field) == current.get(*field))
-            && let Some(uuid) = candidate["uuid"].as_str()
-        {
-            return Ok(Some((uuid.to_owned(), fields)));
-        }
-    }
-    Ok(None)
+    Ok(listed
+        .get(&listing)
+        .into_iter()
+        .flatten()
+        .find(|(uuid, fields)| {
+            !uuid.is_empty()
+                && identifying
+                    .iter()
+                    .all(|field| fields.get(*field) == current.get(*field))
+        })
+        .cloned())
 }
 
 /// Pulls from a plain remote (no change feed): lists every record and finds
 /// deletions by reconciling identifiers with what was synced before.
+/// Comments, drafts and attachments are read through their content items and
+/// assignments, and go with them.
 async fn pull_by_listing(
     cms: &Arc<Cms>,
     remote: &Remote,
     progress: &dyn Progress,
 ) -> Result<usize, SyncError> {
     let mut changes = Vec::new();
-    for kind in SYNCED_TYPES {
+    for kind in ["author", "tag", "content", "assignment", "container"] {
         let listed = list_all(remote, kind).await?;
-        let mut seen = std::collections::HashSet::new();
+        let mut seen = HashSet::new();
         for record in &listed {
             let Some(uuid) = record["uuid"].as_str() else {
                 continue;
             };
             seen.insert(uuid.to_owned());
             changes.push(RemoteChange {
-                record_type: (*kind).to_owned(),
+                record_type: kind.to_owned(),
                 remote_uuid: uuid.to_owned(),
                 fields: Some(fields_of_wire(kind, record)),
+                file: None,
             });
+            let children: Vec<(String, String, Read)> = match kind {
+                "content" => read_children(remote, record).await?,
+                "assignment" => read_assignment_comments(remote, uuid)
+                    .await?
+                    .into_iter()
+                    .map(|(c, fields)| {
+                        (
+                            "assignment_comment".to_owned(),
+                            c,
+                            Read {
+                                fields,
+                                file_url: None,
+                            },
+                        )
+                    })
+                    .collect(),
+                _ => Vec::new(),
+            };
+            for (child_kind, child, read) in children {
+                changes.push(remote_change(cms, remote, &child_kind, &child, Some(read)).await?);
+            }
         }
-        let kind_name = (*kind).to_owned();
-        let synced = blocking(cms, move |cms| cms.synced_remote_uuids(&kind_name)).await?;
+        let synced = blocking(cms, move |cms| cms.synced_remote_uuids(kind)).await?;
         for gone in synced.into_iter().filter(|uuid| !seen.contains(uuid)) {
             changes.push(RemoteChange {
-                record_type: (*kind).to_owned(),
+                record_type: kind.to_owned(),
                 remote_uuid: gone,
                 fields: None,
+                file: None,
             });
         }
     }
     let pulled = changes.len();
     let cursor = blocking(cms, |cms| cms.sync_cursor()).await?;
-    blocking(cms, move |cms| cms.apply_remote_page(&changes, cursor)).await?;
+    apply(cms, changes, cursor).await?;
     progress.pulled(pulled);
     Ok(pulled)
 }

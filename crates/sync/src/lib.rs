@@ -6,6 +6,7 @@ pub mod key;
 pub mod locks;
 pub mod plan;
 pub mod remote;
+pub mod remote_records;
 
 pub use engine::{Progress, Quiet, Summary, sync_once, sync_with_progress};
 pub use error::SyncError;

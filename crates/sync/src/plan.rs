@@ -67,6 +67,7 @@ mod tests {
             key: "k".into(),
             outbox_ids: vec![1],
             attempts: 0,
+            waits: false,
         }
     }
 

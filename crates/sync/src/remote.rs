@@ -100,6 +100,76 @@ impl Remote {
         if let Some(body) = body {
             request = request.json(body);
         }
+        self.answer(request, path).await
+    }
+
+    /// Sends the file at `path` as the master file of the remote content item
+    /// `content`, streamed from disk (`PUT /v3/attachment/{uuid}/file`, a
+    /// Copydesk extension); `idempotency_key` makes a retry safe.
+    pub async fn upload_file<T: DeserializeOwned>(
+        &self,
+        content: &str,
+        name: &str,
+        path: &std::path::Path,
+        idempotency_key: &str,
+    ) -> Result<T, SyncError> {
+        let file = tokio::fs::File::open(path)
+            .await
+            .map_err(|err| SyncError::Protocol(format!("{}: {err}", path.display())))?;
+        let size = file.metadata().await.map(|m| m.len()).ok();
+        let body = reqwest::Body::wrap_stream(tokio_util::io::ReaderStream::new(file));
+        let mut request = self
+            .http
+            .put(format!("{}/v3/attachment/{content}/file", self.base))
+            .query(&[("name", name)])
+            .bearer_auth(self.token()?)
+            .header("Idempotency-Key", idempotency_key)
+            .header(reqwest::header::CONTENT_TYPE, "application/octet-stream")
+            .body(body);
+        if let Some(size) = size {
+            request = request.header(reqwest::header::CONTENT_LENGTH, size);
+        }
+        self.answer(request, "/v3/attachment/{uuid}/file").await
+    }
+
+    /// Writes the file at `url` (a path on the remote) to `dest`, streamed.
+    pub async fn download(&self, url: &str, dest: &std::path::Path) -> Result<(), SyncError> {
+        use tokio::io::AsyncWriteExt as _;
+        let address = if url.starts_with("http://") || url.starts_with("https://") {
+            url.to_owned()
+        } else {
+            format!("{}{url}", self.base)
+        };
+        let mut response = self
+            .http
+            .get(address)
+            .bearer_auth(self.token()?)
+            .send()
+            .await
+            .map_err(|err| SyncError::Unreachable(err.to_string()))?;
+        if !response.status().is_success() {
+            let status = response.status();
+            let bytes = response.bytes().await.unwrap_or_default();
+            return Err(refusal(status, &bytes));
+        }
+        let local = |err: std::io::Error| SyncError::Protocol(format!("{}: {err}", dest.display()));
+        let mut file = tokio::fs::File::create(dest).await.map_err(local)?;
+        while let Some(chunk) = response
+            .chunk()
+            .await
+            .map_err(|err| SyncError::Unreachable(err.to_string()))?
+        {
+            file.write_all(&chunk).await.map_err(local)?;
+        }
+        file.flush().await.map_err(local)?;
+        Ok(())
+    }
+
+    async fn answer<T: DeserializeOwned>(
+        &self,
+        request: reqwest::RequestBuilder,
+        path: &str,
+    ) -> Result<T, SyncError> {
         let response = request
             .send()
             .await

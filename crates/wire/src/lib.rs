@@ -267,6 +267,9 @@ pub struct Container {
     pub lock: bool,
     pub content: Vec<ContainedContent>,
     pub tags: Vec<Tag>,
+    /// A gallery's media placeholder (the UUID of the item it made), listed first in `content`.
+    #[serde(default)]
+    pub placeholder: Option<String>,
 }
 
 /// One search result: the record of the type searched (a content item, an
@@ -341,6 +344,9 @@ pub struct Assignment {
     pub due_at: Option<String>,
     pub assignee_id: Option<String>,
     pub content_id: Option<String>,
+    /// The UUID of the content item `content_id` names.
+    #[serde(default)]
+    pub content_uuid: Option<String>,
     pub user_id: Option<String>,
     pub created_at: String,
     pub modified_at: String,
@@ -447,6 +453,10 @@ pub struct Change {
     /// `create`, `update` or `delete`.
     pub operation: String,
     pub changed_at: String,
+    /// The record it is read through: a note comment's thread reference, an
+    /// assignment comment's assignment, a draft's or an attachment's content item.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent: Option<String>,
 }
 
 /// A page of the change feed.

@@ -41,6 +41,7 @@ pub async fn since(
                 uuid: c.uuid,
                 operation: c.operation,
                 changed_at: c.changed_at,
+                parent: c.parent,
             })
             .collect(),
         since: feed.since.to_string(),
