@@ -4,6 +4,8 @@ use copydesk_sync::{Remote, RemoteKey, SyncError};
 use copydesk_tests::{KeyPair, TestServer};
 use copydesk_wire as wire;
 
+mod records;
+
 fn remote_for(server: &TestServer, key: &KeyPair) -> Remote {
     Remote::new(
         &server.base,

@@ -488,12 +488,22 @@ impl Cms {
         })
     }
 
-    /// Whether the remote record is here already.
-    pub fn has_remote_record(&self, record_type: &str, remote_uuid: &str) -> Result<bool> {
+    /// Which of these remote records (type, remote UUID) are here already.
+    pub fn known_remote_records(
+        &self,
+        records: &[(String, String)],
+    ) -> Result<std::collections::HashSet<(String, String)>> {
         self.store.read(|tx| {
-            Ok(tx
-                .prepare_cached("SELECT EXISTS (SELECT 1 FROM sync_records WHERE record_type = ?1 AND remote_uuid = ?2)")?
-                .query_row(params![record_type, remote_uuid], |row| row.get(0))?)
+            let mut stmt = tx.prepare_cached(
+                "SELECT EXISTS (SELECT 1 FROM sync_records WHERE record_type = ?1 AND remote_uuid = ?2)",
+            )?;
+            let mut known = std::collections::HashSet::new();
+            for (kind, uuid) in records {
+                if stmt.query_row(params![kind, uuid], |row| row.get::<_, bool>(0))? {
+                    known.insert((kind.clone(), uuid.clone()));
+                }
+            }
+            Ok(known)
         })
     }
 

@@ -272,23 +272,33 @@ async fn add_missing_references(
         .collect();
     let mut next = 0;
     while next < changes.len() {
-        let wanted: Vec<(&'static str, String)> = changes[next]
-            .fields
-            .as_ref()
-            .map(|fields| references(&changes[next].record_type, fields))
-            .unwrap_or_default();
-        next += 1;
-        for (kind, uuid) in wanted {
-            // A note's parent is in its own thread, earlier in the feed.
-            if kind == "note_comment" || !known.insert((kind.to_owned(), uuid.clone())) {
+        let mut wanted: Vec<(String, String)> = Vec::new();
+        for change in &changes[next..] {
+            let Some(fields) = &change.fields else {
                 continue;
+            };
+            for (kind, uuid) in references(&change.record_type, fields) {
+                // A note's parent is in its own thread, earlier in the feed.
+                if kind != "note_comment" && known.insert((kind.to_owned(), uuid.clone())) {
+                    wanted.push((kind.to_owned(), uuid));
+                }
             }
-            let lookup = uuid.clone();
-            if blocking(cms, move |cms| cms.has_remote_record(kind, &lookup)).await? {
-                continue;
-            }
-            if let Some(found) = read(remote, kind, &uuid, None).await? {
-                changes.push(remote_change(cms, remote, kind, &uuid, Some(found)).await?);
+        }
+        next = changes.len();
+        if wanted.is_empty() {
+            break;
+        }
+        let missing = blocking(cms, move |cms| {
+            let here = cms.known_remote_records(&wanted)?;
+            Ok(wanted
+                .into_iter()
+                .filter(|r| !here.contains(r))
+                .collect::<Vec<_>>())
+        })
+        .await?;
+        for (kind, uuid) in missing {
+            if let Some(found) = read(remote, &kind, &uuid, None).await? {
+                changes.push(remote_change(cms, remote, &kind, &uuid, Some(found)).await?);
             }
         }
     }

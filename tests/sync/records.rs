@@ -1,0 +1,365 @@
+//! Every kind of record a journalist writes offline reaches the central
+//! server with its references intact, and comes back from it: comments and
+//! replies, drafts, containers (a gallery's placeholder made once),
+//! assignments and their comments, attachments as files.
+
+use base64::Engine as _;
+use copydesk_tests::TestServer;
+use serde_json::{Value, json};
+
+use super::sync;
+
+/// The record of `kind` titled (or named) `title` on `server`.
+fn find(server: &TestServer, kind: &str, title: &str) -> Value {
+    let listed = server
+        .get(&format!("/v3/{kind}?per_page=100"))
+        .expect(200)
+        .body;
+    listed["items"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|item| item["title"] == title || item["name"] == title)
+        .cloned()
+        .unwrap_or_else(|| panic!("no {kind} \"{title}\" on {}: {listed}", server.base))
+}
+
+/// A record's UUID (an answer holding one record in an array counts as that record).
+fn uuid(record: &Value) -> String {
+    let record = if record.is_array() {
+        &record[0]
+    } else {
+        record
+    };
+    record["uuid"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no uuid in {record}"))
+        .to_owned()
+}
+
+/// Bytes no compressor shrinks and no chunk holds whole.
+fn file_bytes(seed: u8, len: usize) -> Vec<u8> {
+    let mut state = u32::from(seed).wrapping_mul(2_654_435_761) | 1;
+    (0..len)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            (state & 0xff) as u8
+        })
+        .collect()
+}
+
+fn download(server: &TestServer, url: &str) -> Vec<u8> {
+    let response = reqwest::blocking::get(server.url(url)).expect("the file");
+    assert_eq!(response.status(), 200, "{url}");
+    response.bytes().expect("its bytes").to_vec()
+}
+
+fn thread(server: &TestServer, content: &str) -> Vec<Value> {
+    server
+        .get(&format!("/v3/note-comment/{content}"))
+        .expect(200)
+        .body["items"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+}
+
+fn last_draft(server: &TestServer, content: &Value) -> Value {
+    let srn = content["srn"].as_str().expect("an srn");
+    server
+        .get(&format!("/v3/draft?content={srn}"))
+        .expect(200)
+        .body[0]
+        .clone()
+}
+
+fn draft_raw(text: &str) -> String {
+    json!({"entityMap": {}, "blocks": [{"key": "a1", "text": text, "type": "unstyled", "depth": 0,
+        "inlineStyleRanges": [], "entityRanges": [], "data": {}}]})
+    .to_string()
+}
+
+#[test]
+fn every_kind_of_record_travels_with_its_references() {
+    travels_both_ways(&[]);
+}
+
+/// The same against a server with none of Copydesk's extensions: listings
+/// instead of the change feed, no idempotency keys, files sent in the body.
+#[test]
+fn every_kind_of_record_travels_through_a_plain_remote() {
+    travels_both_ways(&["--plain"]);
+}
+
+fn travels_both_ways(central_options: &[&str]) {
+    let central = TestServer::start_with(central_options);
+    let replica = TestServer::start();
+    let key = central.key("laptop", &["admin"], &[]);
+    let (ok, out) = sync(&replica, &central.base, &key);
+    assert!(ok, "{out}");
+
+    // Offline on the replica: a story with its author, a photo item with its
+    // file, a thread with a reply, a draft, two containers, an assignment.
+    let author = replica
+        .post("/v3/author", &json!({"name": "Ann Offline"}))
+        .expect(200)
+        .body[0]
+        .clone();
+    let story = replica
+        .post(
+            "/v3/content",
+            &json!({"title": "Dam holds", "type": "article", "content": "<p>Holding</p>",
+                    "authors": [uuid(&author)]}),
+        )
+        .expect(200)
+        .body;
+    let photo_bytes = file_bytes(7, 300_000);
+    let photo = replica
+        .post(
+            "/v3/content",
+            &json!({"title": "Dam photo", "type": "media", "attachment": {
+                "name": "dam.raw",
+                "file": base64::engine::general_purpose::STANDARD.encode(&photo_bytes)}}),
+        )
+        .expect(200)
+        .body;
+    let root = replica
+        .post(
+            "/v3/note-comment/root",
+            &json!({"comment": "<p>Check the level</p>", "reference": uuid(&story)}),
+        )
+        .expect(200)
+        .body["items"][0]
+        .clone();
+    replica
+        .post(
+            &format!("/v3/note-comment/{}", uuid(&root)),
+            &json!({"comment": "<p>Checked: 4.2 m</p>", "reference": uuid(&story)}),
+        )
+        .expect(200);
+    let story_srn = story["srn"].as_str().expect("srn").to_owned();
+    for text in ["first autosave", "second autosave"] {
+        replica
+            .post(
+                &format!("/v3/draft?content={story_srn}"),
+                &json!({"content": format!("<p>{text}</p>"), "content_raw": draft_raw(text)}),
+            )
+            .expect(200);
+    }
+    replica
+        .post(
+            "/v3/container",
+            &json!({"title": "Flood front", "type": "manual",
+                    "content": [uuid(&story), uuid(&photo)]}),
+        )
+        .expect(200);
+    replica
+        .post(
+            "/v3/container",
+            &json!({"title": "Flood pictures", "type": "gallery", "content": [uuid(&photo)]}),
+        )
+        .expect(200);
+    let assignment = replica
+        .post(
+            "/v3/assignment",
+            &json!({"title": "Follow the dam", "content_id": uuid(&story)}),
+        )
+        .expect(200)
+        .body;
+    replica
+        .post(
+            &format!("/v3/assignment-comment/{}", uuid(&assignment)),
+            &json!({"comment": "<p>Call the engineer</p>"}),
+        )
+        .expect(200);
+
+    let (ok, out) = sync(&replica, &central.base, &key);
+    assert!(ok && out.contains("needs attention 0"), "{out}");
+
+    // On the central server, every reference points at its own records.
+    let central_author = find(&central, "author", "Ann Offline");
+    let central_story = central
+        .get(&format!(
+            "/v3/content/{}",
+            uuid(&find(&central, "content", "Dam holds"))
+        ))
+        .expect(200)
+        .body;
+    assert_eq!(central_story["authors"][0]["uuid"], central_author["uuid"]);
+    let central_photo = central
+        .get(&format!(
+            "/v3/content/{}",
+            uuid(&find(&central, "content", "Dam photo"))
+        ))
+        .expect(200)
+        .body;
+    let attachment = &central_photo["attachment"];
+    assert_eq!(
+        attachment["sha256"], photo["attachment"]["sha256"],
+        "the file arrived whole"
+    );
+    assert_eq!(
+        download(&central, attachment["original_url"].as_str().expect("url")),
+        photo_bytes
+    );
+    let notes = thread(&central, &uuid(&central_story));
+    assert_eq!(notes.len(), 2, "{notes:?}");
+    assert_eq!(notes[0]["parent_id"], "0");
+    assert_eq!(
+        notes[1]["parent_id"], notes[0]["id"],
+        "the reply answers the root"
+    );
+    assert_eq!(notes[1]["comment"], "<p>Checked: 4.2 m</p>");
+    let draft = last_draft(&central, &central_story);
+    assert_eq!(draft["content_raw"], draft_raw("second autosave"));
+    let front = find(&central, "container", "Flood front");
+    let listed: Vec<&Value> = front["content"]
+        .as_array()
+        .expect("content")
+        .iter()
+        .map(|c| &c["uuid"])
+        .collect();
+    assert_eq!(listed, [&central_story["uuid"], &central_photo["uuid"]]);
+    let gallery = find(&central, "container", "Flood pictures");
+    let placeholder = gallery["placeholder"]
+        .as_str()
+        .expect("a placeholder")
+        .to_owned();
+    let listed: Vec<&Value> = gallery["content"]
+        .as_array()
+        .expect("content")
+        .iter()
+        .map(|c| &c["uuid"])
+        .collect();
+    assert_eq!(
+        listed,
+        [&Value::from(placeholder.clone()), &central_photo["uuid"]]
+    );
+    let media = central.get("/v3/content?per_page=100").expect(200).body["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .filter(|c| c["type"] == "media")
+        .count();
+    assert_eq!(media, 2, "the photo and one placeholder, made once");
+    let central_assignment = find(&central, "assignment", "Follow the dam");
+    assert_eq!(central_assignment["content_uuid"], central_story["uuid"]);
+    let assignment_comments = central
+        .get(&format!(
+            "/v3/assignment-comment/{}",
+            uuid(&central_assignment)
+        ))
+        .expect(200)
+        .body;
+    assert_eq!(
+        assignment_comments["items"][0]["comment"],
+        "<p>Call the engineer</p>"
+    );
+
+    // Nothing is sent twice, and nothing comes back doubled.
+    let (ok, out) = sync(&replica, &central.base, &key);
+    assert!(ok && out.contains("pushed 0"), "{out}");
+    assert_eq!(
+        replica.get("/v3/content").expect(200).body["total_items"],
+        3
+    );
+    assert_eq!(
+        central.get("/v3/content").expect(200).body["total_items"],
+        3
+    );
+    assert_eq!(thread(&replica, &uuid(&story)).len(), 2);
+
+    // The desk answers on the central server; it all comes back.
+    central
+        .post(
+            &format!(
+                "/v3/note-comment/{}",
+                notes[0]["uuid"].as_str().expect("uuid")
+            ),
+            &json!({"comment": "<p>Desk: thanks</p>", "reference": uuid(&central_story)}),
+        )
+        .expect(200);
+    let central_srn = central_story["srn"].as_str().expect("srn");
+    central
+        .post(
+            &format!("/v3/draft?content={central_srn}"),
+            &json!({"content": "<p>desk edit</p>", "content_raw": draft_raw("desk edit")}),
+        )
+        .expect(200);
+    let new_bytes = file_bytes(9, 200_000);
+    central
+        .put(
+            &format!("/v3/attachment/{}", uuid(&central_photo)),
+            &json!({"name": "dam-2.raw",
+                    "file": base64::engine::general_purpose::STANDARD.encode(&new_bytes)}),
+        )
+        .expect(200);
+    central
+        .put(
+            &format!("/v3/container/{}", uuid(&front)),
+            &json!({"content": [uuid(&central_photo), uuid(&central_story)]}),
+        )
+        .expect(200);
+    central
+        .post(
+            &format!("/v3/assignment-comment/{}", uuid(&central_assignment)),
+            &json!({"comment": "<p>Engineer called back</p>"}),
+        )
+        .expect(200);
+    let (ok, out) = sync(&replica, &central.base, &key);
+    assert!(ok && out.contains("conflicts 0"), "{out}");
+
+    let notes = thread(&replica, &uuid(&story));
+    assert_eq!(notes.len(), 3, "{notes:?}");
+    assert_eq!(notes[2]["comment"], "<p>Desk: thanks</p>");
+    assert_eq!(
+        notes[2]["parent_id"], notes[0]["id"],
+        "the desk's reply answers the root here too"
+    );
+    let story_here = replica
+        .get(&format!("/v3/content/{}", uuid(&story)))
+        .expect(200)
+        .body;
+    assert_eq!(
+        last_draft(&replica, &story_here)["content_raw"],
+        draft_raw("desk edit")
+    );
+    let photo_here = replica
+        .get(&format!("/v3/content/{}", uuid(&photo)))
+        .expect(200)
+        .body;
+    let attachment = &photo_here["attachment"];
+    assert_eq!(attachment["base_name"], "dam-2");
+    assert_eq!(
+        download(&replica, attachment["original_url"].as_str().expect("url")),
+        new_bytes,
+        "the new file came down whole"
+    );
+    let front_here = find(&replica, "container", "Flood front");
+    let listed: Vec<&Value> = front_here["content"]
+        .as_array()
+        .expect("content")
+        .iter()
+        .map(|c| &c["uuid"])
+        .collect();
+    assert_eq!(listed, [&photo["uuid"], &story["uuid"]]);
+    let comments_here = replica
+        .get(&format!("/v3/assignment-comment/{}", uuid(&assignment)))
+        .expect(200)
+        .body;
+    assert_eq!(comments_here["items"].as_array().map(Vec::len), Some(2));
+    // And again: quiet.
+    let (ok, out) = sync(&replica, &central.base, &key);
+    assert!(ok && out.contains("pushed 0"), "{out}");
+    assert_eq!(thread(&central, &uuid(&central_story)).len(), 3);
+    assert_eq!(
+        replica.get("/v3/container").expect(200).body["total_items"],
+        2
+    );
+    assert_eq!(
+        central.get("/v3/container").expect(200).body["total_items"],
+        2
+    );
+}
