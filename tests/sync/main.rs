@@ -744,10 +744,40 @@ fn random_work_on_two_replicas_converges() {
         .unwrap_or(0x5eed_cafe_f00d_0001);
     let mut dice = Dice(seed);
     let mut created = Vec::new();
-    for step in 0..120 {
+    // Every content edit a server acknowledged: (side, item title, text).
+    let mut acknowledged: Vec<(usize, String, String)> = Vec::new();
+    for step in 0..200 {
         let side = dice.roll(3);
         let server = if side == 2 { &central } else { &replicas[side] };
-        match dice.roll(10) {
+        match dice.roll(16) {
+            10..=11 => {
+                let title = format!("Story {step}");
+                let text = format!("<p>first text of story {step}</p>");
+                server
+                    .post(
+                        "/v3/content",
+                        &serde_json::json!({"title": title, "type": "article", "content": text}),
+                    )
+                    .expect(200);
+                acknowledged.push((side, title, text));
+            }
+            12..=13 => {
+                let list = server.get("/v3/content?per_page=500").expect(200).body;
+                let items = list["items"].as_array().expect("items");
+                if !items.is_empty() {
+                    let pick = &items[dice.roll(items.len())];
+                    let uuid = pick["uuid"].as_str().expect("uuid");
+                    let text = format!("<p>edit {step} on side {side}</p>");
+                    server
+                        .put(
+                            &format!("/v3/content/{uuid}"),
+                            &serde_json::json!({"content": text}),
+                        )
+                        .expect(200);
+                    let title = pick["title"].as_str().expect("title").to_owned();
+                    acknowledged.push((side, title, text));
+                }
+            }
             0..=3 => {
                 let name = format!("Writer {step}");
                 server
@@ -809,6 +839,80 @@ fn random_work_on_two_replicas_converges() {
     created.sort();
     names.sort();
     assert_eq!(names, created, "every author anyone made is there, once");
+
+    // Every content item agrees everywhere, once.
+    let on_central = stories(&central);
+    for replica in &replicas {
+        assert_eq!(stories(replica), on_central, "a replica agrees on content");
+    }
+    let mut titles: Vec<&String> = on_central.keys().collect();
+    titles.dedup();
+    assert_eq!(titles.len(), on_central.len());
+    // Every acknowledged edit is the current text, a version (on the central
+    // server or on the side that made it) or a listed conflict.
+    let conflicts: Vec<String> = replicas
+        .iter()
+        .flat_map(|replica| {
+            let listed = replica.get("/v3/sync/conflicts").expect(200).body;
+            listed["items"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+                .into_iter()
+                .flat_map(|c| [c["mine"].to_string(), c["theirs"].to_string()])
+        })
+        .collect();
+    let sides = [&replicas[0], &replicas[1], &central];
+    for (side, title, text) in &acknowledged {
+        let kept = on_central.get(title) == Some(text)
+            || history(&central, title).contains(text)
+            || history(sides[*side], title).contains(text)
+            || conflicts.iter().any(|c| c.contains(text.as_str()));
+        assert!(
+            kept,
+            "the edit \"{text}\" of {title} made on side {side} is lost"
+        );
+    }
+}
+
+/// Content text by title.
+fn stories(server: &TestServer) -> std::collections::BTreeMap<String, String> {
+    let list = server.get("/v3/content?per_page=500").expect(200).body;
+    list["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .map(|c| {
+            (
+                c["title"].as_str().unwrap_or("").to_owned(),
+                c["content"].as_str().unwrap_or("").to_owned(),
+            )
+        })
+        .collect()
+}
+
+/// Every text an item's versions hold on `server`.
+fn history(server: &TestServer, title: &str) -> Vec<String> {
+    let list = server.get("/v3/content?per_page=500").expect(200).body;
+    let Some(item) = list["items"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|c| c["title"] == title)
+    else {
+        return Vec::new();
+    };
+    let srn = item["srn"].as_str().expect("srn");
+    let versions = server
+        .get(&format!("/v3/version?content={srn}&per_page=500"))
+        .expect(200)
+        .body;
+    versions["items"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|v| v["content"].as_str().unwrap_or("").to_owned())
+        .collect()
 }
 
 #[test]
