@@ -363,3 +363,132 @@ fn travels_both_ways(central_options: &[&str]) {
         2
     );
 }
+
+/// The print side travels too: workflows and issues made centrally reach the
+/// laptop, a print document tracked there reaches the central server with
+/// them, and its lock is taken and released on the central server.
+#[test]
+fn print_documents_travel_and_their_locks_need_the_server() {
+    let central = TestServer::start();
+    let proxy = copydesk_tests::CuttingProxy::new(&central.base);
+    let key = central.key("laptop", &["editor", "printdesk"], &[]);
+    let desk = central.key("desk", &["printdesk"], &[]).token();
+    let keys = tempfile::tempdir().expect("a folder");
+    let key_file = keys.path().join("key.json");
+    std::fs::write(&key_file, serde_json::to_string(&key).expect("JSON")).expect("writes");
+    let key_arg = key_file.to_string_lossy().into_owned();
+    let replica = TestServer::start_with(&[
+        "--remote",
+        &proxy.base,
+        "--key-file",
+        &key_arg,
+        "--sync-every-ms",
+        "100",
+    ]);
+    let workflow = central
+        .post(
+            "/v3/workflow",
+            &json!({"name": "Print run", "slug": "print-run"}),
+        )
+        .expect(200)
+        .body;
+    let issue = central
+        .post("/v3/issue", &json!({"label": "Monday 23 November"}))
+        .expect(200)
+        .body;
+    let (workflow, issue) = (uuid(&workflow), uuid(&issue));
+    super::eventually("the plan reaching the laptop", || {
+        replica
+            .call(
+                reqwest::Method::GET,
+                &format!("/v3/issue/{issue}"),
+                Some(replica.admin_token()),
+                None,
+            )
+            .status
+            == 200
+    });
+    let made = replica
+        .post(
+            "/v3/print-document",
+            &json!({"label": "Front page", "tracking_label": "monday/front.indd",
+                    "workflow_id": workflow, "issue_id": issue}),
+        )
+        .expect(200)
+        .body;
+    let here = uuid(&made);
+    let on_central = || {
+        central
+            .get("/v3/print-document?per_page=100")
+            .expect(200)
+            .body["items"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+            .into_iter()
+            .find(|d| d["tracking_label"] == "mondayfrontindd")
+    };
+    super::eventually("the document reaching the central server", || {
+        on_central().is_some()
+    });
+    let document = on_central().expect("the document");
+    assert_eq!(document["workflow"]["uuid"], workflow.as_str());
+    assert_eq!(document["issue"]["uuid"], issue.as_str());
+    let there = uuid(&document);
+
+    // Taken on the laptop, out on the central server: the desk is refused there.
+    let locked = replica
+        .post(&format!("/v3/print-document/{here}/lock"), &json!({}))
+        .expect(200)
+        .body;
+    assert_eq!(
+        locked[0]["print_locked"]
+            .as_str()
+            .or(locked["print_locked"].as_str()),
+        Some("1")
+    );
+    let central_doc = central
+        .get(&format!("/v3/print-document/{there}"))
+        .expect(200)
+        .body;
+    assert_eq!(central_doc[0]["print_locked"], "1");
+    central
+        .call(
+            reqwest::Method::POST,
+            &format!("/v3/print-document/{there}/lock"),
+            Some(&desk),
+            Some(&json!({})),
+        )
+        .expect_error(409, "locked");
+    // Released on the laptop, released there.
+    replica
+        .delete(&format!("/v3/print-document/{here}/lock"))
+        .expect(200);
+    let central_doc = central
+        .get(&format!("/v3/print-document/{there}"))
+        .expect(200)
+        .body;
+    assert_eq!(central_doc[0]["print_locked"], "0");
+    // The desk has it now: the laptop is refused, and nothing is locked here.
+    central
+        .call(
+            reqwest::Method::POST,
+            &format!("/v3/print-document/{there}/lock"),
+            Some(&desk),
+            Some(&json!({})),
+        )
+        .expect(200);
+    replica
+        .post(&format!("/v3/print-document/{here}/lock"), &json!({}))
+        .expect_error(409, "locked");
+    // Offline, a lock is refused outright rather than faked.
+    proxy.set_down(true);
+    replica
+        .post(&format!("/v3/print-document/{here}/lock"), &json!({}))
+        .expect_error(503, "offline");
+    let here_doc = replica
+        .get(&format!("/v3/print-document/{here}"))
+        .expect(200)
+        .body;
+    assert_eq!(here_doc[0]["print_locked"], "0");
+}

@@ -45,6 +45,10 @@ pub trait RemoteLocks: Send + Sync {
     fn lock_content(&self, remote_uuid: &str) -> Result<String>;
     /// Releases the server's lock `remote_lock_uuid`.
     fn unlock(&self, remote_lock_uuid: &str) -> Result<()>;
+    /// Marks the server's print document `remote_uuid` as out (for `on_behalf_of`, a user UUID there).
+    fn lock_print_document(&self, remote_uuid: &str, on_behalf_of: Option<&str>) -> Result<()>;
+    /// Removes the server's lock on the print document `remote_uuid`.
+    fn unlock_print_document(&self, remote_uuid: &str) -> Result<()>;
 }
 
 /// What a lock may be taken on.

@@ -316,6 +316,49 @@ impl Cms {
         if on_behalf_of.is_some() {
             who.require(PASS_THRU)?;
         }
+        // On a replica, the server's lock comes first: a local lock alone would not be real.
+        let forwarded = match self.remote_locks.get() {
+            Some(remote) => {
+                let remote_uuid = self.synced_print_document(uuid)?;
+                remote.lock_print_document(&remote_uuid, on_behalf_of)?;
+                Some((std::sync::Arc::clone(remote), remote_uuid))
+            }
+            None => None,
+        };
+        let locked = self.lock_here(who, uuid, on_behalf_of);
+        if locked.is_err()
+            && let Some((remote, remote_uuid)) = forwarded
+        {
+            // The local lock failed: the server's must not outlive it.
+            let _ = remote.unlock_print_document(&remote_uuid);
+        }
+        locked
+    }
+
+    /// The central server's UUID of a print document, on a replica.
+    fn synced_print_document(&self, uuid: &str) -> Result<String> {
+        self.store.read(|tx| {
+            PRINT_DOCUMENTS.id_of(tx, uuid)?;
+            tx.prepare_cached(
+                "SELECT remote_uuid FROM sync_records WHERE record_type = 'print_document' AND uuid = ?1",
+            )?
+            .query_row([uuid], |row| row.get(0))
+            .optional()?
+            .ok_or_else(|| {
+                CoreError::Offline(
+                    "this print document has not reached the central server yet, and a lock needs it there; sync, then lock it"
+                        .into(),
+                )
+            })
+        })
+    }
+
+    fn lock_here(
+        &self,
+        who: &Principal,
+        uuid: &str,
+        on_behalf_of: Option<&str>,
+    ) -> Result<PrintDocument> {
         self.store.write(|tx| {
             let id = PRINT_DOCUMENTS.id_of(tx, uuid)?;
             let doc = self.document_by_id(tx, id)?;
@@ -365,6 +408,17 @@ impl Cms {
     /// Removes the lock: the holder's own, or anyone's for passThruLock holders (recorded as forced).
     pub fn unlock_print_document(&self, who: &Principal, uuid: &str) -> Result<PrintDocument> {
         who.require("PRINTDOCUMENT update")?;
+        // The server's lock goes first; while the server cannot be reached, the local one stays.
+        if let Some(remote) = self.remote_locks.get() {
+            let holder: Option<i64> = self.store.read(|tx| {
+                let id = PRINT_DOCUMENTS.id_of(tx, uuid)?;
+                Ok(self.document_by_id(tx, id)?.print_locked_user_id)
+            })?;
+            let releasable = holder.is_some_and(|h| h == who.user_id || who.may(PASS_THRU));
+            if releasable {
+                remote.unlock_print_document(&self.synced_print_document(uuid)?)?;
+            }
+        }
         self.store.write(|tx| {
             let id = PRINT_DOCUMENTS.id_of(tx, uuid)?;
             let doc = self.document_by_id(tx, id)?;

@@ -19,7 +19,7 @@ use crate::attachments::{WrittenFiles, remove_folder, write_from_reader};
 use crate::synced::{FieldReader, delete_local, write_fields};
 
 pub use crate::synced::{
-    Fields, SYNCED_TYPES, append_only, apply_rank, field_text, references, synced_fields,
+    Fields, SYNCED_TYPES, append_only, apply_rank, field_text, path_of, references, synced_fields,
 };
 
 /// A local record with changes waiting in the outbox.
@@ -244,6 +244,9 @@ impl Cms {
                         ("content", "content"),
                         ("assignment", "assignments"),
                         ("container", "containers"),
+                        ("workflow", "workflows"),
+                        ("issue", "issues"),
+                        ("print_document", "print_documents"),
                         ("attachment", "attachments"),
                         ("note_comment", "note_comments"),
                         ("assignment_comment", "assignment_comments"),

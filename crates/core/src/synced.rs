@@ -25,6 +25,9 @@ pub const SYNCED_TYPES: &[&str] = &[
     "content",
     "assignment",
     "container",
+    "workflow",
+    "issue",
+    "print_document",
     "attachment",
     "note_comment",
     "assignment_comment",
@@ -34,9 +37,18 @@ pub const SYNCED_TYPES: &[&str] = &[
 /// A record's synced fields, each a string.
 pub type Fields = Map<String, Value>;
 
-/// Whether records of `record_type` are only ever added, never changed.
+/// Whether records of `record_type` are only ever added, never changed
+/// through the API (workflows and issues have no update).
 pub fn append_only(record_type: &str) -> bool {
-    matches!(record_type, "note_comment" | "assignment_comment" | "draft")
+    matches!(
+        record_type,
+        "note_comment" | "assignment_comment" | "draft" | "workflow" | "issue"
+    )
+}
+
+/// The path segment of a record type's endpoints (`/v3/{segment}`).
+pub fn path_of(record_type: &str) -> String {
+    record_type.replace('_', "-")
 }
 
 /// Where `record_type` comes in [`SYNCED_TYPES`] (unknown types last).
@@ -78,6 +90,24 @@ pub fn synced_fields(record_type: &str) -> &'static [&'static str] {
             "placeholder",
         ],
         "assignment" => &["title", "description", "due_at", "content_id"],
+        "workflow" => &[
+            "slug",
+            "name",
+            "status",
+            "is_web",
+            "is_print",
+            "priority",
+            "is_content",
+            "is_assignment",
+        ],
+        "issue" => &[
+            "label",
+            "description",
+            "status",
+            "published_at",
+            "decorated_label",
+        ],
+        "print_document" => &["label", "tracking_label", "workflow_id", "issue_id"],
         "attachment" => &["content", "name", "sha256", "angle", "metadata"],
         "note_comment" => &["comment", "reference", "parent", "draft_uuid"],
         "assignment_comment" => &["comment", "assignment"],
@@ -113,6 +143,7 @@ pub fn references(record_type: &str, fields: &Fields) -> Vec<(&'static str, Stri
         ]
         .concat(),
         "assignment" => one("content", "content_id"),
+        "print_document" => [one("workflow", "workflow_id"), one("issue", "issue_id")].concat(),
         "attachment" => one("content", "content"),
         "note_comment" => [one("content", "reference"), one("note_comment", "parent")].concat(),
         "assignment_comment" => one("assignment", "assignment"),
@@ -228,6 +259,65 @@ impl<'a, 'tx> FieldReader<'a, 'tx> {
                     ("description", description),
                     ("due_at", due_at.unwrap_or_default()),
                     ("content_id", content),
+                ])))
+            }
+            "workflow" => Ok(tx
+                .prepare_cached(
+                    "SELECT slug, name, status, is_web, is_print, priority, is_content, is_assignment FROM workflows
+                     WHERE uuid = ?1",
+                )?
+                .query_row([uuid], |row| {
+                    let mut f = Fields::new();
+                    f.insert("slug".into(), text(row.get::<_, String>(0)?));
+                    f.insert("name".into(), text(row.get::<_, String>(1)?));
+                    for (i, name) in ["status", "is_web", "is_print", "priority", "is_content", "is_assignment"]
+                        .iter()
+                        .enumerate()
+                    {
+                        f.insert((*name).into(), text(row.get::<_, i64>(i + 2)?.to_string()));
+                    }
+                    Ok(f)
+                })
+                .optional()?),
+            "issue" => Ok(tx
+                .prepare_cached(
+                    "SELECT label, description, status, published_at, decorated_label FROM issues WHERE uuid = ?1",
+                )?
+                .query_row([uuid], |row| {
+                    Ok(fields_from([
+                        ("label", row.get(0)?),
+                        ("description", row.get(1)?),
+                        ("status", row.get::<_, i64>(2)?.to_string()),
+                        ("published_at", row.get::<_, Option<String>>(3)?.unwrap_or_default()),
+                        ("decorated_label", row.get(4)?),
+                    ]))
+                })
+                .optional()?),
+            "print_document" => {
+                let row: Option<(String, String, Option<String>, Option<String>)> = tx
+                    .prepare_cached(
+                        "SELECT d.label, d.tracking_label, w.uuid, i.uuid FROM print_documents d
+                         LEFT JOIN workflows w ON w.id = d.workflow_id LEFT JOIN issues i ON i.id = d.issue_id
+                         WHERE d.uuid = ?1",
+                    )?
+                    .query_row([uuid], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?)))
+                    .optional()?;
+                let Some((label, tracking_label, workflow, issue)) = row else {
+                    return Ok(None);
+                };
+                let workflow = match workflow {
+                    Some(w) => self.remote_of("workflow", &w)?,
+                    None => String::new(),
+                };
+                let issue = match issue {
+                    Some(i) => self.remote_of("issue", &i)?,
+                    None => String::new(),
+                };
+                Ok(Some(fields_from([
+                    ("label", label),
+                    ("tracking_label", tracking_label),
+                    ("workflow_id", workflow),
+                    ("issue_id", issue),
                 ])))
             }
             "attachment" => {
@@ -780,6 +870,85 @@ pub(crate) fn write_fields(
                     .execute(params![content, id])?;
             }
         }
+        "workflow" => {
+            let number = |name: &str| get(name).parse::<i64>().unwrap_or(0);
+            let values = params![
+                uuid,
+                get("slug"),
+                get("name"),
+                number("status"),
+                number("is_web"),
+                number("is_print"),
+                number("priority"),
+                number("is_content"),
+                number("is_assignment"),
+                now
+            ];
+            let changed = tx
+                .prepare_cached(
+                    "UPDATE workflows SET slug = ?2, name = ?3, status = ?4, is_web = ?5, is_print = ?6, priority = ?7,
+                     is_content = ?8, is_assignment = ?9, modified_at = ?10 WHERE uuid = ?1",
+                )?
+                .execute(values)?;
+            if changed == 0 {
+                tx.prepare_cached(
+                    "INSERT INTO workflows (uuid, slug, name, status, is_web, is_print, priority, is_content, is_assignment,
+                     created_at, modified_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10)",
+                )?
+                .execute(values)?;
+            }
+        }
+        "issue" => {
+            let published = Some(get("published_at")).filter(|p| !p.is_empty());
+            let status: i64 = get("status").parse().unwrap_or(1);
+            let values = params![
+                uuid,
+                get("label"),
+                get("description"),
+                status,
+                published,
+                get("decorated_label"),
+                now
+            ];
+            let changed = tx
+                .prepare_cached(
+                    "UPDATE issues SET label = ?2, description = ?3, status = ?4, published_at = ?5, decorated_label = ?6,
+                     modified_at = ?7 WHERE uuid = ?1",
+                )?
+                .execute(values)?;
+            if changed == 0 {
+                tx.prepare_cached(
+                    "INSERT INTO issues (uuid, label, description, status, published_at, decorated_label, created_at,
+                     modified_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7)",
+                )?
+                .execute(values)?;
+            }
+        }
+        "print_document" => {
+            let workflow = local_id(tx, "workflow", "workflows", &get("workflow_id"))?.unwrap_or(0);
+            let issue = local_id(tx, "issue", "issues", &get("issue_id"))?.unwrap_or(0);
+            let values = params![
+                uuid,
+                get("label"),
+                get("tracking_label"),
+                workflow,
+                issue,
+                now
+            ];
+            let changed = tx
+                .prepare_cached(
+                    "UPDATE print_documents SET label = ?2, tracking_label = ?3, workflow_id = ?4, issue_id = ?5,
+                     modified_at = ?6 WHERE uuid = ?1",
+                )?
+                .execute(values)?;
+            if changed == 0 {
+                tx.prepare_cached(
+                    "INSERT INTO print_documents (uuid, label, tracking_label, workflow_id, issue_id, created_at, modified_at)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)",
+                )?
+                .execute(values)?;
+            }
+        }
         "attachment" => {
             let (uuid, old_salt) = write_attachment(tx, uuid, fields, files)?;
             return Ok(Written { uuid, old_salt });
@@ -856,6 +1025,9 @@ pub(crate) fn delete_local(tx: &Transaction<'_>, record_type: &str, uuid: &str) 
         "note_comment" => "note_comments",
         "assignment_comment" => "assignment_comments",
         "draft" => "drafts",
+        "workflow" => "workflows",
+        "issue" => "issues",
+        "print_document" => "print_documents",
         other => {
             return Err(CoreError::Internal(format!(
                 "sync does not carry {other} records"

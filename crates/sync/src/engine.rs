@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use copydesk_core::Cms;
 use copydesk_core::replica::{
-    Fields, PendingRecord, RemoteChange, SYNCED_TYPES, append_only, field_text, references,
+    Fields, PendingRecord, RemoteChange, SYNCED_TYPES, append_only, field_text, path_of, references,
 };
 use serde_json::Value;
 
@@ -327,7 +327,8 @@ async fn list_all(remote: &Remote, kind: &str) -> Result<Vec<Value>, SyncError> 
     loop {
         let listed: Value = remote
             .get(&format!(
-                "/v3/{kind}?order=modified_at&dir=asc&per_page=500&page={page}"
+                "/v3/{}?order=modified_at&dir=asc&per_page=500&page={page}",
+                path_of(kind)
             ))
             .await?;
         if let Some(items) = listed["items"].as_array() {
@@ -359,6 +360,9 @@ async fn find_made(
         "content" => &["title", "slug", "type", "content"],
         "container" => &["title", "slug", "type"],
         "assignment" => &["title", "description"],
+        "workflow" => &["slug", "name"],
+        "issue" => &["label", "decorated_label"],
+        "print_document" => &["tracking_label"],
         "note_comment" => &["comment", "parent"],
         "assignment_comment" => &["comment"],
         "draft" => &["content_raw"],
@@ -420,7 +424,16 @@ async fn pull_by_listing(
     progress: &dyn Progress,
 ) -> Result<usize, SyncError> {
     let mut changes = Vec::new();
-    for kind in ["author", "tag", "content", "assignment", "container"] {
+    for kind in [
+        "author",
+        "tag",
+        "content",
+        "assignment",
+        "container",
+        "workflow",
+        "issue",
+        "print_document",
+    ] {
         let listed = list_all(remote, kind).await?;
         let mut seen = HashSet::new();
         for record in &listed {

@@ -56,6 +56,41 @@ impl RemoteLocks for ForwardedLocks {
             .ok_or_else(|| CoreError::Offline("the central server answered no lock".into()))
     }
 
+    fn lock_print_document(
+        &self,
+        remote_uuid: &str,
+        on_behalf_of: Option<&str>,
+    ) -> copydesk_core::Result<()> {
+        let body = match on_behalf_of {
+            Some(user) => json!({ "on_behalf_of": user }),
+            None => json!({}),
+        };
+        let _: wire::PrintDocument = self
+            .runtime
+            .block_on(self.remote.request(
+                Method::POST,
+                &format!("/v3/print-document/{remote_uuid}/lock"),
+                Some(&body),
+                None,
+            ))
+            .map_err(refusal)?;
+        Ok(())
+    }
+
+    fn unlock_print_document(&self, remote_uuid: &str) -> copydesk_core::Result<()> {
+        let released: Result<wire::PrintDocument, SyncError> =
+            self.runtime.block_on(self.remote.request::<(), _>(
+                Method::DELETE,
+                &format!("/v3/print-document/{remote_uuid}/lock"),
+                None,
+                None,
+            ));
+        match released {
+            Ok(_) | Err(SyncError::Remote { status: 404, .. }) => Ok(()),
+            Err(err) => Err(refusal(err)),
+        }
+    }
+
     fn unlock(&self, remote_lock_uuid: &str) -> copydesk_core::Result<()> {
         let released: Result<wire::Message, SyncError> =
             self.runtime.block_on(self.remote.request::<(), _>(

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use base64::Engine as _;
 use copydesk_core::Cms;
-use copydesk_core::replica::{Fields, PendingRecord, field_text, synced_fields};
+use copydesk_core::replica::{Fields, PendingRecord, field_text, path_of, synced_fields};
 use copydesk_core::synced::canonical_json;
 use reqwest::Method;
 use serde_json::{Value, json};
@@ -61,6 +61,16 @@ pub fn fields_of_wire(record_type: &str, record: &Value) -> Fields {
                 "content_id".into(),
                 Value::String(field_text(record.get("content_uuid"))),
             );
+        }
+        // References by UUID, from the embedded records (the numeric ids are the remote's own).
+        "print_document" => {
+            for (field, embedded) in [("workflow_id", "workflow"), ("issue_id", "issue")] {
+                let uuid = record
+                    .get(embedded)
+                    .map(|e| field_text(e.get("uuid")))
+                    .unwrap_or_default();
+                fields.insert(field.into(), Value::String(uuid));
+            }
         }
         _ => {}
     }
@@ -163,7 +173,9 @@ pub fn body_of(record_type: &str, fields: &Fields) -> Value {
             ("content", "authors" | "tags" | "urls") | ("container", "content" | "tags") => {
                 serde_json::from_str(&text).unwrap_or(Value::Array(Vec::new()))
             }
-            ("content" | "container", "published_at") | ("assignment", "due_at" | "content_id")
+            ("content" | "container" | "issue", "published_at")
+            | ("assignment", "due_at" | "content_id")
+            | ("print_document", "workflow_id" | "issue_id")
                 if text.is_empty() =>
             {
                 Value::Null
@@ -273,7 +285,7 @@ pub async fn read(
             }
         }
         _ => match remote
-            .get::<Value>(&format!("/v3/{record_type}/{uuid}"))
+            .get::<Value>(&format!("/v3/{}/{uuid}", path_of(record_type)))
             .await
         {
             Ok(answer) => Ok(plain(fields_of_wire(record_type, &single(answer)?))),
@@ -376,9 +388,12 @@ pub async fn send(
             "attachment" | "note_comment" | "assignment_comment" | "draft",
             Step::Delete { remote_uuid },
         ) => Ok((remote_uuid.clone(), None)),
-        ("note_comment" | "assignment_comment" | "draft", Step::Update { remote_uuid, .. }) => {
-            Ok((remote_uuid.clone(), record.base.clone()))
-        }
+        // Workflows and issues have no update or delete endpoint: a change stays here.
+        ("workflow" | "issue", Step::Delete { remote_uuid }) => Ok((remote_uuid.clone(), None)),
+        (
+            "note_comment" | "assignment_comment" | "draft" | "workflow" | "issue",
+            Step::Update { remote_uuid, .. },
+        ) => Ok((remote_uuid.clone(), record.base.clone())),
         ("attachment", Step::Create { body }) => {
             send_attachment(cms, remote, record, body, body, plain).await
         }
@@ -456,7 +471,7 @@ pub async fn send(
             let answer: Value = remote
                 .request(
                     Method::POST,
-                    &format!("/v3/{kind}"),
+                    &format!("/v3/{}", path_of(kind)),
                     Some(&body_of(kind, body)),
                     Some(key),
                 )
@@ -478,7 +493,7 @@ pub async fn send(
             let answer: Value = remote
                 .request(
                     Method::PUT,
-                    &format!("/v3/{kind}/{remote_uuid}"),
+                    &format!("/v3/{}/{remote_uuid}", path_of(kind)),
                     Some(&body_of(kind, changes)),
                     Some(key),
                 )
@@ -492,7 +507,7 @@ pub async fn send(
             let sent: Result<Value, SyncError> = remote
                 .request::<(), Value>(
                     Method::DELETE,
-                    &format!("/v3/{kind}/{remote_uuid}"),
+                    &format!("/v3/{}/{remote_uuid}", path_of(kind)),
                     None,
                     Some(key),
                 )
