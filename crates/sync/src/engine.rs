@@ -324,10 +324,16 @@ pub async fn sync_once(cms: &Arc<Cms>, remote: &Remote) -> Result<Summary, SyncE
 async fn list_all(remote: &Remote, kind: &str) -> Result<Vec<Value>, SyncError> {
     let mut records = Vec::new();
     let mut page = 1u64;
+    // Workflows keep no modification time; their order of creation does.
+    let order = if kind == "workflow" {
+        "id"
+    } else {
+        "modified_at"
+    };
     loop {
         let listed: Value = remote
             .get(&format!(
-                "/v3/{}?order=modified_at&dir=asc&per_page=500&page={page}",
+                "/v3/{}?order={order}&dir=asc&per_page=500&page={page}",
                 path_of(kind)
             ))
             .await?;
