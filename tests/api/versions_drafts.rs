@@ -144,8 +144,8 @@ fn drafts_keep_the_last_one() {
     );
     let raw = json!({
         "blocks": [{"key": "a1", "text": "Héllo 😀 world", "type": "unstyled", "depth": 0,
-                     "inlineStyleRanges": [{"offset": 6, "length": 2, "style": "BOLD"}],
-                     "entityRanges": [{"offset": 9, "length": 5, "key": 0}], "data": {}}],
+                     "inlineStyleRanges": [{"offset": 6, "length": 1, "style": "BOLD"}],
+                     "entityRanges": [{"offset": 8, "length": 5, "key": 0}], "data": {}}],
         "entityMap": {"0": {"type": "LINK", "mutability": "MUTABLE", "data": {"url": "https://example.org"}}}
     });
     let first = server

@@ -1,7 +1,8 @@
 //! Checks that a draft's `content_raw` is Draft.js raw content state (`blocks`, `entityMap`).
 //!
-//! Offsets and lengths count UTF-16 code units, as Draft.js does, so emoji and
-//! other characters outside the BMP count as two.
+//! Offsets and lengths count Unicode code points, as Draft.js's own
+//! `convertToRaw` writes them (its `UnicodeUtils.strlen`), so an emoji and
+//! other characters outside the BMP count as one.
 
 use serde_json::{Map, Value};
 
@@ -101,7 +102,7 @@ fn validate_block(index: usize, block: &Value, entity_keys: &[String]) -> Result
     {
         return Err(bad(format!("block {index} has data that is not an object")));
     }
-    let length = text.encode_utf16().count() as u64;
+    let length = text.chars().count() as u64;
     for range in ranges(block, index, "inlineStyleRanges")? {
         check_range(index, range, length)?;
         if !range.get("style").is_some_and(Value::is_string) {
@@ -192,11 +193,11 @@ mod tests {
     }
 
     #[test]
-    fn counts_utf16_units() {
-        // One emoji is two UTF-16 units: a range over both is inside the text.
-        let ok = json!({"blocks": [block("😀", json!([{"offset": 0, "length": 2, "style": "BOLD"}]), json!([]))], "entityMap": {}});
+    fn counts_code_points() {
+        // One emoji is one code point (and two UTF-16 units): a range of one covers it.
+        let ok = json!({"blocks": [block("😀", json!([{"offset": 0, "length": 1, "style": "BOLD"}]), json!([]))], "entityMap": {}});
         assert!(validate_raw(&ok).is_ok());
-        let past = json!({"blocks": [block("😀", json!([{"offset": 0, "length": 3, "style": "BOLD"}]), json!([]))], "entityMap": {}});
+        let past = json!({"blocks": [block("😀", json!([{"offset": 0, "length": 2, "style": "BOLD"}]), json!([]))], "entityMap": {}});
         assert!(validate_raw(&past).is_err());
     }
 

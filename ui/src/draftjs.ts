@@ -1,0 +1,278 @@
+// Draft.js raw content <-> the editor's document, both ways.
+//
+// The service stores a draft's body twice: as HTML (`content`) and as Draft.js
+// raw content (`content_raw`: `blocks` and `entityMap`), the form the CMS's
+// other clients read. The editor (TipTap, on ProseMirror) works on its own
+// JSON document; these two functions convert between them without loss for
+// what both can express: paragraphs, headings, lists (nested), quotes, code
+// blocks, bold, italic, underline, strike-through, code and links. Offsets
+// and lengths count Unicode code points, as Draft.js's `convertToRaw` writes
+// them, so an emoji counts as one (not as its two JavaScript string units).
+
+/** A ProseMirror node as JSON (what TipTap's `getJSON()` gives). */
+export interface PmNode {
+  type: string;
+  attrs?: Record<string, unknown>;
+  content?: PmNode[];
+  text?: string;
+  marks?: PmMark[];
+}
+
+export interface PmMark {
+  type: string;
+  attrs?: Record<string, unknown>;
+}
+
+export interface RawRange {
+  offset: number;
+  length: number;
+}
+
+export interface RawBlock {
+  key: string;
+  text: string;
+  type: string;
+  depth: number;
+  inlineStyleRanges: (RawRange & { style: string })[];
+  entityRanges: (RawRange & { key: number })[];
+  data: Record<string, unknown>;
+}
+
+export interface RawEntity {
+  type: string;
+  mutability: 'MUTABLE' | 'IMMUTABLE' | 'SEGMENTED';
+  data: Record<string, unknown>;
+}
+
+export interface RawContent {
+  blocks: RawBlock[];
+  entityMap: Record<string, RawEntity>;
+}
+
+const STYLE_OF_MARK: Record<string, string> = {
+  bold: 'BOLD',
+  italic: 'ITALIC',
+  underline: 'UNDERLINE',
+  strike: 'STRIKETHROUGH',
+  code: 'CODE',
+};
+const MARK_OF_STYLE: Record<string, string> = Object.fromEntries(
+  Object.entries(STYLE_OF_MARK).map(([mark, style]) => [style, mark]),
+);
+const HEADINGS = ['one', 'two', 'three', 'four', 'five', 'six'];
+
+function blockKey(index: number): string {
+  // Stable, distinct keys: Draft.js needs them unique within the content.
+  return `b${index.toString(36)}`;
+}
+
+interface Flat {
+  type: string;
+  depth: number;
+  inline: PmNode[];
+}
+
+/** The text blocks of a document, in order, with their Draft.js type and depth. */
+function flatten(nodes: PmNode[], into: Flat[], context: { list?: string; depth: number; quote: boolean }): void {
+  for (const node of nodes) {
+    switch (node.type) {
+      case 'paragraph':
+        into.push({
+          type: context.list ?? (context.quote ? 'blockquote' : 'unstyled'),
+          depth: context.list ? context.depth : 0,
+          inline: node.content ?? [],
+        });
+        break;
+      case 'heading': {
+        const level = Math.min(Math.max(Number(node.attrs?.level ?? 1), 1), 6);
+        into.push({ type: `header-${HEADINGS[level - 1]}`, depth: 0, inline: node.content ?? [] });
+        break;
+      }
+      case 'codeBlock':
+        into.push({ type: 'code-block', depth: 0, inline: node.content ?? [] });
+        break;
+      case 'blockquote':
+        flatten(node.content ?? [], into, { ...context, quote: true });
+        break;
+      case 'bulletList':
+      case 'orderedList': {
+        const list = node.type === 'bulletList' ? 'unordered-list-item' : 'ordered-list-item';
+        const depth = context.list ? context.depth + 1 : 0;
+        for (const item of node.content ?? []) {
+          // The item's own paragraph at this depth; nested lists go one deeper.
+          flatten(item.content ?? [], into, { list, depth, quote: context.quote });
+        }
+        break;
+      }
+      default:
+        if (node.content) flatten(node.content, into, context);
+    }
+  }
+}
+
+/** Adds `[start, end)` to the ranges of `name`, joining it to a range it touches. */
+function addRange<T extends RawRange>(ranges: T[], make: (offset: number, length: number) => T, same: (r: T) => boolean, start: number, end: number): void {
+  const last = [...ranges].reverse().find(same);
+  if (last && last.offset + last.length === start) {
+    last.length += end - start;
+  } else {
+    ranges.push(make(start, end - start));
+  }
+}
+
+/** The editor's document as Draft.js raw content. */
+export function toRaw(doc: PmNode): RawContent {
+  const flat: Flat[] = [];
+  flatten(doc.content ?? [], flat, { depth: 0, quote: false });
+  const entityMap: Record<string, RawEntity> = {};
+  let entities = 0;
+  const blocks = flat.map((block, index): RawBlock => {
+    let text = '';
+    let points = 0;
+    const inlineStyleRanges: RawBlock['inlineStyleRanges'] = [];
+    const entityRanges: RawBlock['entityRanges'] = [];
+    let openLink: { href: string; key: number } | undefined;
+    for (const inline of block.inline) {
+      const piece = inline.type === 'hardBreak' ? '\n' : inline.type === 'text' ? inline.text ?? '' : '';
+      const start = points;
+      text += piece;
+      points += Array.from(piece).length;
+      const end = points;
+      if (start === end) continue;
+      for (const mark of inline.marks ?? []) {
+        const style = STYLE_OF_MARK[mark.type];
+        if (style) {
+          addRange(inlineStyleRanges, (offset, length) => ({ offset, length, style }), (r) => r.style === style, start, end);
+        }
+      }
+      const link = (inline.marks ?? []).find((m) => m.type === 'link');
+      const href = link ? String(link.attrs?.href ?? '') : undefined;
+      if (href !== undefined) {
+        if (!openLink || openLink.href !== href) {
+          openLink = { href, key: entities++ };
+          entityMap[String(openLink.key)] = { type: 'LINK', mutability: 'MUTABLE', data: { url: href } };
+        }
+        const key = openLink.key;
+        addRange(entityRanges, (offset, length) => ({ offset, length, key }), (r) => r.key === key, start, end);
+      } else {
+        openLink = undefined;
+      }
+    }
+    return { key: blockKey(index), text, type: block.type, depth: block.depth, inlineStyleRanges, entityRanges, data: {} };
+  });
+  if (blocks.length === 0) {
+    blocks.push({ key: blockKey(0), text: '', type: 'unstyled', depth: 0, inlineStyleRanges: [], entityRanges: [], data: {} });
+  }
+  return { blocks, entityMap };
+}
+
+/** A block's text split where its styles or links change, as text nodes with marks. */
+function inlineOf(block: RawBlock, entityMap: Record<string, RawEntity> | RawEntity[]): PmNode[] {
+  const chars = Array.from(block.text ?? '');
+  const cuts = new Set<number>([0, chars.length]);
+  for (const r of [...(block.inlineStyleRanges ?? []), ...(block.entityRanges ?? [])]) {
+    cuts.add(Math.max(0, Math.min(chars.length, r.offset)));
+    cuts.add(Math.max(0, Math.min(chars.length, r.offset + r.length)));
+  }
+  chars.forEach((c, i) => {
+    if (c === '\n') {
+      cuts.add(i);
+      cuts.add(i + 1);
+    }
+  });
+  const points = [...cuts].sort((a, b) => a - b);
+  const nodes: PmNode[] = [];
+  for (let i = 0; i + 1 < points.length; i++) {
+    const [start, end] = [points[i], points[i + 1]];
+    if (start === end) continue;
+    const piece = chars.slice(start, end).join('');
+    if (piece === '\n') {
+      nodes.push({ type: 'hardBreak' });
+      continue;
+    }
+    const covers = (r: RawRange) => r.offset <= start && r.offset + r.length >= end;
+    const marks: PmMark[] = [];
+    for (const r of block.inlineStyleRanges ?? []) {
+      const mark = MARK_OF_STYLE[r.style];
+      if (mark && covers(r) && !marks.some((m) => m.type === mark)) marks.push({ type: mark });
+    }
+    for (const r of block.entityRanges ?? []) {
+      const entity = (entityMap as Record<string, RawEntity>)[String(r.key)];
+      if (entity?.type === 'LINK' && covers(r)) {
+        marks.push({ type: 'link', attrs: { href: String(entity.data?.url ?? entity.data?.href ?? '') } });
+      }
+    }
+    nodes.push(marks.length ? { type: 'text', text: piece, marks } : { type: 'text', text: piece });
+  }
+  return nodes;
+}
+
+function paragraph(content: PmNode[]): PmNode {
+  return content.length ? { type: 'paragraph', content } : { type: 'paragraph' };
+}
+
+/** Draft.js raw content as the editor's document. */
+export function fromRaw(raw: RawContent): PmNode {
+  const content: PmNode[] = [];
+  // Open lists by depth: [list node, its type].
+  let lists: { node: PmNode; type: string }[] = [];
+  let quote: PmNode | undefined;
+  for (const block of raw.blocks ?? []) {
+    const inline = inlineOf(block, raw.entityMap ?? {});
+    const isList = block.type === 'unordered-list-item' || block.type === 'ordered-list-item';
+    if (!isList) lists = [];
+    if (block.type !== 'blockquote') quote = undefined;
+    if (isList) {
+      const depth = Math.max(0, Math.min(block.depth ?? 0, lists.length));
+      const listType = block.type === 'unordered-list-item' ? 'bulletList' : 'orderedList';
+      lists = lists.slice(0, depth + 1);
+      if (lists.length === depth + 1 && lists[depth].type !== listType) lists = lists.slice(0, depth);
+      if (lists.length <= depth) {
+        const list: PmNode = { type: listType, content: [] };
+        if (depth === 0) {
+          content.push(list);
+        } else {
+          const parentItems = lists[depth - 1].node.content!;
+          parentItems[parentItems.length - 1].content!.push(list);
+        }
+        lists.push({ node: list, type: listType });
+      }
+      lists[depth].node.content!.push({ type: 'listItem', content: [paragraph(inline)] });
+      continue;
+    }
+    const heading = /^header-(one|two|three|four|five|six)$/.exec(block.type);
+    if (heading) {
+      const node: PmNode = { type: 'heading', attrs: { level: HEADINGS.indexOf(heading[1]) + 1 } };
+      if (inline.length) node.content = inline;
+      content.push(node);
+    } else if (block.type === 'code-block') {
+      const node: PmNode = { type: 'codeBlock', attrs: { language: null } };
+      const text = block.text ?? '';
+      if (text) node.content = [{ type: 'text', text }];
+      content.push(node);
+    } else if (block.type === 'blockquote') {
+      if (!quote) {
+        quote = { type: 'blockquote', content: [] };
+        content.push(quote);
+      }
+      quote.content!.push(paragraph(inline));
+    } else {
+      content.push(paragraph(inline));
+    }
+  }
+  if (content.length === 0) content.push({ type: 'paragraph' });
+  return { type: 'doc', content };
+}
+
+/** Parses a stored `content_raw` (a JSON string or an object); `undefined` when it is not raw content. */
+export function parseRaw(stored: unknown): RawContent | undefined {
+  try {
+    const value = typeof stored === 'string' ? JSON.parse(stored) : stored;
+    if (value && typeof value === 'object' && Array.isArray((value as RawContent).blocks)) {
+      return value as RawContent;
+    }
+  } catch {
+    // Not JSON: no raw content.
+  }
+  return undefined;
+}
