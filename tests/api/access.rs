@@ -498,3 +498,38 @@ fn data_is_private() {
     let wal = server.dir.path().join("copydesk.db-wal");
     assert_eq!(mode(&wal), 0o600, "the WAL is as private as the database");
 }
+
+#[test]
+fn me_tells_who_the_caller_is_and_what_they_may_do() {
+    let server = TestServer::start();
+    let writer = server.key("june", &["journalist"], &["PRINTDOCUMENT get"]);
+    let me = server
+        .call(Method::GET, "/v3/me", Some(&writer.token()), None)
+        .expect(200)
+        .body;
+    assert_eq!(me["user"]["name"], "june");
+    assert_eq!(me["roles"], json!(["journalist"]));
+    let actions: Vec<&str> = me["actions"]
+        .as_array()
+        .expect("actions")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(actions.contains(&"CONTENT update"));
+    assert!(
+        actions.contains(&"PRINTDOCUMENT get"),
+        "a single action counts"
+    );
+    assert!(!actions.contains(&"CONTENT publish"));
+    assert!(!actions.contains(&"PRINTDOCUMENT passThruLock"));
+    let admin = server.get("/v3/me").expect(200).body;
+    assert!(
+        admin["actions"]
+            .as_array()
+            .expect("actions")
+            .contains(&json!("PRINTDOCUMENT passThruLock"))
+    );
+    server
+        .call(Method::GET, "/v3/me", None, None)
+        .expect_error(403, "token_missing");
+}

@@ -161,6 +161,20 @@ impl Principal {
         self.roles.contains("admin")
     }
 
+    /// The roles granted, by name.
+    pub fn roles(&self) -> impl Iterator<Item = &str> {
+        self.roles.iter().map(String::as_str)
+    }
+
+    /// Every access action granted, by a role or on its own, in [`ACTIONS`] order.
+    pub fn granted_actions(&self) -> Vec<&'static str> {
+        ACTIONS
+            .iter()
+            .copied()
+            .filter(|action| self.may(action))
+            .collect()
+    }
+
     /// A 401 naming `action` unless the user holds it.
     pub fn require(&self, action: &str) -> Result<()> {
         if self.may(action) {

@@ -76,4 +76,30 @@ impl Cms {
                 .ok_or_else(|| crate::CoreError::not_found(format!("no user with UUID {uuid}")))
         })
     }
+
+    /// `GET /v3/me` (a Copydesk extension): the caller, with what they may do,
+    /// so a client can hide what would be refused. Any valid token may ask.
+    pub fn whoami(&self, who: &Principal) -> Result<Me> {
+        let user = self
+            .store
+            .read(|tx| self.user_by_id(tx, Some(who.user_id)))?
+            .ok_or_else(|| crate::CoreError::not_found("the token's user is gone".to_owned()))?;
+        Ok(Me {
+            user,
+            roles: who.roles().map(str::to_owned).collect(),
+            actions: who
+                .granted_actions()
+                .into_iter()
+                .map(str::to_owned)
+                .collect(),
+        })
+    }
+}
+
+/// The caller and what they may do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Me {
+    pub user: User,
+    pub roles: Vec<String>,
+    pub actions: Vec<String>,
 }

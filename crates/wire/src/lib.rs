@@ -65,6 +65,14 @@ pub struct User {
     pub avatar: Option<String>,
 }
 
+/// The caller of `GET /v3/me`, with the roles and access actions they hold.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, ToSchema)]
+pub struct Me {
+    pub user: User,
+    pub roles: Vec<String>,
+    pub actions: Vec<String>,
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, ToSchema)]
 pub struct Author {
     pub id: String,

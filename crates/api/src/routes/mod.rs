@@ -63,6 +63,7 @@ pub(crate) fn documented() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         ))
         .routes(routes!(users::list))
         .routes(routes!(users::get))
+        .routes(routes!(users::me))
         .routes(routes!(tags::list, tags::create))
         .routes(routes!(tags::get, tags::update, tags::delete))
         .routes(routes!(search::search))

@@ -49,3 +49,20 @@ pub async fn get(
         .await?;
     Ok(Json(vec![present::user(user)]))
 }
+
+#[utoipa::path(
+    get,
+    path = "/v3/me",
+    tag = "user",
+    operation_id = "users_me",
+    description = "Access action: none (any valid token). A Copydesk extension: the caller, with their roles and every access action they hold.",
+    responses((status = 200, body = wire::Me), Refusals)
+)]
+pub async fn me(State(state): State<AppState>, bearer: Bearer) -> ApiResult<Json<wire::Me>> {
+    let me = state.call(bearer, move |cms, who| cms.whoami(who)).await?;
+    Ok(Json(wire::Me {
+        user: present::user(me.user),
+        roles: me.roles,
+        actions: me.actions,
+    }))
+}
