@@ -413,3 +413,27 @@ fn bad_lock_requests() {
         );
     }
 }
+
+#[test]
+fn an_item_tells_who_holds_its_lock() {
+    let server = TestServer::start();
+    let june = server.key("june", &["journalist"], &[]);
+    let item = server
+        .post("/v3/content", &json!({"title": "Held", "type": "article"}))
+        .expect(200)
+        .body;
+    let uuid = item["uuid"].as_str().expect("uuid");
+    assert_eq!(item["lock_request"], Value::Null);
+    server
+        .call(
+            Method::POST,
+            "/v3/lock-request",
+            Some(&june.token()),
+            Some(&json!({"srn": item["srn"]})),
+        )
+        .expect(200);
+    let held = server.get(&format!("/v3/content/{uuid}")).expect(200).body;
+    assert_eq!(held["lock"], true);
+    assert_eq!(held["lock_request"]["user"]["name"], "june");
+    assert_eq!(held["lock_request"]["srn"], item["srn"]);
+}

@@ -178,6 +178,7 @@ pub fn content(item: ContentItem) -> wire::Content {
         tags: item.tags.into_iter().map(tag).collect(),
         urls,
         lock: item.lock,
+        lock_request: item.lock_request.map(lock_request),
         versions: item.versions.into_iter().map(version_summary).collect(),
         audit: item.audit.into_iter().map(audit_entry).collect(),
         attachment: item.attachment.map(attachment),

@@ -106,6 +106,8 @@ pub struct ContentItem {
     pub audit: Vec<AuditEntry>,
     pub attachment: Option<Attachment>,
     pub lock: bool,
+    /// The exclusive lock on the item, when someone holds it: who, since when.
+    pub lock_request: Option<crate::locks::LockRequest>,
     /// The print side, once the item has one.
     pub export: Option<crate::exports::Export>,
 }
@@ -351,9 +353,14 @@ impl Cms {
             versions: self.version_summaries(tx, id)?,
             audit: self.audit_of_content(tx, id)?,
             attachment: self.attachment_of_content(tx, id)?,
-            lock: self.is_locked(tx, crate::locks::Lockable::Content(id))?,
+            lock_request: self.lock_on(tx, crate::locks::Lockable::Content(id))?,
+            lock: false,
             export: self.export_of(tx, id)?,
             record,
+        })
+        .map(|mut item| {
+            item.lock = item.lock_request.is_some();
+            item
         })
     }
 

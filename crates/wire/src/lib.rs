@@ -193,6 +193,9 @@ pub struct Content {
     pub tags: Vec<Tag>,
     pub urls: Vec<Url>,
     pub lock: bool,
+    /// Who holds the exclusive lock, and since when (a Copydesk addition; `null` when free).
+    #[serde(default)]
+    pub lock_request: Option<LockRequest>,
     pub versions: Vec<VersionSummary>,
     pub audit: Vec<AuditEntry>,
     pub attachment: Option<Attachment>,
