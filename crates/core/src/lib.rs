@@ -50,6 +50,8 @@ pub struct Cms {
     namespace: String,
     /// On a replica: the central server's locks, which local locks stand for.
     remote_locks: std::sync::OnceLock<std::sync::Arc<dyn locks::RemoteLocks>>,
+    /// While a sync round runs in this process: what it pulled and pushed so far.
+    sync_progress: std::sync::Mutex<Option<replica::SyncProgress>>,
 }
 
 impl Cms {
@@ -59,6 +61,7 @@ impl Cms {
             store: Store::open(dir)?,
             namespace: namespace.to_owned(),
             remote_locks: std::sync::OnceLock::new(),
+            sync_progress: std::sync::Mutex::new(None),
         })
     }
 

@@ -84,6 +84,26 @@ pub struct SyncStatus {
     pub pending: i64,
     pub conflicts: i64,
     pub needs_attention: i64,
+    /// A round running in this process now, with its counts so far.
+    pub progress: Option<SyncProgress>,
+}
+
+/// How far a running sync round has come.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SyncProgress {
+    pub pulled: usize,
+    pub pushed: usize,
+}
+
+/// A change the server refused, set aside with the edit kept.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NeedsAttention {
+    pub record_type: String,
+    pub uuid: String,
+    pub srn: String,
+    pub error: String,
+    pub attempts: i64,
+    pub since: String,
 }
 
 /// Merges `mine` and `theirs`, both changed from `base`, field by field: a
@@ -646,6 +666,7 @@ impl Cms {
                 pending: count("SELECT COUNT(DISTINCT record_type || ':' || uuid) FROM outbox WHERE state = 'pending'")?,
                 conflicts: count("SELECT COUNT(*) FROM sync_conflicts WHERE resolved_at IS NULL")?,
                 needs_attention: count("SELECT COUNT(DISTINCT record_type || ':' || uuid) FROM outbox WHERE state = 'attention'")?,
+                progress: self.sync_progress(),
             })
         })
     }
@@ -689,6 +710,43 @@ impl Cms {
             tx.prepare_cached("UPDATE sync_conflicts SET resolved_at = ?2, resolution = ?3 WHERE id = ?1")?
                 .execute(params![id, clock::now(), if keep_mine { "mine" } else { "theirs" }])?;
             Ok(())
+        })
+    }
+
+    /// How far the round running in this process has come (`None`: none runs).
+    pub fn sync_progress(&self) -> Option<SyncProgress> {
+        self.sync_progress.lock().ok().and_then(|p| *p)
+    }
+
+    /// Records how far the running round has come (`None`: no round runs).
+    pub fn set_sync_progress(&self, progress: Option<SyncProgress>) {
+        if let Ok(mut current) = self.sync_progress.lock() {
+            *current = progress;
+        }
+    }
+
+    /// `GET /v3/sync/attention`: the changes the server refused, with the
+    /// reason, each record once, oldest first. The edits are kept.
+    pub fn sync_attention(&self, who: &Principal) -> Result<Vec<NeedsAttention>> {
+        who.require("SYNC get")?;
+        self.store.read(|tx| {
+            let mut stmt = tx.prepare_cached(
+                "SELECT record_type, uuid, MAX(last_error), MAX(attempts), MIN(created_at) FROM outbox
+                 WHERE state = 'attention' GROUP BY record_type, uuid ORDER BY MIN(id)",
+            )?;
+            let rows = stmt.query_map([], |row| {
+                let record_type: String = row.get(0)?;
+                let uuid: String = row.get(1)?;
+                Ok(NeedsAttention {
+                    srn: self.srn(&record_type, &uuid),
+                    record_type,
+                    uuid,
+                    error: row.get::<_, Option<String>>(2)?.unwrap_or_default(),
+                    attempts: row.get(3)?,
+                    since: row.get(4)?,
+                })
+            })?;
+            Ok(rows.collect::<Result<_, _>>()?)
         })
     }
 

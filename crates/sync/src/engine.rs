@@ -10,7 +10,8 @@ use std::sync::Arc;
 
 use copydesk_core::Cms;
 use copydesk_core::replica::{
-    Fields, PendingRecord, RemoteChange, SYNCED_TYPES, append_only, field_text, path_of, references,
+    Fields, PendingRecord, RemoteChange, SYNCED_TYPES, SyncProgress, append_only, field_text,
+    path_of, references,
 };
 use serde_json::Value;
 
@@ -38,6 +39,31 @@ pub trait Progress: Send + Sync {
     fn pulled(&self, so_far: usize);
     /// Local changes sent so far this round.
     fn pushed(&self, so_far: usize);
+}
+
+/// Keeps the running round's counts where `/v3/sync/status` reads them, and passes them on.
+struct Recorded<'a> {
+    cms: Arc<Cms>,
+    shown: &'a dyn Progress,
+}
+
+impl Progress for Recorded<'_> {
+    fn pulled(&self, so_far: usize) {
+        let pushed = self.cms.sync_progress().map_or(0, |p| p.pushed);
+        self.cms.set_sync_progress(Some(SyncProgress {
+            pulled: so_far,
+            pushed,
+        }));
+        self.shown.pulled(so_far);
+    }
+    fn pushed(&self, so_far: usize) {
+        let pulled = self.cms.sync_progress().map_or(0, |p| p.pulled);
+        self.cms.set_sync_progress(Some(SyncProgress {
+            pulled,
+            pushed: so_far,
+        }));
+        self.shown.pushed(so_far);
+    }
 }
 
 /// Reports nothing.
@@ -498,7 +524,13 @@ pub async fn sync_with_progress(
     remote: &Remote,
     progress: &dyn Progress,
 ) -> Result<Summary, SyncError> {
-    let round = round(cms, remote, progress).await;
+    cms.set_sync_progress(Some(SyncProgress::default()));
+    let recorded = Recorded {
+        cms: Arc::clone(cms),
+        shown: progress,
+    };
+    let round = round(cms, remote, &recorded).await;
+    cms.set_sync_progress(None);
     let reached = !matches!(round, Err(SyncError::Unreachable(_)));
     blocking(cms, move |cms| cms.set_online(reached)).await?;
     round

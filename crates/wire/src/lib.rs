@@ -490,6 +490,26 @@ pub struct SyncStatus {
     pub pending: String,
     pub conflicts: String,
     pub needs_attention: String,
+    /// Whether a sync round is running in this process now.
+    #[serde(default)]
+    pub syncing: bool,
+    /// While syncing: changes brought in and sent so far this round.
+    #[serde(default)]
+    pub progress_pulled: String,
+    #[serde(default)]
+    pub progress_pushed: String,
+}
+
+/// A change the central server refused, set aside with the edit kept.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, ToSchema)]
+pub struct NeedsAttention {
+    pub record_type: String,
+    pub uuid: String,
+    pub srn: String,
+    /// Why the server refused it.
+    pub error: String,
+    pub attempts: String,
+    pub since: String,
 }
 
 /// A conflict sync found: one field changed on both sides (or an edit against a delete).

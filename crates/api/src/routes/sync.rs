@@ -28,6 +28,39 @@ pub async fn status(
         pending: status.pending.to_string(),
         conflicts: status.conflicts.to_string(),
         needs_attention: status.needs_attention.to_string(),
+        syncing: status.progress.is_some(),
+        progress_pulled: status.progress.map_or(0, |p| p.pulled).to_string(),
+        progress_pushed: status.progress.map_or(0, |p| p.pushed).to_string(),
+    }))
+}
+
+#[utoipa::path(
+    get,
+    path = "/v3/sync/attention",
+    tag = "sync",
+    operation_id = "sync_attention",
+    description = "Access action: SYNC get. The changes the central server refused, with its reason; the edits are kept.",
+    responses((status = 200, body = wire::Items<wire::NeedsAttention>), Refusals)
+)]
+pub async fn attention(
+    State(state): State<AppState>,
+    bearer: Bearer,
+) -> ApiResult<Json<wire::Items<wire::NeedsAttention>>> {
+    let items = state
+        .call(bearer, |cms, who| cms.sync_attention(who))
+        .await?;
+    Ok(Json(wire::Items {
+        items: items
+            .into_iter()
+            .map(|a| wire::NeedsAttention {
+                record_type: a.record_type,
+                uuid: a.uuid,
+                srn: a.srn,
+                error: a.error,
+                attempts: a.attempts.to_string(),
+                since: a.since,
+            })
+            .collect(),
     }))
 }
 

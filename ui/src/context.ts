@@ -1,0 +1,27 @@
+// What every screen needs: the API client and who is working.
+
+import { createContext } from 'preact';
+import { useContext } from 'preact/hooks';
+import type { Api } from './api';
+
+/** The caller, as `GET /v3/me` answers. */
+export interface Me {
+  user: { uuid: string; name: string; email: string };
+  roles: string[];
+  actions: string[];
+}
+
+export interface Desk {
+  api: Api;
+  me: Me;
+  /** Whether the caller holds an access action (to hide what would be refused). */
+  may: (action: string) => boolean;
+}
+
+export const DeskContext = createContext<Desk | undefined>(undefined);
+
+export function useDesk(): Desk {
+  const desk = useContext(DeskContext);
+  if (!desk) throw new Error('no desk: a screen outside the app');
+  return desk;
+}

@@ -1,0 +1,114 @@
+// A media item's attachment: upload (streamed, not base64), preview, angle and crop.
+
+import { useState } from 'preact/hooks';
+import { ApiError, query } from '../api';
+import { useDesk } from '../context';
+import { attempt, Problem } from '../load';
+import type { ContentItem } from '../types';
+
+export function AttachmentPanel({ item, onChange }: { item: ContentItem; onChange: () => void }) {
+  const { api, may } = useDesk();
+  const [problem, setProblem] = useState<string>();
+  const attachment = item.attachment;
+  const crop = attachment?.metadata?.default ?? {};
+  const [w, setW] = useState(crop.w ?? '');
+  const [h, setH] = useState(crop.h ?? '');
+  const [fx, setFx] = useState(crop['fp-x'] ?? '');
+  const [fy, setFy] = useState(crop['fp-y'] ?? '');
+  const allowed = may('ATTACHMENT update');
+
+  const upload = async (file: File) => {
+    const failed = await attempt(async () => {
+      const token = await api.connection.token();
+      const response = await fetch(`${api.connection.base}/v3/attachment/${item.uuid}/file${query({ name: file.name })}`, {
+        method: 'PUT',
+        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/octet-stream' },
+        body: file,
+      });
+      if (!response.ok) {
+        const error = await response.json().catch(() => ({}));
+        throw new ApiError(response.status, error.code ?? 'unknown', error.error ?? response.statusText, error.field);
+      }
+    });
+    setProblem(failed);
+    if (!failed) onChange();
+  };
+
+  return (
+    <section aria-labelledby="attachment-heading" class="attachment">
+      <h2 id="attachment-heading">Attachment</h2>
+      <Problem message={problem} />
+      {attachment ? (
+        <figure>
+          {attachment.type === 'image' ? (
+            <img src={`${api.connection.base}${attachment.public_url}`} alt={`Preview of ${attachment.base_name}`} class="preview" />
+          ) : (
+            <a href={`${api.connection.base}${attachment.original_url}`}>
+              {attachment.base_name}.{attachment.extension}
+            </a>
+          )}
+          <figcaption>
+            {attachment.base_name}.{attachment.extension} · {attachment.width}×{attachment.height} · turned {attachment.angle}°
+          </figcaption>
+        </figure>
+      ) : (
+        <p>No file yet.</p>
+      )}
+      {allowed && (
+        <>
+          <label>
+            {attachment ? 'Replace the file' : 'Upload a file'}{' '}
+            <input type="file" onChange={(e) => e.currentTarget.files?.[0] && void upload(e.currentTarget.files[0])} />
+          </label>
+          {attachment && (
+            <>
+              <label>
+                Turn the preview{' '}
+                <select
+                  value={attachment.angle}
+                  onChange={async (e) => {
+                    const failed = await attempt(() => api.put(`/v3/attachment/${item.uuid}`, { angle: e.currentTarget.value }));
+                    setProblem(failed);
+                    if (!failed) onChange();
+                  }}
+                >
+                  {['0', '90', '180', '270'].map((a) => (
+                    <option value={a} key={a}>
+                      {a}°
+                    </option>
+                  ))}
+                </select>
+              </label>
+              <form
+                class="toolbar"
+                aria-label="Crop"
+                onSubmit={async (e) => {
+                  e.preventDefault();
+                  const failed = await attempt(() =>
+                    api.put(`/v3/attachment/${item.uuid}`, { metadata: { default: { crop: 'true', w, h, 'fp-x': fx, 'fp-y': fy } } }),
+                  );
+                  setProblem(failed);
+                  if (!failed) onChange();
+                }}
+              >
+                <label>
+                  Crop width <input size={5} value={w} onInput={(e) => setW(e.currentTarget.value)} />
+                </label>
+                <label>
+                  height <input size={5} value={h} onInput={(e) => setH(e.currentTarget.value)} />
+                </label>
+                <label>
+                  focus x <input size={5} value={fx} onInput={(e) => setFx(e.currentTarget.value)} />
+                </label>
+                <label>
+                  focus y <input size={5} value={fy} onInput={(e) => setFy(e.currentTarget.value)} />
+                </label>
+                <button type="submit">Save the crop</button>
+              </form>
+            </>
+          )}
+        </>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,150 @@
+// Note-comment threads beside the text (replies nested), and the comments
+// on the item's assignment. Comments show as text: nothing in them runs.
+
+import { useState } from 'preact/hooks';
+import type { Page } from '../api';
+import { useDesk } from '../context';
+import { attempt, Problem, useLoad } from '../load';
+import { paragraphsOf, textOf } from '../text';
+import type { ContentItem, NoteComment } from '../types';
+
+export function Comments({ item }: { item: ContentItem }) {
+  const { api } = useDesk();
+  const thread = useLoad(() => api.get<{ items: NoteComment[] }>(`/v3/note-comment/${item.uuid}`), [item.uuid]);
+  const notes = thread.data?.items ?? [];
+  const roots = notes.filter((n) => n.parent_id === '0');
+  return (
+    <section aria-labelledby="comments-heading" class="comments">
+      <h2 id="comments-heading">Comments</h2>
+      <Problem message={thread.error} />
+      <ul class="thread">
+        {roots.map((note) => (
+          <Note note={note} all={notes} item={item} onPosted={thread.reload} key={note.uuid} />
+        ))}
+      </ul>
+      <CommentForm label="New comment" parent="root" item={item} onPosted={thread.reload} />
+      <AssignmentComments item={item} />
+    </section>
+  );
+}
+
+function Note({ note, all, item, onPosted }: { note: NoteComment; all: NoteComment[]; item: ContentItem; onPosted: () => void }) {
+  const [replying, setReplying] = useState(false);
+  const replies = all.filter((n) => n.parent_id === note.id);
+  return (
+    <li class="note">
+      <p class="who">
+        {note.user?.name ?? 'Someone'} · {note.created_at}
+      </p>
+      <p class="said">{textOf(note.comment)}</p>
+      <button type="button" aria-expanded={replying} onClick={() => setReplying(!replying)}>
+        Reply
+      </button>
+      {replying && (
+        <CommentForm
+          label={`Reply to ${note.user?.name ?? 'this comment'}`}
+          parent={note.uuid}
+          item={item}
+          onPosted={() => {
+            setReplying(false);
+            onPosted();
+          }}
+        />
+      )}
+      {replies.length > 0 && (
+        <ul class="replies">
+          {replies.map((reply) => (
+            <Note note={reply} all={all} item={item} onPosted={onPosted} key={reply.uuid} />
+          ))}
+        </ul>
+      )}
+    </li>
+  );
+}
+
+function CommentForm({ label, parent, item, onPosted }: { label: string; parent: string; item: ContentItem; onPosted: () => void }) {
+  const { api, may } = useDesk();
+  const [text, setText] = useState('');
+  const [problem, setProblem] = useState<string>();
+  if (!may('NOTECOMMENT create')) return null;
+  return (
+    <form
+      class="comment-form"
+      onSubmit={async (e) => {
+        e.preventDefault();
+        if (!text.trim()) return;
+        const failed = await attempt(() =>
+          api.post(`/v3/note-comment/${parent}`, { comment: paragraphsOf(text), reference: item.uuid, version: Number(item.version) }),
+        );
+        setProblem(failed);
+        if (!failed) {
+          setText('');
+          onPosted();
+        }
+      }}
+    >
+      <label>
+        {label}
+        <textarea rows={2} value={text} onInput={(e) => setText(e.currentTarget.value)} />
+      </label>
+      <button type="submit">Post</button>
+      <Problem message={problem} />
+    </form>
+  );
+}
+
+interface Assignment {
+  uuid: string;
+  title: string;
+  content_uuid?: string | null;
+}
+
+function AssignmentComments({ item }: { item: ContentItem }) {
+  const { api, may } = useDesk();
+  const loaded = useLoad(async () => {
+    if (!may('ASSIGNMENT list')) return undefined;
+    const all = await api.get<Page<Assignment>>('/v3/assignment?per_page=500');
+    const assignment = all.items.find((a) => a.content_uuid === item.uuid);
+    if (!assignment) return undefined;
+    const comments = await api.get<{ items: NoteComment[] }>(`/v3/assignment-comment/${assignment.uuid}`);
+    return { assignment, comments: comments.items };
+  }, [item.uuid]);
+  const [text, setText] = useState('');
+  const [problem, setProblem] = useState<string>();
+  const found = loaded.data;
+  if (!found) return null;
+  return (
+    <section aria-labelledby="assignment-heading">
+      <h3 id="assignment-heading">Assignment: {found.assignment.title}</h3>
+      <ul class="thread">
+        {found.comments.map((c) => (
+          <li class="note" key={c.uuid}>
+            <p class="who">
+              {c.user?.name ?? 'Someone'} · {c.created_at}
+            </p>
+            <p class="said">{textOf(c.comment)}</p>
+          </li>
+        ))}
+      </ul>
+      {may('ASSIGNMENTCOMMENT create') && (
+        <form
+          onSubmit={async (e) => {
+            e.preventDefault();
+            const failed = await attempt(() => api.post(`/v3/assignment-comment/${found.assignment.uuid}`, { comment: paragraphsOf(text) }));
+            setProblem(failed);
+            if (!failed) {
+              setText('');
+              loaded.reload();
+            }
+          }}
+        >
+          <label>
+            Comment on the assignment <textarea rows={2} value={text} onInput={(e) => setText(e.currentTarget.value)} />
+          </label>
+          <button type="submit">Post</button>
+          <Problem message={problem} />
+        </form>
+      )}
+    </section>
+  );
+}

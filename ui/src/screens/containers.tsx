@@ -1,0 +1,202 @@
+// Containers by type; create and edit with the type rules shown in the form
+// itself: manual picks content, automatic and blog take tags, a gallery
+// both, with its placeholder. Manual content can be put in order.
+
+import { useState } from 'preact/hooks';
+import { query, type Page } from '../api';
+import { useDesk } from '../context';
+import { attempt, Problem, useLoad } from '../load';
+import type { ContentItem, Named } from '../types';
+
+interface Container {
+  uuid: string;
+  title: string;
+  slug: string;
+  description: string;
+  type: string;
+  content: { uuid: string; title: string; type: string }[];
+  tags: Named[];
+  placeholder?: string | null;
+}
+
+export const TYPE_RULES: Record<string, { content: boolean; tags: boolean; rule: string }> = {
+  manual: { content: true, tags: false, rule: 'A manual container holds the stories you pick, in your order. It takes no tags.' },
+  automatic: { content: false, tags: true, rule: 'An automatic container fills itself with stories carrying its tags. You pick no stories.' },
+  blog: { content: false, tags: true, rule: 'A blog takes tags, not stories; posts are filed into it from the story editor.' },
+  gallery: { content: true, tags: true, rule: 'A gallery takes stories and tags; a media placeholder is made with it and listed first.' },
+};
+
+export function Containers() {
+  const { api, may } = useDesk();
+  const [type, setType] = useState('');
+  const [editing, setEditing] = useState<Container | 'new'>();
+  const list = useLoad(() => api.get<Page<Container>>(`/v3/container${query({ type, per_page: 100 })}`), [type]);
+  return (
+    <section aria-labelledby="containers-heading">
+      <h1 id="containers-heading">Containers</h1>
+      <div class="toolbar" role="group" aria-label="Show containers of type">
+        {['', 'manual', 'automatic', 'blog', 'gallery'].map((t) => (
+          <button type="button" aria-pressed={type === t} onClick={() => setType(t)} key={t}>
+            {t || 'all'}
+          </button>
+        ))}
+        {may('CONTAINER create') && (
+          <button type="button" onClick={() => setEditing('new')}>
+            New container
+          </button>
+        )}
+      </div>
+      <Problem message={list.error} />
+      <ul class="cards">
+        {(list.data?.items ?? []).map((c) => (
+          <li key={c.uuid}>
+            <button type="button" class="link" onClick={() => setEditing(c)}>
+              {c.title}
+            </button>{' '}
+            <span class="type">{c.type}</span> · {c.content.length} stories · {c.tags.length} tags
+          </li>
+        ))}
+      </ul>
+      {editing && (
+        <ContainerForm
+          container={editing === 'new' ? undefined : editing}
+          key={editing === 'new' ? 'new' : editing.uuid}
+          onDone={() => {
+            setEditing(undefined);
+            list.reload();
+          }}
+        />
+      )}
+    </section>
+  );
+}
+
+function ContainerForm({ container, onDone }: { container?: Container; onDone: () => void }) {
+  const { api, may } = useDesk();
+  const [title, setTitle] = useState(container?.title ?? '');
+  const [type, setType] = useState(container?.type ?? 'manual');
+  const [description, setDescription] = useState(container?.description ?? '');
+  const [picked, setPicked] = useState<string[]>((container?.content ?? []).map((c) => c.uuid).filter((u) => u !== container?.placeholder));
+  const [tags, setTags] = useState<string[]>((container?.tags ?? []).map((t) => t.uuid));
+  const [problem, setProblem] = useState<string>();
+  const options = useLoad(
+    async () => ({
+      content: (await api.get<Page<ContentItem>>('/v3/content?per_page=100&order=modified_at&dir=desc')).items,
+      tags: (await api.get<Page<Named>>('/v3/tag?per_page=200')).items,
+    }),
+    [],
+  );
+  const rules = TYPE_RULES[type];
+  const titleOf = (uuid: string) => options.data?.content.find((c) => c.uuid === uuid)?.title ?? container?.content.find((c) => c.uuid === uuid)?.title ?? uuid;
+  const move = (index: number, by: number) => {
+    const next = [...picked];
+    const [one] = next.splice(index, 1);
+    next.splice(index + by, 0, one);
+    setPicked(next);
+  };
+  const allowed = may(container ? 'CONTAINER update' : 'CONTAINER create');
+  return (
+    <form
+      class="panel"
+      aria-label={container ? `Edit ${container.title}` : 'New container'}
+      onSubmit={async (e) => {
+        e.preventDefault();
+        const body = {
+          title,
+          type,
+          description,
+          content: rules.content ? picked : [],
+          tags: rules.tags ? tags : [],
+        };
+        const failed = await attempt(() => (container ? api.put(`/v3/container/${container.uuid}`, body) : api.post('/v3/container', body)));
+        setProblem(failed);
+        if (!failed) onDone();
+      }}
+    >
+      <h2>{container ? `Edit “${container.title}”` : 'New container'}</h2>
+      <label>
+        Title <input name="title" required value={title} onInput={(e) => setTitle(e.currentTarget.value)} />
+      </label>
+      <label>
+        Type{' '}
+        <select name="type" value={type} onChange={(e) => setType(e.currentTarget.value)}>
+          {Object.keys(TYPE_RULES).map((t) => (
+            <option value={t} key={t}>
+              {t}
+            </option>
+          ))}
+        </select>
+      </label>
+      <p class="rule" role="note">
+        {rules.rule}
+      </p>
+      <label>
+        Description <textarea rows={2} value={description} onInput={(e) => setDescription(e.currentTarget.value)} />
+      </label>
+      {type === 'gallery' && container?.placeholder && <p>Placeholder: {titleOf(container.placeholder)} (first, always).</p>}
+      {rules.content && (
+        <fieldset>
+          <legend>Stories, in order</legend>
+          <ol>
+            {picked.map((uuid, i) => (
+              <li key={uuid}>
+                {titleOf(uuid)}{' '}
+                <button type="button" aria-label={`Move ${titleOf(uuid)} up`} disabled={i === 0} onClick={() => move(i, -1)}>
+                  ↑
+                </button>
+                <button type="button" aria-label={`Move ${titleOf(uuid)} down`} disabled={i === picked.length - 1} onClick={() => move(i, 1)}>
+                  ↓
+                </button>
+                <button type="button" aria-label={`Take ${titleOf(uuid)} out`} onClick={() => setPicked(picked.filter((p) => p !== uuid))}>
+                  ✕
+                </button>
+              </li>
+            ))}
+          </ol>
+          <label>
+            Add a story{' '}
+            <select
+              name="add-story"
+              value=""
+              onChange={(e) => {
+                const uuid = e.currentTarget.value;
+                if (uuid && !picked.includes(uuid)) setPicked([...picked, uuid]);
+              }}
+            >
+              <option value="">Pick a story…</option>
+              {(options.data?.content ?? [])
+                .filter((c) => !picked.includes(c.uuid))
+                .map((c) => (
+                  <option value={c.uuid} key={c.uuid}>
+                    {c.title}
+                  </option>
+                ))}
+            </select>
+          </label>
+        </fieldset>
+      )}
+      {rules.tags && (
+        <fieldset>
+          <legend>Tags</legend>
+          {(options.data?.tags ?? []).map((t) => (
+            <label class="check" key={t.uuid}>
+              <input
+                type="checkbox"
+                checked={tags.includes(t.uuid)}
+                onChange={() => setTags(tags.includes(t.uuid) ? tags.filter((x) => x !== t.uuid) : [...tags, t.uuid])}
+              />{' '}
+              {t.name}
+            </label>
+          ))}
+        </fieldset>
+      )}
+      <Problem message={problem} />
+      <button type="submit" disabled={!allowed}>
+        {container ? 'Save' : 'Create'}
+      </button>
+      <button type="button" onClick={onDone}>
+        Cancel
+      </button>
+    </form>
+  );
+}

@@ -1,0 +1,228 @@
+// One story: its fields, the body in the rich-text editor with drafts saved
+// every few seconds (and restored on reopen), versions with a readable diff,
+// the lock, the attachment, and the comment threads beside the text.
+
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { query, type Page } from '../api';
+import { useDesk } from '../context';
+import { fromRaw, parseRaw, toRaw, type PmNode } from '../draftjs';
+import { attempt, Problem, useLoad } from '../load';
+import { RichText, type Body } from '../rich-text';
+import type { ContentItem, Draft, Named } from '../types';
+import { AttachmentPanel } from './attachment';
+import { Comments } from './comments';
+import { Versions } from './versions';
+
+/** How often a changed body is saved as a draft. */
+export const AUTOSAVE_MS = 3000;
+
+export function Editor({ uuid }: { uuid: string }) {
+  const { api } = useDesk();
+  const [round, setRound] = useState(0);
+  const loaded = useLoad(async () => {
+    const item = await api.get<ContentItem>(`/v3/content/${uuid}`);
+    const drafts = await api.get<Draft[]>(`/v3/draft${query({ content: item.srn })}`);
+    return { item, draft: drafts[0] };
+  }, [uuid, round]);
+  if (loaded.error) return <Problem message={loaded.error} />;
+  if (!loaded.data) return <p class="loading">Opening…</p>;
+  // A new version or a restore starts the editor afresh from the item.
+  return <Story key={`${loaded.data.item.version}-${round}`} item={loaded.data.item} draft={loaded.data.draft} reopen={() => setRound((r) => r + 1)} />;
+}
+
+function Story({ item, draft, reopen }: { item: ContentItem; draft?: Draft; reopen: () => void }) {
+  const { api, me, may } = useDesk();
+  // A draft of this version is the text as it was left: it is restored.
+  const restoredDraft = draft && draft.version === item.version ? draft : undefined;
+  const restoredDoc = restoredDraft ? parseRaw(restoredDraft.content_raw) : undefined;
+  const initial: PmNode | string = restoredDoc ? fromRaw(restoredDoc) : item.content || '<p></p>';
+  const [title, setTitle] = useState(item.title);
+  const [slug, setSlug] = useState(item.slug);
+  const [summary, setSummary] = useState(item.abstract);
+  const [authors, setAuthors] = useState(item.authors.map((a) => a.uuid));
+  const [tags, setTags] = useState(item.tags.map((t) => t.uuid));
+  const [urls, setUrls] = useState(item.urls.map((u) => u.url).join('\n'));
+  const [published, setPublished] = useState(Boolean(item.published_at));
+  const body = useRef<Body | undefined>(undefined);
+  const unsaved = useRef(false);
+  const [draftState, setDraftState] = useState(restoredDraft ? `Restored your draft from ${restoredDraft.created_at}.` : '');
+  const [problem, setProblem] = useState<string>();
+  const lockedByOther = item.lock_request && item.lock_request.user?.uuid !== me.user.uuid;
+  const editable = may('CONTENT update') && !lockedByOther;
+
+  const people = useLoad(
+    async () => ({
+      authors: (await api.get<Page<Named>>('/v3/author?per_page=200&order=name&dir=asc')).items,
+      tags: (await api.get<Page<Named>>('/v3/tag?per_page=200')).items,
+    }),
+    [],
+  );
+
+  // Autosave: a changed body becomes a draft every few seconds.
+  useEffect(() => {
+    const timer = setInterval(async () => {
+      if (!unsaved.current || !body.current || !may('DRAFT create')) return;
+      unsaved.current = false;
+      const { html, doc } = body.current;
+      const failed = await attempt(() =>
+        api.post(`/v3/draft${query({ content: item.srn })}`, { content: html, content_raw: JSON.stringify(toRaw(doc)) }),
+      );
+      if (failed) {
+        unsaved.current = true;
+        setDraftState(`Draft not saved: ${failed}`);
+      } else {
+        setDraftState(`Draft saved at ${new Date().toLocaleTimeString()}.`);
+      }
+    }, AUTOSAVE_MS);
+    return () => clearInterval(timer);
+  }, [item.srn]);
+
+  const saveVersion = async () => {
+    const change: Record<string, unknown> = {
+      title,
+      slug,
+      abstract: summary,
+      authors,
+      tags,
+      urls: urls
+        .split('\n')
+        .map((u) => u.trim())
+        .filter(Boolean),
+    };
+    if (body.current) {
+      change.content = body.current.html;
+      change.content_raw = JSON.stringify(toRaw(body.current.doc));
+    }
+    if (may('CONTENT publish') && published !== Boolean(item.published_at)) {
+      change.published_at = published ? new Date().toISOString().replace(/\.\d+Z$/, 'Z') : null;
+    }
+    const failed = await attempt(() => api.put(`/v3/content/${item.uuid}`, change));
+    setProblem(failed);
+    if (!failed) {
+      unsaved.current = false;
+      reopen();
+    }
+  };
+
+  const toggle = (list: string[], set: (l: string[]) => void, uuid: string) =>
+    set(list.includes(uuid) ? list.filter((u) => u !== uuid) : [...list, uuid]);
+
+  return (
+    <div class="editor-layout">
+      <article class="editor" aria-labelledby="story-heading">
+        <p>
+          <a href="#/content">← All content</a>
+        </p>
+        <h1 id="story-heading">
+          {item.type} · version {item.version}
+        </h1>
+        <LockBanner item={item} onChange={reopen} />
+        <Problem message={problem} />
+        <form
+          onSubmit={(e) => {
+            e.preventDefault();
+            void saveVersion();
+          }}
+        >
+          <label>
+            Title <input name="title" value={title} disabled={!editable} onInput={(e) => setTitle(e.currentTarget.value)} />
+          </label>
+          <label>
+            Slug <input name="slug" value={slug} disabled={!editable} onInput={(e) => setSlug(e.currentTarget.value)} />
+          </label>
+          <label>
+            Abstract <textarea name="abstract" rows={2} value={summary} disabled={!editable} onInput={(e) => setSummary(e.currentTarget.value)} />
+          </label>
+          <RichText
+            initial={initial}
+            label="Body"
+            editable={editable}
+            onChange={(b) => {
+              body.current = b;
+              unsaved.current = true;
+              setDraftState('Unsaved changes…');
+            }}
+          />
+          <p class="draft-state" role="status" aria-live="polite">
+            {draftState}
+          </p>
+          <fieldset>
+            <legend>Authors</legend>
+            {(people.data?.authors ?? []).map((a) => (
+              <label class="check" key={a.uuid}>
+                <input type="checkbox" checked={authors.includes(a.uuid)} disabled={!editable} onChange={() => toggle(authors, setAuthors, a.uuid)} /> {a.name}
+              </label>
+            ))}
+          </fieldset>
+          <fieldset>
+            <legend>Tags</legend>
+            {(people.data?.tags ?? []).map((t) => (
+              <label class="check" key={t.uuid}>
+                <input type="checkbox" checked={tags.includes(t.uuid)} disabled={!editable} onChange={() => toggle(tags, setTags, t.uuid)} /> {t.name}
+              </label>
+            ))}
+          </fieldset>
+          <label>
+            URLs (one path per line) <textarea name="urls" rows={2} value={urls} disabled={!editable} onInput={(e) => setUrls(e.currentTarget.value)} />
+          </label>
+          {may('CONTENT publish') && (
+            <label class="check">
+              <input type="checkbox" name="published" checked={published} disabled={!editable} onChange={(e) => setPublished(e.currentTarget.checked)} /> Published
+            </label>
+          )}
+          <button type="submit" disabled={!editable}>
+            Save as new version
+          </button>
+        </form>
+        {item.type === 'media' || item.attachment ? <AttachmentPanel item={item} onChange={reopen} /> : null}
+        <Versions item={item} onRestored={reopen} />
+      </article>
+      <aside class="side" aria-label="Comments">
+        <Comments item={item} />
+      </aside>
+    </div>
+  );
+}
+
+function LockBanner({ item, onChange }: { item: ContentItem; onChange: () => void }) {
+  const { api, me, may } = useDesk();
+  const [problem, setProblem] = useState<string>();
+  const holder = item.lock_request;
+  const mine = holder && holder.user?.uuid === me.user.uuid;
+  return (
+    <div class={holder && !mine ? 'banner locked' : 'banner'} role="region" aria-label="Lock">
+      {!holder && <span>Nobody has this story locked.</span>}
+      {mine && <span>You have this story locked: nobody else can change it.</span>}
+      {holder && !mine && (
+        <strong role="alert">
+          {holder.user?.name ?? 'Someone'} is working on this story (locked since {holder.created_at}). You can read it but not change it.
+        </strong>
+      )}{' '}
+      {!holder && may('LOCKREQUEST create') && (
+        <button
+          type="button"
+          onClick={async () => {
+            const failed = await attempt(() => api.post('/v3/lock-request', { srn: item.srn }));
+            setProblem(failed);
+            if (!failed) onChange();
+          }}
+        >
+          Lock it for me
+        </button>
+      )}
+      {holder && (mine || me.roles.includes('admin')) && (
+        <button
+          type="button"
+          onClick={async () => {
+            const failed = await attempt(() => api.delete(`/v3/lock-request/${holder.uuid}`));
+            setProblem(failed);
+            if (!failed) onChange();
+          }}
+        >
+          Release the lock
+        </button>
+      )}
+      <Problem message={problem} />
+    </div>
+  );
+}

@@ -1,0 +1,275 @@
+// The print desk: print documents with their issue and workflow, their
+// non-exclusive lock (on behalf of someone, and forced, only for those who
+// hold PRINTDOCUMENT passThruLock), and the export panel of a story.
+
+import { useState } from 'preact/hooks';
+import { ApiError, type Page } from '../api';
+import { useDesk } from '../context';
+import { attempt, Problem, useLoad } from '../load';
+import type { ContentItem, Named } from '../types';
+
+interface PrintDocument {
+  uuid: string;
+  label: string;
+  tracking_label: string;
+  print_locked: string;
+  print_locked_user: string | null;
+  issue?: { uuid: string; label: string } | null;
+  workflow?: { uuid: string; name: string } | null;
+}
+
+interface Plan {
+  workflows: { id: string; uuid: string; name: string }[];
+  issues: { id: string; uuid: string; label: string }[];
+  users: Named[];
+}
+
+const PASS_THRU = 'PRINTDOCUMENT passThruLock';
+
+export function PrintDesk() {
+  const { api, may } = useDesk();
+  const documents = useLoad(() => api.get<Page<PrintDocument>>('/v3/print-document?per_page=100'), []);
+  const plan = useLoad<Plan>(
+    async () => ({
+      workflows: (await api.get<Page<Plan['workflows'][number]>>('/v3/workflow?per_page=200')).items,
+      issues: (await api.get<Page<Plan['issues'][number]>>('/v3/issue?per_page=200')).items,
+      users: may('USER list') ? (await api.get<Page<Named>>('/v3/user?per_page=200')).items : [],
+    }),
+    [],
+  );
+  return (
+    <section aria-labelledby="print-heading">
+      <h1 id="print-heading">Print desk</h1>
+      <Problem message={documents.error ?? plan.error} />
+      <table class="list">
+        <thead>
+          <tr>
+            <th scope="col">Document</th>
+            <th scope="col">Tracking label</th>
+            <th scope="col">Issue</th>
+            <th scope="col">Workflow</th>
+            <th scope="col">Out with</th>
+            <th scope="col">Lock</th>
+          </tr>
+        </thead>
+        <tbody>
+          {(documents.data?.items ?? []).map((doc) => (
+            <DocumentRow doc={doc} plan={plan.data} onChange={documents.reload} key={doc.uuid} />
+          ))}
+        </tbody>
+      </table>
+      {may('PRINTDOCUMENT create') && <NewDocument plan={plan.data} onMade={documents.reload} />}
+      {may('EXPORT get') && <ExportPanel plan={plan.data} />}
+    </section>
+  );
+}
+
+function DocumentRow({ doc, plan, onChange }: { doc: PrintDocument; plan?: Plan; onChange: () => void }) {
+  const { api, me, may } = useDesk();
+  const [problem, setProblem] = useState<string>();
+  const [forUser, setForUser] = useState('');
+  const holder = doc.print_locked_user;
+  const holderName = holder ? (holder === me.user.uuid ? 'you' : plan?.users.find((u) => u.uuid === holder)?.name ?? 'someone else') : '—';
+  const run = async (action: () => Promise<unknown>) => {
+    const failed = await attempt(action);
+    setProblem(failed);
+    if (!failed) onChange();
+  };
+  return (
+    <tr>
+      <th scope="row">{doc.label}</th>
+      <td>{doc.tracking_label}</td>
+      <td>{doc.issue?.label ?? '—'}</td>
+      <td>{doc.workflow?.name ?? '—'}</td>
+      <td>{holderName}</td>
+      <td>
+        {may('PRINTDOCUMENT update') && !holder && (
+          <button type="button" onClick={() => run(() => api.post(`/v3/print-document/${doc.uuid}/lock`, {}))}>
+            Lock {doc.label}
+          </button>
+        )}
+        {may('PRINTDOCUMENT update') && holder === me.user.uuid && (
+          <button type="button" onClick={() => run(() => api.delete(`/v3/print-document/${doc.uuid}/lock`))}>
+            Unlock {doc.label}
+          </button>
+        )}
+        {may(PASS_THRU) && holder && holder !== me.user.uuid && (
+          <button type="button" class="danger" onClick={() => run(() => api.delete(`/v3/print-document/${doc.uuid}/lock`))}>
+            Force unlock {doc.label}
+          </button>
+        )}
+        {may(PASS_THRU) && (
+          <span class="on-behalf">
+            <select aria-label={`Lock ${doc.label} on behalf of`} value={forUser} onChange={(e) => setForUser(e.currentTarget.value)}>
+              <option value="">Lock on behalf of…</option>
+              {(plan?.users ?? []).map((u) => (
+                <option value={u.uuid} key={u.uuid}>
+                  {u.name}
+                </option>
+              ))}
+            </select>
+            <button
+              type="button"
+              disabled={!forUser}
+              onClick={() => run(() => api.post(`/v3/print-document/${doc.uuid}/lock`, { on_behalf_of: forUser }))}
+            >
+              Lock for them
+            </button>
+          </span>
+        )}
+        <Problem message={problem} />
+      </td>
+    </tr>
+  );
+}
+
+function NewDocument({ plan, onMade }: { plan?: Plan; onMade: () => void }) {
+  const { api } = useDesk();
+  const [label, setLabel] = useState('');
+  const [tracking, setTracking] = useState('');
+  const [workflow, setWorkflow] = useState('');
+  const [issue, setIssue] = useState('');
+  const [problem, setProblem] = useState<string>();
+  return (
+    <form
+      class="panel"
+      aria-label="New print document"
+      onSubmit={async (e) => {
+        e.preventDefault();
+        const failed = await attempt(() =>
+          api.post('/v3/print-document', {
+            label,
+            tracking_label: tracking,
+            workflow_id: workflow || null,
+            issue_id: issue || null,
+          }),
+        );
+        setProblem(failed);
+        if (!failed) {
+          setLabel('');
+          setTracking('');
+          onMade();
+        }
+      }}
+    >
+      <h2>Track a print document</h2>
+      <label>
+        Label <input name="label" required value={label} onInput={(e) => setLabel(e.currentTarget.value)} />
+      </label>
+      <label>
+        Tracking label (path and file name) <input name="tracking_label" required value={tracking} onInput={(e) => setTracking(e.currentTarget.value)} />
+      </label>
+      <Choose label="Workflow" value={workflow} set={setWorkflow} options={(plan?.workflows ?? []).map((w) => [w.uuid, w.name])} />
+      <Choose label="Issue" value={issue} set={setIssue} options={(plan?.issues ?? []).map((i) => [i.uuid, i.label])} />
+      <Problem message={problem} />
+      <button type="submit">Track it</button>
+    </form>
+  );
+}
+
+function Choose({ label, value, set, options }: { label: string; value: string; set: (v: string) => void; options: [string, string][] }) {
+  return (
+    <label>
+      {label}{' '}
+      <select value={value} onChange={(e) => set(e.currentTarget.value)}>
+        <option value="">None</option>
+        {options.map(([v, name]) => (
+          <option value={v} key={v}>
+            {name}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+function ExportPanel({ plan }: { plan?: Plan }) {
+  const { api, may } = useDesk();
+  const stories = useLoad(() => api.get<Page<ContentItem>>('/v3/content?per_page=100&order=modified_at&dir=desc'), []);
+  const [uuid, setUuid] = useState('');
+  const [workflow, setWorkflow] = useState('');
+  const [issue, setIssue] = useState('');
+  const [text, setText] = useState('');
+  const [problem, setProblem] = useState<string>();
+  const [done, setDone] = useState('');
+  const run = async (what: string, action: () => Promise<unknown>) => {
+    const failed = await attempt(action);
+    setProblem(failed);
+    setDone(failed ? '' : what);
+  };
+  const download = async (format: string) => {
+    await run(`Downloaded the ${format.toUpperCase()}.`, async () => {
+      const response = await fetch(`${api.connection.base}/v3/export/${uuid}/as/${format}`, {
+        headers: { Authorization: `Bearer ${await api.connection.token()}` },
+      });
+      if (!response.ok) {
+        const error = await response.json().catch(() => ({}));
+        throw new ApiError(response.status, error.code ?? 'unknown', error.error ?? response.statusText);
+      }
+      const link = document.createElement('a');
+      link.href = URL.createObjectURL(await response.blob());
+      link.download = `export.${format === 'text' ? 'txt' : format}`;
+      link.click();
+    });
+  };
+  const idOf = (list: { id: string; uuid: string }[] | undefined, u: string) => list?.find((x) => x.uuid === u)?.id;
+  return (
+    <section class="panel" aria-labelledby="export-heading">
+      <h2 id="export-heading">Export a story to print</h2>
+      <label>
+        Story{' '}
+        <select value={uuid} onChange={(e) => setUuid(e.currentTarget.value)}>
+          <option value="">Pick a story…</option>
+          {(stories.data?.items ?? []).map((c) => (
+            <option value={c.uuid} key={c.uuid}>
+              {c.title}
+            </option>
+          ))}
+        </select>
+      </label>
+      {uuid && (
+        <>
+          <Choose label="Workflow" value={workflow} set={setWorkflow} options={(plan?.workflows ?? []).map((w) => [w.uuid, w.name])} />
+          <Choose label="Issue" value={issue} set={setIssue} options={(plan?.issues ?? []).map((i) => [i.uuid, i.label])} />
+          <label>
+            Export content (HTML) <textarea rows={4} value={text} onInput={(e) => setText(e.currentTarget.value)} />
+          </label>
+          {may('EXPORT update') && (
+            <button
+              type="button"
+              onClick={() =>
+                run('Saved the export.', () =>
+                  api.put(`/v3/export/${uuid}`, {
+                    ...(workflow ? { workflow_id: Number(idOf(plan?.workflows, workflow)) } : {}),
+                    ...(issue ? { issue_id: Number(idOf(plan?.issues, issue)) } : {}),
+                    ...(text ? { content: text } : {}),
+                  }),
+                )
+              }
+            >
+              Save the export
+            </button>
+          )}
+          {may('EXPORT push') && (
+            <button type="button" onClick={() => run('Pushed to the web.', () => api.put(`/v3/export/push/${uuid}`))}>
+              Push to the web
+            </button>
+          )}
+          {may('EXPORT pull') && (
+            <button type="button" onClick={() => run('Pulled from the web.', () => api.put(`/v3/export/pull/${uuid}`))}>
+              Pull from the web
+            </button>
+          )}
+          {may('EXPORT dump') &&
+            ['icml', 'html', 'text'].map((f) => (
+              <button type="button" onClick={() => download(f)} key={f}>
+                Download {f.toUpperCase()}
+              </button>
+            ))}
+        </>
+      )}
+      <Problem message={problem} />
+      {done && <p role="status">{done}</p>}
+    </section>
+  );
+}
