@@ -511,25 +511,46 @@ fn refusals_need_attention_and_keep_the_edit() {
         )
         .expect(200);
     replica
-        .post("/v3/container", &json!({"title": "Front", "type": "automatic"}))
+        .post(
+            "/v3/container",
+            &json!({"title": "Front", "type": "automatic"}),
+        )
         .expect(200);
     replica
-        .post("/v3/content", &json!({"title": "Plain story", "type": "article"}))
+        .post(
+            "/v3/content",
+            &json!({"title": "Plain story", "type": "article"}),
+        )
         .expect(200);
     let (ok, out) = sync(&replica, &central.base, &key);
     assert!(ok && out.contains("needs attention 2"), "{out}");
-    assert_eq!(find(&central, "content", "Plain story")["title"], "Plain story");
+    assert_eq!(
+        find(&central, "content", "Plain story")["title"],
+        "Plain story"
+    );
     let listed = replica.get("/v3/sync/attention").expect(200).body;
     let items = listed["items"].as_array().expect("items");
     assert_eq!(items.len(), 2, "{listed}");
     let errors: Vec<&str> = items.iter().filter_map(|i| i["error"].as_str()).collect();
-    assert!(errors.iter().any(|e| e.contains("CONTENT publish")), "{errors:?}");
-    assert!(errors.iter().any(|e| e.contains("CONTAINER create")), "{errors:?}");
+    assert!(
+        errors.iter().any(|e| e.contains("CONTENT publish")),
+        "{errors:?}"
+    );
+    assert!(
+        errors.iter().any(|e| e.contains("CONTAINER create")),
+        "{errors:?}"
+    );
     // The edits are kept here, and a later round neither drops nor resends them.
-    assert_eq!(find(&replica, "content", "Published offline")["title"], "Published offline");
+    assert_eq!(
+        find(&replica, "content", "Published offline")["title"],
+        "Published offline"
+    );
     assert_eq!(find(&replica, "container", "Front")["title"], "Front");
     let (ok, out) = sync(&replica, &central.base, &key);
-    assert!(ok && out.contains("pushed 0") && out.contains("needs attention 2"), "{out}");
+    assert!(
+        ok && out.contains("pushed 0") && out.contains("needs attention 2"),
+        "{out}"
+    );
     let status = replica.get("/v3/sync/status").expect(200).body;
     assert_eq!(status["needs_attention"], "2");
     assert_eq!(status["syncing"], false);

@@ -20,7 +20,7 @@ interface Props {
 
 export function RichText({ initial, label, editable, onChange }: Props) {
   const host = useRef<HTMLDivElement>(null);
-  const editor = useRef<TipTap>();
+  const editor = useRef<TipTap | undefined>(undefined);
   const [, setTick] = useState(0);
   const changed = useRef(onChange);
   changed.current = onChange;

@@ -21,6 +21,10 @@ pub enum ApiError {
     TooLarge { limit: usize },
     #[error("{0}")]
     NoRoute(String),
+    /// A request to a desktop app's own server from somewhere else (another
+    /// `Host` or `Origin`): no web page may reach it.
+    #[error("{0}")]
+    ForeignCaller(String),
 }
 
 impl ApiError {
@@ -45,6 +49,7 @@ impl ApiError {
             }
             Self::TooLarge { .. } => (StatusCode::PAYLOAD_TOO_LARGE, "too_large"),
             Self::NoRoute(_) => (StatusCode::NOT_FOUND, "not_found"),
+            Self::ForeignCaller(_) => (StatusCode::FORBIDDEN, "foreign_origin"),
         }
     }
 

@@ -7,6 +7,7 @@
 pub mod error;
 pub mod extract;
 mod idempotency;
+mod local_only;
 pub mod openapi;
 pub mod present;
 mod routes;
@@ -22,6 +23,7 @@ use tower_http::catch_panic::CatchPanicLayer;
 
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Bearer, RawJson};
+pub use crate::local_only::LocalOnly;
 use serde::de::DeserializeOwned;
 
 /// The default largest request body: 64 MiB.
@@ -95,13 +97,15 @@ impl AppState {
 }
 
 /// How a server is set up.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Options {
     /// The largest request body, in bytes.
     pub body_limit: usize,
     /// Serve only what `api-v3.md` and the contract describe: no change feed,
     /// no idempotency keys (to test clients against a plain remote).
     pub plain: bool,
+    /// A desktop app's own server: only the app's window may call it.
+    pub local_only: Option<LocalOnly>,
 }
 
 impl Default for Options {
@@ -109,6 +113,7 @@ impl Default for Options {
         Self {
             body_limit: DEFAULT_BODY_LIMIT,
             plain: false,
+            local_only: None,
         }
     }
 }
@@ -136,6 +141,12 @@ pub fn router(cms: Arc<Cms>, options: Options) -> Router {
         app = app.layer(axum::middleware::from_fn_with_state(
             state.clone(),
             idempotency::layer,
+        ));
+    }
+    if let Some(guard) = options.local_only {
+        app = app.layer(axum::middleware::from_fn_with_state(
+            guard,
+            local_only::layer,
         ));
     }
     app.with_state(state)

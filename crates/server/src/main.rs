@@ -233,6 +233,7 @@ fn serve(args: ServeArgs) -> Result<()> {
             copydesk_api::Options {
                 body_limit: args.max_body,
                 plain: args.plain,
+                local_only: None,
             },
         );
         tracing::info!(data = %dir.display(), "copydesk-server listening on http://{address}");

@@ -17,6 +17,7 @@ mod search;
 mod sync;
 mod tags;
 mod token;
+mod ui;
 mod users;
 mod versions;
 
@@ -89,7 +90,10 @@ pub(crate) fn documented() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .split_for_parts()
 }
 
-/// Routes outside the documented `/v3` surface: the attachment files.
+/// Routes outside the documented `/v3` surface: the attachment files and the web UI.
 pub(crate) fn undocumented() -> Router<AppState> {
-    Router::new().route("/files/{salt}/{name}", get(files::serve))
+    Router::new()
+        .route("/files/{salt}/{name}", get(files::serve))
+        .route("/", get(ui::index))
+        .route("/assets/{*path}", get(ui::asset))
 }

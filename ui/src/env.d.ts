@@ -1,0 +1,2 @@
+// Vite's module kinds (CSS imports) for the type checker.
+/// <reference types="vite/client" />

@@ -1,0 +1,80 @@
+// Who I am, and the newsroom server this copy syncs with.
+
+import { useState } from 'preact/hooks';
+import { useDesk } from '../context';
+import { attempt, Problem, useLoad } from '../load';
+import { inDesktopApp, parseKey } from '../session';
+
+interface TauriInvoke {
+  core: { invoke: <T>(command: string, args?: Record<string, unknown>) => Promise<T> };
+}
+
+export function Settings({ signOut }: { signOut?: () => void }) {
+  const { me, api, may } = useDesk();
+  const status = useLoad(
+    () => (may('SYNC get') ? api.get<{ online: boolean; last_sync_at: string | null }>('/v3/sync/status') : Promise.resolve(undefined)),
+    [],
+  );
+  return (
+    <section aria-labelledby="settings-heading">
+      <h1 id="settings-heading">Settings</h1>
+      <h2>Who I am</h2>
+      <dl class="facts">
+        <dt>Name</dt>
+        <dd>{me.user.name}</dd>
+        <dt>Roles</dt>
+        <dd>{me.roles.join(', ') || 'none'}</dd>
+        <dt>Permissions</dt>
+        <dd>{me.actions.length} access actions</dd>
+      </dl>
+      {signOut && (
+        <button type="button" onClick={signOut}>
+          Sign out
+        </button>
+      )}
+      <h2>Newsroom server</h2>
+      {inDesktopApp() ? <RemoteForm /> : <p>This copy is served by {location.host}; its sync is set where it runs.</p>}
+      {status.data && <p>Last sync: {status.data.last_sync_at ?? 'never'}.</p>}
+    </section>
+  );
+}
+
+/** In the desktop app: the central server's address and the key (kept in the system keychain). */
+function RemoteForm() {
+  const [address, setAddress] = useState('');
+  const [key, setKey] = useState('');
+  const [problem, setProblem] = useState<string>();
+  const [done, setDone] = useState('');
+  const current = useLoad(
+    () => (window as unknown as { __TAURI__: TauriInvoke }).__TAURI__.core.invoke<{ remote: string | null }>('remote_settings'),
+    [],
+  );
+  return (
+    <form
+      onSubmit={async (e) => {
+        e.preventDefault();
+        const parsed = parseKey(key);
+        if (typeof parsed === 'string') {
+          setProblem(parsed);
+          return;
+        }
+        const failed = await attempt(() =>
+          (window as unknown as { __TAURI__: TauriInvoke }).__TAURI__.core.invoke('set_remote', { address, key: parsed }),
+        );
+        setProblem(failed);
+        setDone(failed ? '' : 'Saved. Sync starts now and keeps going in the background.');
+      }}
+    >
+      <p>Syncs with: {current.data?.remote ?? 'no server yet'}</p>
+      <label>
+        Server address <input name="address" placeholder="http://newsroom-server:8080" value={address} onInput={(e) => setAddress(e.currentTarget.value)} />
+      </label>
+      <label>
+        Your key on that server (JSON) <textarea rows={4} value={key} onInput={(e) => setKey(e.currentTarget.value)} />
+      </label>
+      <Problem message={problem} />
+      {done && <p role="status">{done}</p>}
+      <button type="submit">Save</button>
+    </form>
+  );
+}

@@ -1,0 +1,147 @@
+// Sync at a glance (the badge in the top bar) and in full: online or not,
+// the last sync, pending changes, progress, what needs attention, and the
+// conflicts side by side with a resolution.
+
+import { useEffect, useState } from 'preact/hooks';
+import { useDesk } from '../context';
+import { attempt, Problem, useLoad } from '../load';
+
+interface Status {
+  online: boolean;
+  last_sync_at: string | null;
+  pending: string;
+  conflicts: string;
+  needs_attention: string;
+  syncing?: boolean;
+  progress_pulled?: string;
+  progress_pushed?: string;
+}
+
+interface Conflict {
+  uuid: string;
+  srn: string;
+  field: string;
+  mine: string;
+  theirs: string;
+  created_at: string;
+}
+
+interface Attention {
+  uuid: string;
+  srn: string;
+  record_type: string;
+  error: string;
+  since: string;
+}
+
+/** Polls the sync state every few seconds. */
+function useStatus(): Status | undefined {
+  const { api, may } = useDesk();
+  const [status, setStatus] = useState<Status>();
+  useEffect(() => {
+    if (!may('SYNC get')) return;
+    let stopped = false;
+    const read = () =>
+      api.get<Status>('/v3/sync/status').then(
+        (s) => !stopped && setStatus(s),
+        () => !stopped && setStatus(undefined),
+      );
+    void read();
+    const timer = setInterval(read, 4000);
+    return () => {
+      stopped = true;
+      clearInterval(timer);
+    };
+  }, [api]);
+  return status;
+}
+
+export function SyncBadge() {
+  const status = useStatus();
+  if (!status) return null;
+  const label = status.syncing ? 'Syncing…' : status.online ? 'Online' : 'Offline';
+  return (
+    <a href="#/sync" class={`badge ${status.online ? 'online' : 'offline'}`} aria-label={`Sync: ${label}, ${status.pending} changes waiting`}>
+      {label} · {status.pending} waiting
+      {Number(status.conflicts) > 0 ? ` · ${status.conflicts} conflicts` : ''}
+    </a>
+  );
+}
+
+export function SyncScreen() {
+  const { api, may } = useDesk();
+  const status = useStatus();
+  const conflicts = useLoad(() => api.get<{ items: Conflict[] }>('/v3/sync/conflicts'), []);
+  const attention = useLoad(() => api.get<{ items: Attention[] }>('/v3/sync/attention'), []);
+  const [problem, setProblem] = useState<string>();
+  const resolve = async (uuid: string, keep: 'mine' | 'theirs') => {
+    setProblem(await attempt(() => api.post(`/v3/sync/conflicts/${uuid}/resolve`, { keep })));
+    conflicts.reload();
+  };
+  return (
+    <section aria-labelledby="sync-heading">
+      <h1 id="sync-heading">Sync</h1>
+      {status ? (
+        <dl class="facts">
+          <dt>Connection</dt>
+          <dd>{status.online ? 'Online: the newsroom server answered the last sync.' : 'Offline: your work is kept here and goes up when the server answers again.'}</dd>
+          <dt>Last sync</dt>
+          <dd>{status.last_sync_at ?? 'never'}</dd>
+          <dt>Changes waiting to go</dt>
+          <dd>{status.pending}</dd>
+          {status.syncing && (
+            <>
+              <dt>Syncing now</dt>
+              <dd>
+                <span role="status">
+                  {status.progress_pulled} brought in, {status.progress_pushed} sent so far
+                </span>
+              </dd>
+            </>
+          )}
+        </dl>
+      ) : (
+        <p>No sync state to show.</p>
+      )}
+      <Problem message={problem ?? conflicts.error ?? attention.error} />
+      <h2>Conflicts</h2>
+      {(conflicts.data?.items ?? []).length === 0 && <p>No conflicts.</p>}
+      {(conflicts.data?.items ?? []).map((c) => (
+        <article class="conflict" aria-label={`Conflict on ${c.field}`} key={c.uuid}>
+          <h3>
+            {c.field === '*' ? 'The whole record' : `The field “${c.field}”`} of {c.srn}
+          </h3>
+          <div class="side-by-side">
+            <section aria-label="Yours">
+              <h4>Yours (kept in the history)</h4>
+              <pre>{c.mine}</pre>
+            </section>
+            <section aria-label="Theirs">
+              <h4>On the server (on the page now)</h4>
+              <pre>{c.theirs}</pre>
+            </section>
+          </div>
+          {may('SYNC resolve') && (
+            <>
+              <button type="button" onClick={() => resolve(c.uuid, 'mine')}>
+                Keep mine (as a new version)
+              </button>
+              <button type="button" onClick={() => resolve(c.uuid, 'theirs')}>
+                Keep theirs
+              </button>
+            </>
+          )}
+        </article>
+      ))}
+      <h2>Needs attention</h2>
+      {(attention.data?.items ?? []).length === 0 && <p>Nothing was refused.</p>}
+      <ul>
+        {(attention.data?.items ?? []).map((a) => (
+          <li key={`${a.record_type}-${a.uuid}`}>
+            The {a.record_type.replace('_', ' ')} {a.srn} was refused by the server: {a.error} Your edit is kept here.
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
