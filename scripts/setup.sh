@@ -1,9 +1,21 @@
 #!/usr/bin/env bash
 # Installs what building and testing Copydesk needs on a fresh Debian 12
 # machine, and nothing that is already there. Safe to run again.
+#
+#   bash scripts/setup.sh           the server, the UI and its browser tests
+#   bash scripts/setup.sh desktop   also the desktop app (WebKitGTK) and its tests
 set -euo pipefail
+cd "$(dirname "$0")/.."
 
-packages=(build-essential pkg-config ca-certificates curl python3)
+packages=(build-essential pkg-config ca-certificates curl python3 chromium fonts-dejavu-core)
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+  packages+=(nodejs npm)
+fi
+if [ "${1:-}" = "desktop" ]; then
+  # Tauri 2 on Debian 12, and what its end-to-end tests drive it with.
+  packages+=(libwebkit2gtk-4.1-dev libgtk-3-dev librsvg2-dev libayatana-appindicator3-dev
+             libssl-dev libxdo-dev file xvfb xauth webkit2gtk-driver)
+fi
 
 missing=()
 for package in "${packages[@]}"; do
@@ -29,4 +41,10 @@ fi
 if ! command -v cargo >/dev/null 2>&1; then
   echo "setup: cargo is missing. Install the Rust toolchain (1.88 or newer) with rustup, then run this again." >&2
   exit 1
+fi
+
+# The UI's packages, exactly as the lockfile has them.
+if [ ! -d ui/node_modules ] || [ ui/package-lock.json -nt ui/node_modules/.package-lock.json ]; then
+  echo "setup: installing the UI's npm packages"
+  (cd ui && npm ci --no-audit --no-fund)
 fi

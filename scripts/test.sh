@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
-# Sets up and runs every check and test: formatting, clippy, unit tests and
-# the end-to-end suites against the real server binary.
+# Sets up and runs every check and test: formatting, clippy, the UI's type
+# check and unit tests, Rust unit tests, and the end-to-end suites against the
+# real server binary (HTTP, two-server sync, the UI in a real browser).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash scripts/setup.sh
+
+echo "== the UI: type check, unit tests (Vitest), build"
+(cd ui && npm run typecheck && npm test && npm run build)
 
 echo "== cargo fmt --check"
 cargo fmt --all -- --check
@@ -17,6 +21,9 @@ cargo build -p copydesk-server
 
 echo "== cargo test"
 cargo test --workspace
+
+echo "== the UI in Debian's chromium against the real server (playwright-core)"
+(cd ui && npm run e2e)
 
 echo "== schemathesis against the real server"
 bash scripts/schemathesis.sh

@@ -23,27 +23,35 @@ export function RichText({ initial, label, editable, onChange }: Props) {
   const editor = useRef<TipTap | undefined>(undefined);
   const [, setTick] = useState(0);
   const changed = useRef(onChange);
+  const baseline = useRef<string | undefined>(undefined);
   changed.current = onChange;
 
   useEffect(() => {
     const made = new TipTap({
       element: host.current!,
-      extensions: [StarterKit.configure({ link: { openOnClick: false, autolink: true } })],
+      extensions: [StarterKit.configure({ link: { openOnClick: false, autolink: true }, trailingNode: false })],
       content: initial as never,
       editable,
       editorProps: { attributes: { 'aria-label': label, role: 'textbox', 'aria-multiline': 'true', class: 'body-text' } },
-      onUpdate: ({ editor: e }) => changed.current({ html: e.getHTML(), doc: e.getJSON() as PmNode }),
+      // Only a real change counts (not the editor settling its first document).
+      onUpdate: ({ editor: e }) => {
+        const html = e.getHTML();
+        if (html === baseline.current) return;
+        baseline.current = undefined;
+        changed.current({ html, doc: e.getJSON() as PmNode });
+      },
       onSelectionUpdate: () => setTick((t) => t + 1),
       onTransaction: () => setTick((t) => t + 1),
     });
     editor.current = made;
+    baseline.current = made.getHTML();
     return () => made.destroy();
     // The editor is made once per mount; the screen remounts it for another body.
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
 
   useEffect(() => {
-    editor.current?.setEditable(editable);
+    editor.current?.setEditable(editable, false);
   }, [editable]);
 
   const e = editor.current;

@@ -9,7 +9,7 @@ use axum::response::{IntoResponse, Response};
 use crate::error::ApiError;
 
 #[derive(rust_embed::RustEmbed)]
-#[folder = "$CARGO_MANIFEST_DIR/../../ui/dist"]
+#[folder = "../../ui/dist"]
 #[allow_missing = true]
 struct Built;
 

@@ -1,0 +1,199 @@
+// The desk in a real browser against a real copydesk-server: drafts,
+// versions, comments, containers, locks, the print desk.
+
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { launch, shot, signedIn, startServer } from './support.mjs';
+
+let srv;
+let browser;
+let admin;
+
+before(async () => {
+  srv = await startServer();
+  admin = srv.key('Ada Admin', ['admin']);
+  browser = await launch();
+});
+
+after(async () => {
+  await browser?.close();
+  srv?.stop();
+});
+
+async function newStory(page, title) {
+  await page.getByLabel('New story title').fill(title);
+  await page.getByRole('button', { name: 'Create' }).click();
+  await page.getByRole('textbox', { name: 'Body' }).waitFor();
+}
+
+describe('the story editor', () => {
+  it('keeps a draft across a reload', async () => {
+    const { context, page } = await signedIn(browser, srv, admin);
+    await newStory(page, 'Flood warning');
+    const body = page.getByRole('textbox', { name: 'Body' });
+    await body.click();
+    await page.keyboard.type('Water rises 🌊 at the north bank');
+    await page.getByText(/Draft saved at/).waitFor({ timeout: 10000 });
+    await shot(page, 'editor-draft');
+    await page.reload();
+    await page.getByText(/Restored your draft/).waitFor();
+    assert.match(await page.getByRole('textbox', { name: 'Body' }).innerText(), /Water rises 🌊 at the north bank/);
+    await context.close();
+  });
+
+  it('saves a version and restores an earlier one, showing what changed', async () => {
+    const { context, page } = await signedIn(browser, srv, admin);
+    await newStory(page, 'Council vote');
+    const body = page.getByRole('textbox', { name: 'Body' });
+    await body.click();
+    await page.keyboard.type('The council voted yes.');
+    await page.getByRole('button', { name: 'Save as new version' }).click();
+    await page.getByRole('heading', { name: /version 2/ }).waitFor();
+    await page.getByRole('textbox', { name: 'Body' }).click();
+    await page.keyboard.press('End');
+    await page.keyboard.type(' Then it voted no.');
+    await page.getByRole('button', { name: 'Save as new version' }).click();
+    await page.getByRole('heading', { name: /version 3/ }).waitFor();
+    assert.doesNotMatch(await page.locator('.draft-state').innerText(), /Unsaved/, 'a fresh version has nothing unsaved');
+    await page.getByRole('button', { name: /^Version 2 ·/ }).click();
+    const diff = page.getByLabel('Changes from version 2 to the current text');
+    assert.match(await diff.locator('ins').allInnerTexts().then((t) => t.join(' ')), /voted no/);
+    await shot(page, 'editor-versions');
+    await page.getByRole('button', { name: 'Restore version 2' }).click();
+    await page.getByRole('heading', { name: /version 4/ }).waitFor();
+    const text = await page.getByRole('textbox', { name: 'Body' }).innerText();
+    assert.match(text, /The council voted yes\./);
+    assert.doesNotMatch(text, /voted no/);
+    await context.close();
+  });
+
+  it('holds a comment thread with a reply beside the text', async () => {
+    const { context, page } = await signedIn(browser, srv, admin);
+    await newStory(page, 'Bridge closed');
+    await page.getByLabel('New comment').fill('Who confirmed the closure?');
+    await page.getByRole('button', { name: 'Post' }).first().click();
+    await page.getByText('Who confirmed the closure?').waitFor();
+    await page.getByRole('button', { name: 'Reply' }).click();
+    await page.getByLabel(/Reply to/).fill('The city engineer, at 9:40.');
+    await page.getByRole('button', { name: 'Post' }).first().click();
+    const reply = page.locator('.replies .said', { hasText: 'The city engineer, at 9:40.' });
+    await reply.waitFor();
+    await shot(page, 'editor-comments');
+    await context.close();
+  });
+
+  it('shows markup in a comment as text and runs nothing', async () => {
+    const { context, page } = await signedIn(browser, srv, admin);
+    await newStory(page, 'Hostile comment');
+    const uuid = page.url().split('/').pop();
+    // One typed in the form, one posted straight to the service.
+    const typed = '<img src=x onerror="window.pwned=1"> and <script>window.pwned=2</script>';
+    await page.getByLabel('New comment').fill(typed);
+    await page.getByRole('button', { name: 'Post' }).first().click();
+    await page.locator('.said', { hasText: 'onerror' }).waitFor();
+    await srv.call(admin, 'POST', '/v3/note-comment/root', {
+      comment: '<p>raw <img src=x onerror="window.pwned=3"><script>window.pwned=4</script> end</p>',
+      reference: uuid,
+    });
+    await page.reload();
+    await page.locator('.said', { hasText: 'raw' }).waitFor();
+    await page.waitForTimeout(500);
+    assert.equal(await page.evaluate(() => window.pwned), undefined);
+    assert.equal(await page.locator('.comments img').count(), 0);
+    assert.equal(await page.locator('.comments script').count(), 0);
+    assert.match(await page.locator('.said').first().innerText(), /<img src=x onerror="window.pwned=1"> and <script>/);
+    await shot(page, 'comments-as-text');
+    await context.close();
+  });
+});
+
+describe('containers', () => {
+  it('shows the type rules in the form itself', async () => {
+    const { context, page } = await signedIn(browser, srv, admin);
+    await srv.call(admin, 'POST', '/v3/tag', { name: 'Weather' });
+    await page.getByRole('link', { name: 'Containers' }).click();
+    await page.getByRole('button', { name: 'New container' }).click();
+    const form = page.getByRole('form', { name: 'New container' });
+    const type = form.getByLabel('Type');
+    await type.selectOption('manual');
+    assert.equal(await form.getByText('Stories, in order').count(), 1);
+    assert.equal(await form.getByRole('group', { name: 'Tags' }).count(), 0);
+    await type.selectOption('automatic');
+    assert.equal(await form.getByText('Stories, in order').count(), 0);
+    assert.equal(await form.getByRole('group', { name: 'Tags' }).count(), 1);
+    await type.selectOption('gallery');
+    assert.equal(await form.getByText('Stories, in order').count(), 1);
+    assert.equal(await form.getByRole('group', { name: 'Tags' }).count(), 1);
+    assert.match(await form.getByRole('note').innerText(), /placeholder/);
+    await form.getByLabel('Title').fill('Storm pictures');
+    await form.getByLabel('Weather').check();
+    await form.getByRole('button', { name: 'Create' }).click();
+    await page.getByRole('button', { name: 'Storm pictures' }).waitFor();
+    await shot(page, 'containers');
+    await context.close();
+  });
+});
+
+describe('locks', () => {
+  it('lets one of two users racing for a story have it, and tells the other who', async () => {
+    const story = await srv.call(admin, 'POST', '/v3/content', { title: 'Race for the lock', type: 'article' });
+    const ann = srv.key('Ann Writer', ['journalist']);
+    const bo = srv.key('Bo Writer', ['journalist']);
+    const one = await signedIn(browser, srv, ann);
+    const two = await signedIn(browser, srv, bo);
+    for (const { page } of [one, two]) await page.goto(`${srv.base}/#/content/${story.uuid}`);
+    await Promise.all([one, two].map(({ page }) => page.getByRole('button', { name: 'Lock it for me' }).click()));
+    // Exactly one holds it; both see who.
+    for (const { page } of [one, two]) await page.reload();
+    const banners = await Promise.all([one, two].map(({ page }) => page.getByRole('region', { name: 'Lock' }).innerText()));
+    const winners = banners.filter((b) => b.includes('You have this story locked'));
+    assert.equal(winners.length, 1, banners.join(' | '));
+    const loser = banners.find((b) => !b.includes('You have this story locked'));
+    assert.match(loser, /(Ann|Bo) Writer is working on this story/);
+    const loserPage = banners[0] === loser ? one.page : two.page;
+    assert.equal(await loserPage.getByRole('button', { name: 'Save as new version' }).isDisabled(), true);
+    await shot(loserPage, 'lock-banner');
+    await one.context.close();
+    await two.context.close();
+  });
+
+  it('lets one of two print-desk editors have a print document', async () => {
+    await srv.call(admin, 'POST', '/v3/print-document', { label: 'Page one', tracking_label: 'monday/page-one.indd' });
+    const cy = srv.key('Cy Desk', ['printdesk']);
+    const di = srv.key('Di Desk', ['printdesk']);
+    const one = await signedIn(browser, srv, cy);
+    const two = await signedIn(browser, srv, di);
+    for (const { page } of [one, two]) {
+      await page.getByRole('link', { name: 'Print desk' }).click();
+      await page.getByRole('button', { name: 'Lock Page one' }).waitFor();
+    }
+    await Promise.all([one, two].map(({ page }) => page.getByRole('button', { name: 'Lock Page one' }).click()));
+    for (const { page } of [one, two]) await page.reload();
+    const unlockButtons = await Promise.all([one, two].map(({ page }) => page.getByRole('button', { name: 'Unlock Page one' }).count()));
+    assert.deepEqual(unlockButtons.sort(), [0, 1], 'exactly one holds it');
+    await shot(one.page, 'print-desk');
+    await one.context.close();
+    await two.context.close();
+  });
+
+  it('never shows passThruLock buttons to those without it', async () => {
+    const doc = await srv.call(admin, 'POST', '/v3/print-document', { label: 'Page two', tracking_label: 'monday/page-two.indd' });
+    const holder = srv.key('Ed Desk', ['printdesk']);
+    await srv.call(holder, 'POST', `/v3/print-document/${doc[0].uuid}/lock`, {});
+    const plain = srv.key('Fay Desk', ['printdesk']);
+    const { context, page } = await signedIn(browser, srv, plain);
+    await page.getByRole('link', { name: 'Print desk' }).click();
+    await page.getByRole('row', { name: /Page two/ }).waitFor();
+    assert.equal(await page.getByRole('button', { name: /Force unlock/ }).count(), 0);
+    assert.equal(await page.getByRole('button', { name: 'Lock for them' }).count(), 0);
+    await context.close();
+    // An admin holds passThruLock and sees both.
+    const boss = await signedIn(browser, srv, admin);
+    await boss.page.getByRole('link', { name: 'Print desk' }).click();
+    await boss.page.getByRole('button', { name: 'Force unlock Page two' }).waitFor();
+    assert.ok((await boss.page.getByRole('button', { name: 'Lock for them' }).count()) > 0);
+    await boss.page.getByRole('button', { name: 'Force unlock Page two' }).click();
+    await boss.page.getByRole('button', { name: 'Lock Page two' }).waitFor();
+    await boss.context.close();
+  });
+});

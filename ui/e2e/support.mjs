@@ -1,0 +1,109 @@
+// Real parts for the browser tests: a real copydesk-server on a loopback
+// port with its own data directory, real key pairs, and Debian's chromium
+// driven by playwright-core.
+
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const here = dirname(fileURLToPath(import.meta.url));
+export const repo = join(here, '..', '..');
+export const server = process.env.COPYDESK_SERVER ?? join(repo, 'target', 'debug', 'copydesk-server');
+export const artifacts = join(here, 'artifacts');
+mkdirSync(artifacts, { recursive: true });
+
+/** Starts a server on a fresh data directory; resolves once it listens. */
+export async function startServer(extra = []) {
+  const dir = mkdtempSync(join(tmpdir(), 'copydesk-e2e-'));
+  const child = spawn(server, ['serve', '--listen', '127.0.0.1:0', '--data', dir, ...extra], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, RUST_LOG: 'info' },
+  });
+  const base = await new Promise((resolve, reject) => {
+    let seen = '';
+    const timer = setTimeout(() => reject(new Error(`the server did not start: ${seen}`)), 20000);
+    const read = (chunk) => {
+      seen += chunk.toString();
+      const found = /listening on (http:\/\/[0-9.:]+)/.exec(seen);
+      if (found) {
+        clearTimeout(timer);
+        resolve(found[1]);
+      }
+    };
+    child.stdout.on('data', read);
+    child.stderr.on('data', read);
+    child.on('exit', (code) => reject(new Error(`the server exited (${code}): ${seen}`)));
+  });
+  return {
+    base,
+    dir,
+    /** A new user with a key pair (the JSON `key create --json` prints). */
+    key(name, roles = [], actions = []) {
+      const args = ['key', 'create', '--data', dir, '--name', name, '--json'];
+      for (const role of roles) args.push('--role', role);
+      for (const action of actions) args.push('--action', action);
+      return JSON.parse(execFileSync(server, args, { encoding: 'utf8' }));
+    },
+    /** Calls the service as `key` (for setting the scene). */
+    async call(key, method, path, body) {
+      const token = await tokenFor(key);
+      const response = await fetch(`${base}${path}`, {
+        method,
+        headers: { Authorization: `Bearer ${token}`, ...(body ? { 'Content-Type': 'application/json' } : {}) },
+        body: body ? JSON.stringify(body) : undefined,
+      });
+      const text = await response.text();
+      if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`);
+      return text ? JSON.parse(text) : undefined;
+    },
+    stop() {
+      child.kill('SIGTERM');
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A token signed with the key pair, as the contract says (HS256, claim `pk`). */
+export async function tokenFor(key) {
+  const { SignJWT } = await import('jose');
+  const now = Math.floor(Date.now() / 1000);
+  return new SignJWT({ pk: key.public_key })
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .setIssuedAt(now)
+    .setExpirationTime(now + 3600)
+    .sign(new TextEncoder().encode(key.private_key));
+}
+
+/** Runs `copydesk-server sync` for the replica in `dir`. */
+export function syncOnce(dir, centralBase, key) {
+  const keyFile = join(dir, 'remote-key.json');
+  execFileSync('sh', ['-c', `cat > '${keyFile}'`], { input: JSON.stringify(key) });
+  return execFileSync(server, ['sync', '--data', dir, '--remote', centralBase, '--key-file', keyFile], { encoding: 'utf8' });
+}
+
+export async function launch() {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+}
+
+/** A browser context signed in as `key` on `srv`, at the content list. */
+export async function signedIn(browser, srv, key) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const page = await context.newPage();
+  page.on('pageerror', (err) => console.error(`page error: ${err.message}`));
+  await page.goto(`${srv.base}/`);
+  await page.getByLabel('Your key').fill(JSON.stringify(key));
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Content' }).waitFor();
+  return { context, page };
+}
+
+export async function shot(page, name) {
+  await page.screenshot({ path: join(artifacts, `${name}.png`), fullPage: true });
+}
