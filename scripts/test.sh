@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Sets up and runs every check and test: formatting, clippy, the UI's type
 # check and unit tests, Rust unit tests, and the end-to-end suites against the
-# real server binary (HTTP, two-server sync, the UI in a real browser).
+# real server binary (HTTP, two-server sync, the UI in a real browser) and
+# the desktop app in its real window.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-bash scripts/setup.sh
+bash scripts/setup.sh desktop
 
 echo "== the UI: type check, unit tests (Vitest), build"
 (cd ui && npm run typecheck && npm test && npm run build)
@@ -24,6 +25,9 @@ cargo test --workspace
 
 echo "== the UI in Debian's chromium against the real server (playwright-core)"
 (cd ui && npm run e2e)
+
+echo "== the desktop app in its real window under Xvfb (tauri-driver)"
+bash scripts/desktop-test.sh
 
 echo "== schemathesis against the real server"
 bash scripts/schemathesis.sh

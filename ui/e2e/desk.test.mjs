@@ -143,8 +143,17 @@ describe('locks', () => {
     const two = await signedIn(browser, srv, bo);
     for (const { page } of [one, two]) await page.goto(`${srv.base}/#/content/${story.uuid}`);
     await Promise.all([one, two].map(({ page }) => page.getByRole('button', { name: 'Lock it for me' }).click()));
+    // Each hears back: the lock, or a refusal naming who has it.
+    for (const { page } of [one, two]) {
+      await page.waitForFunction(() =>
+        /You have this story locked|Someone else is working on this/.test(document.querySelector('[aria-label="Lock"]')?.textContent ?? ''),
+      );
+    }
     // Exactly one holds it; both see who.
-    for (const { page } of [one, two]) await page.reload();
+    for (const { page } of [one, two]) {
+      await page.reload();
+      await page.getByRole('region', { name: 'Lock' }).getByText(/locked|working on this/).first().waitFor();
+    }
     const banners = await Promise.all([one, two].map(({ page }) => page.getByRole('region', { name: 'Lock' }).innerText()));
     const winners = banners.filter((b) => b.includes('You have this story locked'));
     assert.equal(winners.length, 1, banners.join(' | '));
@@ -168,7 +177,17 @@ describe('locks', () => {
       await page.getByRole('button', { name: 'Lock Page one' }).waitFor();
     }
     await Promise.all([one, two].map(({ page }) => page.getByRole('button', { name: 'Lock Page one' }).click()));
-    for (const { page } of [one, two]) await page.reload();
+    // Each hears back: the lock is theirs, or a refusal.
+    for (const { page } of [one, two]) {
+      await page.waitForFunction(() => {
+        const row = [...document.querySelectorAll('tr')].find((r) => r.textContent?.includes('Page one'));
+        return /Unlock Page one|Someone else is working/.test(row?.textContent ?? '');
+      });
+    }
+    for (const { page } of [one, two]) {
+      await page.reload();
+      await page.getByRole('row', { name: /Page one/ }).waitFor();
+    }
     const unlockButtons = await Promise.all([one, two].map(({ page }) => page.getByRole('button', { name: 'Unlock Page one' }).count()));
     assert.deepEqual(unlockButtons.sort(), [0, 1], 'exactly one holds it');
     await shot(one.page, 'print-desk');

@@ -77,6 +77,21 @@ impl Cms {
         })
     }
 
+    /// A desktop app's key for one launch: the person at the laptop (`name`,
+    /// who administers their own copy) gets a fresh key pair, and the keys of
+    /// earlier launches stop working. Its token is the launch's secret.
+    pub fn launch_key(&self, name: &str) -> Result<crate::access::NewKeyPair> {
+        self.store.write(|tx| {
+            let key = crate::access::create_key(tx, name, &["admin".to_owned()], &[])?;
+            tx.execute(
+                "DELETE FROM key_pairs WHERE user_id = (SELECT user_id FROM key_pairs WHERE public_key = ?1)
+                 AND public_key <> ?1",
+                [&key.public_key],
+            )?;
+            Ok(key)
+        })
+    }
+
     /// `GET /v3/me` (a Copydesk extension): the caller, with what they may do,
     /// so a client can hide what would be refused. Any valid token may ask.
     pub fn whoami(&self, who: &Principal) -> Result<Me> {

@@ -226,7 +226,11 @@ fn serve(args: ServeArgs) -> Result<()> {
             cms.forward_locks(Arc::new(copydesk_sync::ForwardedLocks::new(Arc::clone(
                 &remote,
             ))));
-            tokio::spawn(keep_synced(Arc::clone(&cms), remote, args.sync_every_ms));
+            tokio::spawn(copydesk_sync::keep_synced(
+                Arc::clone(&cms),
+                remote,
+                std::time::Duration::from_millis(args.sync_every_ms),
+            ));
         }
         let app = copydesk_api::router(
             cms,
@@ -322,25 +326,6 @@ fn sync(args: SyncArgs) -> Result<()> {
             }
         }
     })
-}
-
-/// Syncs in the background every few seconds while the server runs.
-async fn keep_synced(cms: Arc<Cms>, remote: Arc<copydesk_sync::Remote>, every_ms: u64) {
-    loop {
-        match copydesk_sync::sync_once(&cms, &remote).await {
-            Ok(summary) if summary.pushed + summary.pulled > 0 => tracing::info!(
-                pushed = summary.pushed,
-                pulled = summary.pulled,
-                conflicts = summary.conflicts,
-                needs_attention = summary.needs_attention,
-                "synced with {}",
-                remote.base()
-            ),
-            Ok(_) => {}
-            Err(err) => tracing::warn!(%err, "sync with {} failed; trying again", remote.base()),
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(every_ms.max(50))).await;
-    }
 }
 
 /// A progress line for long syncs (drawn only on a terminal), with counts.

@@ -576,3 +576,23 @@ async fn round(
         waiting,
     })
 }
+
+/// Syncs every `every` for as long as it runs (a server with a remote, the
+/// desktop app): a round that fails is logged and tried again next time.
+pub async fn keep_synced(cms: Arc<Cms>, remote: Arc<Remote>, every: std::time::Duration) {
+    loop {
+        match sync_once(&cms, &remote).await {
+            Ok(summary) if summary.pushed + summary.pulled > 0 => tracing::info!(
+                pushed = summary.pushed,
+                pulled = summary.pulled,
+                conflicts = summary.conflicts,
+                needs_attention = summary.needs_attention,
+                "synced with {}",
+                remote.base()
+            ),
+            Ok(_) => {}
+            Err(err) => tracing::warn!(%err, "sync with {} failed; trying again", remote.base()),
+        }
+        tokio::time::sleep(every.max(std::time::Duration::from_millis(50))).await;
+    }
+}

@@ -8,7 +8,7 @@ pub mod plan;
 pub mod remote;
 pub mod remote_records;
 
-pub use engine::{Progress, Quiet, Summary, sync_once, sync_with_progress};
+pub use engine::{Progress, Quiet, Summary, keep_synced, sync_once, sync_with_progress};
 pub use error::SyncError;
 pub use key::RemoteKey;
 pub use locks::ForwardedLocks;

@@ -485,6 +485,9 @@ pub struct ChangeFeed {
 /// `GET /v3/sync/status`: a replica's sync state.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, ToSchema)]
 pub struct SyncStatus {
+    /// The central server this replica syncs with (`null`: none, it is its own source of truth).
+    #[serde(default)]
+    pub remote: Option<String>,
     pub online: bool,
     pub last_sync_at: Option<String>,
     pub pending: String,

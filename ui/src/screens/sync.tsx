@@ -7,6 +7,7 @@ import { useDesk } from '../context';
 import { attempt, Problem, useLoad } from '../load';
 
 interface Status {
+  remote?: string | null;
   online: boolean;
   last_sync_at: string | null;
   pending: string;
@@ -59,6 +60,13 @@ function useStatus(): Status | undefined {
 export function SyncBadge() {
   const status = useStatus();
   if (!status) return null;
+  if (!status.remote) {
+    return (
+      <a href="#/sync" class="badge local" aria-label="Sync: this copy syncs with no server">
+        Not syncing
+      </a>
+    );
+  }
   const label = status.syncing ? 'Syncing…' : status.online ? 'Online' : 'Offline';
   return (
     <a href="#/sync" class={`badge ${status.online ? 'online' : 'offline'}`} aria-label={`Sync: ${label}, ${status.pending} changes waiting`}>
@@ -83,6 +91,8 @@ export function SyncScreen() {
       <h1 id="sync-heading">Sync</h1>
       {status ? (
         <dl class="facts">
+          <dt>Newsroom server</dt>
+          <dd>{status.remote ?? 'none: this copy is its own source of truth (set a server in Settings to sync)'}</dd>
           <dt>Connection</dt>
           <dd>{status.online ? 'Online: the newsroom server answered the last sync.' : 'Offline: your work is kept here and goes up when the server answers again.'}</dd>
           <dt>Last sync</dt>

@@ -23,6 +23,7 @@ pub async fn status(
 ) -> ApiResult<Json<wire::SyncStatus>> {
     let status = state.call(bearer, |cms, who| cms.sync_status(who)).await?;
     Ok(Json(wire::SyncStatus {
+        remote: status.remote,
         online: status.online,
         last_sync_at: status.last_sync_at,
         pending: status.pending.to_string(),

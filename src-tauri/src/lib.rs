@@ -1,0 +1,200 @@
+//! The desktop shell: opens the local replica, serves its `/v3` service to
+//! this app's window only, hands the window its address and token, and keeps
+//! the replica synced with the central server. What the service does lives
+//! in the libraries; this file only wires them to a window.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use copydesk_core::Cms;
+use copydesk_sync::{ForwardedLocks, Remote, RemoteKey};
+use serde::{Deserialize, Serialize};
+use tauri::{Manager, State};
+
+/// The origins the app's own pages have (WebKitGTK, and other platforms' webviews).
+const APP_ORIGINS: [&str; 2] = ["tauri://localhost", "http://tauri.localhost"];
+/// How often the background sync runs a round.
+const SYNC_EVERY: std::time::Duration = std::time::Duration::from_secs(5);
+/// The keychain's name for the remote key pairs.
+const KEYCHAIN_SERVICE: &str = "copydesk";
+
+/// The app's embedded service.
+struct Local {
+    cms: Arc<Cms>,
+    base: String,
+    token: String,
+    /// Whether the background sync runs (it starts once, when a remote is known).
+    syncing: Mutex<bool>,
+}
+
+/// What the window needs to call its service: the address and this launch's token.
+#[derive(Serialize)]
+struct Connection {
+    base: String,
+    token: String,
+}
+
+#[derive(Serialize)]
+struct RemoteSettings {
+    remote: Option<String>,
+}
+
+/// A key pair as `copydesk-server key create --json` prints it.
+#[derive(Deserialize, Serialize)]
+struct KeyJson {
+    public_key: String,
+    private_key: String,
+}
+
+#[tauri::command]
+fn connection(local: State<'_, Local>) -> Connection {
+    Connection {
+        base: local.base.clone(),
+        token: local.token.clone(),
+    }
+}
+
+#[tauri::command]
+fn remote_settings(local: State<'_, Local>) -> Result<RemoteSettings, String> {
+    let state = local.cms.sync_state().map_err(|err| err.to_string())?;
+    Ok(RemoteSettings {
+        remote: state.remote,
+    })
+}
+
+/// Makes this copy a replica of `address`, the key kept in the system keychain.
+#[tauri::command]
+async fn set_remote(local: State<'_, Local>, address: String, key: KeyJson) -> Result<(), String> {
+    let remote = Remote::new(
+        &address,
+        RemoteKey {
+            public_key: key.public_key.clone(),
+            private_key: key.private_key.clone(),
+        },
+    )
+    .map_err(|err| err.to_string())?;
+    local
+        .cms
+        .set_remote(remote.base())
+        .map_err(|err| err.to_string())?;
+    let secret = serde_json::to_string(&key).map_err(|err| err.to_string())?;
+    keyring::Entry::new(KEYCHAIN_SERVICE, remote.base())
+        .and_then(|entry| entry.set_password(&secret))
+        .map_err(|err| format!("the system keychain did not take the key: {err}"))?;
+    start_sync(&local, Arc::new(remote));
+    Ok(())
+}
+
+/// Starts the background sync, and lock forwarding, once.
+fn start_sync(local: &Local, remote: Arc<Remote>) {
+    let Ok(mut syncing) = local.syncing.lock() else {
+        return;
+    };
+    if *syncing {
+        return;
+    }
+    *syncing = true;
+    local
+        .cms
+        .forward_locks(Arc::new(ForwardedLocks::new(Arc::clone(&remote))));
+    tauri::async_runtime::spawn(copydesk_sync::keep_synced(
+        Arc::clone(&local.cms),
+        remote,
+        SYNC_EVERY,
+    ));
+}
+
+/// The remote this copy syncs with and its key from the keychain, if both are there.
+fn configured_remote(cms: &Cms) -> Option<Remote> {
+    let url = cms.sync_state().ok()?.remote?;
+    let secret = keyring::Entry::new(KEYCHAIN_SERVICE, &url)
+        .and_then(|entry| entry.get_password())
+        .map_err(|err| tracing::warn!(%err, "no key for {url} in the system keychain; not syncing"))
+        .ok()?;
+    let key: KeyJson = serde_json::from_str(&secret).ok()?;
+    Remote::new(
+        &url,
+        RemoteKey {
+            public_key: key.public_key,
+            private_key: key.private_key,
+        },
+    )
+    .ok()
+}
+
+/// Where the replica lives: `COPYDESK_DATA`, or the platform's data directory for the app.
+fn data_dir(app: &tauri::App) -> anyhow::Result<PathBuf> {
+    match std::env::var_os("COPYDESK_DATA") {
+        Some(dir) => Ok(PathBuf::from(dir)),
+        None => Ok(app.path().app_data_dir()?),
+    }
+}
+
+/// Opens the replica and serves it on a loopback port to this app only.
+async fn start_local(dir: PathBuf) -> anyhow::Result<Local> {
+    std::fs::create_dir_all(&dir)?;
+    let cms = Arc::new(Cms::open(&dir, "copydesk")?);
+    let person = std::env::var("USER").unwrap_or_else(|_| "me".to_owned());
+    let key = cms.launch_key(&person)?;
+    let token = copydesk_core::access::mint_token(&key.public_key, &key.private_key, None)?;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let port = listener.local_addr()?.port();
+    let app = copydesk_api::router(
+        Arc::clone(&cms),
+        copydesk_api::Options {
+            local_only: Some(copydesk_api::LocalOnly {
+                port,
+                origins: APP_ORIGINS.iter().map(|o| (*o).to_owned()).collect(),
+            }),
+            ..copydesk_api::Options::default()
+        },
+    );
+    tauri::async_runtime::spawn(async move {
+        if let Err(err) = axum::serve(listener, app).await {
+            tracing::error!(%err, "the local service stopped");
+        }
+    });
+    tracing::info!(data = %dir.display(), "copydesk serving its replica on http://127.0.0.1:{port}");
+    Ok(Local {
+        cms,
+        base: format!("http://127.0.0.1:{port}"),
+        token,
+        syncing: Mutex::new(false),
+    })
+}
+
+pub fn run() {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .init();
+    let result = tauri::Builder::default()
+        // One instance at a time: a second launch brings the first to the front.
+        .plugin(tauri_plugin_single_instance::init(|app, _args, _cwd| {
+            if let Some(window) = app.get_webview_window("main") {
+                let _ = window.unminimize();
+                let _ = window.set_focus();
+            }
+        }))
+        .setup(|app| {
+            let dir = data_dir(app)?;
+            let local = tauri::async_runtime::block_on(start_local(dir))?;
+            if let Some(remote) = configured_remote(&local.cms) {
+                tauri::async_runtime::block_on(async { start_sync(&local, Arc::new(remote)) });
+            }
+            app.manage(local);
+            Ok(())
+        })
+        .invoke_handler(tauri::generate_handler![
+            connection,
+            remote_settings,
+            set_remote
+        ])
+        .run(tauri::generate_context!());
+    if let Err(err) = result {
+        eprintln!("copydesk: {err}");
+        std::process::exit(1);
+    }
+}

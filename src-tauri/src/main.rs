@@ -1,0 +1,8 @@
+//! Starts the Copydesk desktop app.
+
+// No console window beside the app on Windows.
+#![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
+
+fn main() {
+    copydesk_desktop::run();
+}
