@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# The desktop app's benchmark: a replica with 10,000 stories, then cold
+# starts of the release app to a usable content list, its memory when idle,
+# and the .deb's size (built by scripts/package-deb.sh, if it was).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bash scripts/setup.sh desktop
+if [ ! -x target/tools/bin/tauri-driver ]; then
+  cargo install tauri-driver --locked --root target/tools --quiet
+fi
+(cd ui && npm run build)
+cargo build --release -p copydesk -p copydesk-server
+
+data=$(mktemp -d)
+trap 'rm -rf "$data"' EXIT
+(cd ui && node desktop/bench.mjs --data "$data" --items "${ITEMS:-10000}" --runs "${RUNS:-5}")
