@@ -7,5 +7,9 @@ cd "$(dirname "$0")/.."
 
 bash scripts/setup.sh desktop
 (cd ui && npm run build)
-(cd src-tauri && npx --yes @tauri-apps/cli@2 build --bundles deb)
+# Build, strip the symbols the release profile keeps for server backtraces
+# (200 MB of them), then bundle the stripped binary.
+(cd src-tauri && npx --yes @tauri-apps/cli@2 build --no-bundle)
+strip target/release/copydesk
+(cd src-tauri && npx --yes @tauri-apps/cli@2 bundle --bundles deb)
 ls -l target/release/bundle/deb/*.deb

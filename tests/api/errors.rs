@@ -83,7 +83,10 @@ fn malformed_json_is_400() {
 fn unknown_paths_and_methods_are_404() {
     let server = TestServer::start();
     server.get("/v3/nothing").expect_error(404, "not_found");
-    server.get("/").expect_error(404, "not_found");
+    server.get("/nowhere").expect_error(404, "not_found");
+    server
+        .get("/assets/missing.js")
+        .expect_error(404, "not_found");
     server
         .call(
             Method::PATCH,
@@ -188,5 +191,39 @@ fn odd_inputs_never_give_500() {
                 }
             }
         }
+    }
+}
+
+#[test]
+fn the_ui_is_served_at_the_root_under_a_strict_policy() {
+    let server = TestServer::start();
+    let response = reqwest::blocking::get(server.url("/")).expect("an answer");
+    let built = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../ui/dist/index.html")
+        .exists();
+    if built {
+        assert_eq!(response.status(), 200);
+        let policy = response
+            .headers()
+            .get("content-security-policy")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_owned();
+        assert!(policy.contains("script-src 'self'"), "{policy}");
+        assert!(
+            response
+                .text()
+                .expect("the page")
+                .contains("<div id=\"app\">")
+        );
+    } else {
+        // A server built without the UI says how to build it.
+        assert_eq!(response.status(), 404);
+        assert!(
+            response
+                .text()
+                .expect("a message")
+                .contains("npm run build")
+        );
     }
 }

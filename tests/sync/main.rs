@@ -535,6 +535,24 @@ fn content_travels_with_its_authors_and_merges() {
 }
 
 /// Polls `check` until it holds, for at most 20 seconds (a liveness wait, not a speed test).
+/// A replica served with `--remote`, syncing every 100 ms through `remote`
+/// (the folder holding its key file goes with it).
+fn serving_replica(remote: &str, key: &KeyPair) -> (TestServer, tempfile::TempDir) {
+    let keys = tempfile::tempdir().expect("a folder");
+    let key_file = keys.path().join("key.json");
+    std::fs::write(&key_file, serde_json::to_string(key).expect("JSON")).expect("writes");
+    let key_arg = key_file.to_string_lossy().into_owned();
+    let replica = TestServer::start_with(&[
+        "--remote",
+        remote,
+        "--key-file",
+        &key_arg,
+        "--sync-every-ms",
+        "100",
+    ]);
+    (replica, keys)
+}
+
 fn eventually(what: &str, mut check: impl FnMut() -> bool) {
     let started = std::time::Instant::now();
     while started.elapsed() < std::time::Duration::from_secs(20) {
@@ -921,18 +939,7 @@ fn locks_need_the_server() {
     let proxy = copydesk_tests::CuttingProxy::new(&central.base);
     let key = central.key("laptop", &["editor"], &[]);
     let desk = central.key("desk", &["editor"], &[]).token();
-    let keys = tempfile::tempdir().expect("a folder");
-    let key_file = keys.path().join("key.json");
-    std::fs::write(&key_file, serde_json::to_string(&key).expect("JSON")).expect("writes");
-    let key_arg = key_file.to_string_lossy().into_owned();
-    let replica = TestServer::start_with(&[
-        "--remote",
-        &proxy.base,
-        "--key-file",
-        &key_arg,
-        "--sync-every-ms",
-        "100",
-    ]);
+    let (replica, _keys) = serving_replica(&proxy.base, &key);
     let story = central
         .post(
             "/v3/content",

@@ -373,18 +373,7 @@ fn print_documents_travel_and_their_locks_need_the_server() {
     let proxy = copydesk_tests::CuttingProxy::new(&central.base);
     let key = central.key("laptop", &["editor", "printdesk"], &[]);
     let desk = central.key("desk", &["printdesk"], &[]).token();
-    let keys = tempfile::tempdir().expect("a folder");
-    let key_file = keys.path().join("key.json");
-    std::fs::write(&key_file, serde_json::to_string(&key).expect("JSON")).expect("writes");
-    let key_arg = key_file.to_string_lossy().into_owned();
-    let replica = TestServer::start_with(&[
-        "--remote",
-        &proxy.base,
-        "--key-file",
-        &key_arg,
-        "--sync-every-ms",
-        "100",
-    ]);
+    let (replica, _keys) = super::serving_replica(&proxy.base, &key);
     let workflow = central
         .post(
             "/v3/workflow",

@@ -5,46 +5,22 @@
 
 import { after, before, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
-import { join, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { remote } from 'webdriverio';
+import { fillReplica, openApp, repoPath, startDriver, stopAll } from './driver.mjs';
 
-const here = dirname(fileURLToPath(import.meta.url));
-const repo = join(here, '..', '..');
-const app = process.env.COPYDESK_APP ?? join(repo, 'target', 'debug', 'copydesk');
-const server = process.env.COPYDESK_SERVER ?? join(repo, 'target', 'debug', 'copydesk-server');
-const driver = process.env.TAURI_DRIVER ?? join(repo, 'target', 'tools', 'bin', 'tauri-driver');
-const artifacts = join(here, 'artifacts');
+const app = process.env.COPYDESK_APP ?? repoPath('target', 'debug', 'copydesk');
+const server = process.env.COPYDESK_SERVER ?? repoPath('target', 'debug', 'copydesk-server');
+const driver = process.env.TAURI_DRIVER ?? repoPath('target', 'tools', 'bin', 'tauri-driver');
+const artifacts = repoPath('ui', 'desktop', 'artifacts');
 mkdirSync(artifacts, { recursive: true });
+const SEEDED = ['Flood defences hold', 'Council budget passes', 'Storm warning lifted'];
 
-const children = [];
 let data;
 let browser;
-
-function start(command, args, env) {
-  const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stderr.on('data', (d) => process.env.COPYDESK_DEBUG && process.stderr.write(d));
-  children.push(child);
-  return child;
-}
-
-async function listening(port) {
-  for (let i = 0; i < 100; i++) {
-    const up = await new Promise((resolve) => {
-      const r = request({ host: '127.0.0.1', port, path: '/status', method: 'GET' }, () => resolve(true));
-      r.on('error', () => resolve(false));
-      r.end();
-    });
-    if (up) return;
-    await sleep(100);
-  }
-  throw new Error(`nothing listens on ${port}`);
-}
 
 /** A raw request, so a test can send any Host and Origin. */
 function raw(base, path, headers) {
@@ -69,52 +45,14 @@ async function shot(name) {
 before(async () => {
   data = mkdtempSync(join(tmpdir(), 'copydesk-desktop-'));
   // A replica with stories already in it, written by the same service headless.
-  const seeding = start(server, ['serve', '--listen', '127.0.0.1:0', '--data', data]);
-  const base = await new Promise((resolve, reject) => {
-    let seen = '';
-    const read = (d) => {
-      seen += d;
-      const found = /listening on (http:\/\/[0-9.:]+)/.exec(seen);
-      if (found) resolve(found[1]);
-    };
-    seeding.stdout.on('data', read);
-    seeding.stderr.on('data', read);
-    seeding.on('exit', () => reject(new Error(seen)));
-  });
-  const key = JSON.parse(execFileSync(server, ['key', 'create', '--data', data, '--name', 'seed', '--role', 'admin', '--json'], { encoding: 'utf8' }));
-  const keyFile = join(data, 'seed-key.json');
-  writeFileSync(keyFile, JSON.stringify(key), { mode: 0o600 });
-  const token = execFileSync(server, ['token', '--key-file', keyFile], { encoding: 'utf8' }).trim();
-  for (const title of ['Flood defences hold', 'Council budget passes', 'Storm warning lifted']) {
-    const made = await fetch(`${base}/v3/content`, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ title, type: 'article', content: `<p>${title}.</p>` }),
-    });
-    assert.equal(made.status, 200);
-  }
-  seeding.kill('SIGTERM');
-  await new Promise((resolve) => seeding.on('exit', resolve));
-
-  const display = process.env.DISPLAY ?? ':99';
-  if (!process.env.DISPLAY) {
-    start('Xvfb', [display, '-screen', '0', '1280x800x24', '-nolisten', 'tcp']);
-    await sleep(500);
-  }
-  start(driver, ['--port', '4444'], { DISPLAY: display, COPYDESK_DATA: data });
-  await listening(4444);
-  browser = await remote({
-    hostname: '127.0.0.1',
-    port: 4444,
-    logLevel: 'warn',
-    // Classic WebDriver only: WebKitWebDriver speaks no WebDriver BiDi.
-    capabilities: { browserName: 'wry', 'tauri:options': { application: app }, 'wdio:enforceWebDriverClassic': true },
-  });
+  await fillReplica(server, data, SEEDED);
+  await startDriver(driver, 4444, data);
+  browser = await openApp(4444, app);
 });
 
 after(async () => {
   await browser?.deleteSession().catch(() => {});
-  for (const child of children.reverse()) child.kill('SIGTERM');
+  stopAll();
   if (data) rmSync(data, { recursive: true, force: true });
 });
 
@@ -124,7 +62,7 @@ it('starts on its replica and shows the content list from its embedded service',
   const list = await browser.$('table.list');
   await browser.waitUntil(async () => (await list.getText()).includes('Storm warning lifted'), { timeout: 10000 });
   const text = await list.getText();
-  for (const title of ['Flood defences hold', 'Council budget passes', 'Storm warning lifted']) assert.match(text, new RegExp(title));
+  for (const title of SEEDED) assert.match(text, new RegExp(title));
   await shot('desktop-content-list');
 });
 

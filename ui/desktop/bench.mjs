@@ -5,16 +5,10 @@
 //   node desktop/bench.mjs --data DIR --items 10000 --runs 5
 // The items are written into DIR first by the service itself, run headless.
 
-import { execFileSync, spawn } from 'node:child_process';
 import { readdirSync, readFileSync, statSync, existsSync } from 'node:fs';
-import { request } from 'node:http';
-import { join, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { remote } from 'webdriverio';
+import { fillReplica, openApp, repoPath, startDriver, stopAll } from './driver.mjs';
 
-const here = dirname(fileURLToPath(import.meta.url));
-const repo = join(here, '..', '..');
 const arg = (name, fallback) => {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 ? process.argv[i + 1] : fallback;
@@ -22,29 +16,10 @@ const arg = (name, fallback) => {
 const data = arg('data');
 const runs = Number(arg('runs', '5'));
 const items = Number(arg('items', '10000'));
-const server = process.env.COPYDESK_SERVER ?? join(repo, 'target', 'release', 'copydesk-server');
-const app = process.env.COPYDESK_APP ?? join(repo, 'target', 'release', 'copydesk');
-const driver = process.env.TAURI_DRIVER ?? join(repo, 'target', 'tools', 'bin', 'tauri-driver');
+const app = process.env.COPYDESK_APP ?? repoPath('target', 'release', 'copydesk');
+const server = process.env.COPYDESK_SERVER ?? repoPath('target', 'release', 'copydesk-server');
+const driver = process.env.TAURI_DRIVER ?? repoPath('target', 'tools', 'bin', 'tauri-driver');
 if (!data) throw new Error('--data DIR is required');
-
-const children = [];
-const start = (command, args, env) => {
-  const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: 'ignore' });
-  children.push(child);
-  return child;
-};
-async function listening(port) {
-  for (let i = 0; i < 100; i++) {
-    const up = await new Promise((resolve) => {
-      const r = request({ host: '127.0.0.1', port, path: '/status' }, () => resolve(true));
-      r.on('error', () => resolve(false));
-      r.end();
-    });
-    if (up) return;
-    await sleep(100);
-  }
-  throw new Error(`nothing listens on ${port}`);
-}
 
 /** Every process whose ancestry includes `root`, with `root`. */
 function tree(root) {
@@ -95,54 +70,14 @@ function memory(root) {
   return { pss: pss / 1024, rss: rss / 1024 };
 }
 
-/** Writes `count` stories into the replica at `dir` through the service, headless. */
-async function seed(dir, count) {
-  const child = spawn(server, ['serve', '--listen', '127.0.0.1:0', '--data', dir], { stdio: ['ignore', 'pipe', 'pipe'] });
-  const base = await new Promise((resolve, reject) => {
-    let seen = '';
-    const read = (d) => {
-      seen += d;
-      const found = /listening on (http:\/\/[0-9.:]+)/.exec(seen);
-      if (found) resolve(found[1]);
-    };
-    child.stdout.on('data', read);
-    child.stderr.on('data', read);
-    child.on('exit', () => reject(new Error(seen)));
-  });
-  const key = JSON.parse(execFileSync(server, ['key', 'create', '--data', dir, '--name', 'seed', '--role', 'admin', '--json'], { encoding: 'utf8' }));
-  const { SignJWT } = await import('jose');
-  const token = await new SignJWT({ pk: key.public_key }).setProtectedHeader({ alg: 'HS256' }).sign(new TextEncoder().encode(key.private_key));
-  let next = 0;
-  const worker = async () => {
-    while (next < count) {
-      const n = next++;
-      const made = await fetch(`${base}/v3/content`, {
-        method: 'POST',
-        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
-        body: JSON.stringify({ title: `Story ${n}`, type: 'article', content: `<p>Text of story ${n}.</p>` }),
-      });
-      if (!made.ok) throw new Error(`seeding: ${made.status} ${await made.text()}`);
-    }
-  };
-  await Promise.all(Array.from({ length: 8 }, worker));
-  child.kill('SIGTERM');
-  await new Promise((resolve) => child.on('exit', resolve));
-}
-
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const worst = (xs) => Math.max(...xs);
 
 const seeding = performance.now();
-await seed(data, items);
+await fillReplica(server, data, Array.from({ length: items }, (_, n) => `Story ${n}`));
 console.log(`seeded ${items} stories in ${((performance.now() - seeding) / 1000).toFixed(1)} s`);
 
-const display = process.env.DISPLAY ?? ':98';
-if (!process.env.DISPLAY) {
-  start('Xvfb', [display, '-screen', '0', '1280x800x24', '-nolisten', 'tcp']);
-  await sleep(500);
-}
-start(driver, ['--port', '4445'], { DISPLAY: display, COPYDESK_DATA: data });
-await listening(4445);
+await startDriver(driver, 4445, data);
 
 const starts = [];
 const pss = [];
@@ -150,12 +85,7 @@ const rss = [];
 try {
   for (let run = 0; run < runs; run++) {
     const began = performance.now();
-    const browser = await remote({
-      hostname: '127.0.0.1',
-      port: 4445,
-      logLevel: 'error',
-      capabilities: { browserName: 'wry', 'tauri:options': { application: app }, 'wdio:enforceWebDriverClassic': true },
-    });
+    const browser = await openApp(4445, app);
     await browser.waitUntil(async () => (await browser.$$('table.list tbody tr').length) > 0, { timeout: 30000, interval: 20 });
     starts.push(performance.now() - began);
     await sleep(5000);
@@ -169,14 +99,14 @@ try {
     await sleep(500);
   }
 } finally {
-  for (const child of children.reverse()) child.kill('SIGTERM');
+  stopAll();
 }
 
-const debDir = join(repo, 'target', 'release', 'bundle', 'deb');
+const debDir = repoPath('target', 'release', 'bundle', 'deb');
 const deb = existsSync(debDir) ? readdirSync(debDir).find((f) => f.endsWith('.deb')) : undefined;
 console.log(`copydesk desktop bench: ${runs} launches on a replica of ${items} stories`);
 console.log(`cold start to a usable content list: median ${median(starts).toFixed(0)} ms, worst ${worst(starts).toFixed(0)} ms`);
 if (pss.length) {
   console.log(`memory when idle (app + WebKit helpers): PSS median ${median(pss).toFixed(0)} MiB (worst ${worst(pss).toFixed(0)}), RSS median ${median(rss).toFixed(0)} MiB`);
 }
-console.log(deb ? `.deb: ${deb}, ${(statSync(join(debDir, deb)).size / 1048576).toFixed(1)} MiB` : '.deb: not built (bash scripts/package-deb.sh)');
+console.log(deb ? `.deb: ${deb}, ${(statSync(`${debDir}/${deb}`).size / 1048576).toFixed(1)} MiB` : '.deb: not built (bash scripts/package-deb.sh)');

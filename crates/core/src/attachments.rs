@@ -317,6 +317,74 @@ pub(crate) fn remove_folder(files_dir: &Path, salt: &str) {
     }
 }
 
+/// Records `files` as the attachment of `content_id`, replacing the file of
+/// any earlier one (a new attachment is made with `uuid`, or a fresh one).
+/// Returns the salt of the replaced files, to be removed after commit.
+pub(crate) fn record_files(
+    tx: &Transaction<'_>,
+    content_id: i64,
+    files: &WrittenFiles,
+    angle: u32,
+    uuid: Option<&str>,
+) -> Result<Option<String>> {
+    let now = clock::now();
+    let old: Option<(i64, String)> = tx
+        .prepare_cached("SELECT id, salt FROM attachments WHERE content_id = ?1")?
+        .query_row([content_id], |row| Ok((row.get(0)?, row.get(1)?)))
+        .optional()?;
+    let size = i64::try_from(files.size).unwrap_or(i64::MAX);
+    match &old {
+        Some((id, _)) => {
+            tx.prepare_cached(
+                "UPDATE attachments SET base_name = ?2, salt = ?3, extension = ?4, preview_extension = ?5,
+                 type = ?6, width = ?7, height = ?8, angle = ?9, size_bytes = ?10, modified_at = ?11,
+                 sha256 = ?12 WHERE id = ?1",
+            )?
+            .execute(params![
+                id,
+                files.base_name,
+                files.salt,
+                files.extension,
+                files.preview_extension,
+                files.kind,
+                files.width,
+                files.height,
+                angle,
+                size,
+                now,
+                files.sha256
+            ])?;
+        }
+        None => {
+            tx.prepare_cached(
+                "INSERT INTO attachments (uuid, content_id, base_name, salt, extension, preview_extension, type,
+                 width, height, angle, size_bytes, created_at, modified_at, sha256)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12, ?13)",
+            )?
+            .execute(params![
+                uuid.map_or_else(new_uuid, str::to_owned),
+                content_id,
+                files.base_name,
+                files.salt,
+                files.extension,
+                files.preview_extension,
+                files.kind,
+                files.width,
+                files.height,
+                angle,
+                size,
+                now,
+                files.sha256
+            ])?;
+            tx.prepare_cached(
+                "UPDATE content SET has_attachment = 1, modified_at = ?2 WHERE id = ?1",
+            )?
+            .execute(params![content_id, now])?;
+        }
+    }
+    Ok(old.map(|(_, salt)| salt))
+}
+
 fn parse_angle(raw: &str) -> Result<u32> {
     let angle: i64 = raw
         .trim()
@@ -418,69 +486,6 @@ impl Cms {
             .optional()?)
     }
 
-    /// Records `files` as the attachment of `content_id`, replacing any earlier one.
-    /// Returns the salt of the replaced files, to be removed after commit.
-    pub(crate) fn record_files(
-        &self,
-        tx: &Transaction<'_>,
-        content_id: i64,
-        files: &WrittenFiles,
-        angle: u32,
-    ) -> Result<Option<String>> {
-        let now = clock::now();
-        let old = self.attachment_of_content(tx, content_id)?;
-        match &old {
-            Some(old) => {
-                tx.prepare_cached(
-                    "UPDATE attachments SET base_name = ?2, salt = ?3, extension = ?4, preview_extension = ?5,
-                     type = ?6, width = ?7, height = ?8, angle = ?9, size_bytes = ?10, modified_at = ?11,
-                     sha256 = ?12 WHERE id = ?1",
-                )?
-                .execute(params![
-                    old.id,
-                    files.base_name,
-                    files.salt,
-                    files.extension,
-                    files.preview_extension,
-                    files.kind,
-                    files.width,
-                    files.height,
-                    angle,
-                    i64::try_from(files.size).unwrap_or(i64::MAX),
-                    now,
-                    files.sha256
-                ])?;
-            }
-            None => {
-                tx.prepare_cached(
-                    "INSERT INTO attachments (uuid, content_id, base_name, salt, extension, preview_extension, type,
-                     width, height, angle, size_bytes, created_at, modified_at, sha256)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12, ?13)",
-                )?
-                .execute(params![
-                    new_uuid(),
-                    content_id,
-                    files.base_name,
-                    files.salt,
-                    files.extension,
-                    files.preview_extension,
-                    files.kind,
-                    files.width,
-                    files.height,
-                    angle,
-                    i64::try_from(files.size).unwrap_or(i64::MAX),
-                    now,
-                    files.sha256
-                ])?;
-                tx.prepare_cached(
-                    "UPDATE content SET has_attachment = 1, modified_at = ?2 WHERE id = ?1",
-                )?
-                .execute(params![content_id, now])?;
-            }
-        }
-        Ok(old.map(|old| old.salt))
-    }
-
     /// `PUT /v3/attachment/{content uuid}`: one kind of change to the item's attachment.
     pub fn update_attachment(
         &self,
@@ -497,7 +502,7 @@ impl Cms {
                 let (old_salt, item) = self.store.write(|tx| {
                     let content_id = crate::content::CONTENT.id_of(tx, content_uuid)?;
                     self.check_writable(tx, who, content_id)?;
-                    let old_salt = self.record_files(tx, content_id, &files, 0)?;
+                    let old_salt = record_files(tx, content_id, &files, 0, None)?;
                     self.audit(tx, content_id, who, "attachment", "replaced the file")?;
                     Ok((old_salt, self.content_item(tx, content_id)?))
                 })?;
@@ -531,7 +536,7 @@ impl Cms {
                             field: None,
                         });
                     }
-                    let old_salt = self.record_files(tx, content_id, &files, angle)?;
+                    let old_salt = record_files(tx, content_id, &files, angle, None)?;
                     self.audit(
                         tx,
                         content_id,
@@ -610,7 +615,7 @@ impl Cms {
         let (old_salt, item) = self.store.write(|tx| {
             let content_id = crate::content::CONTENT.id_of(tx, content_uuid)?;
             self.check_writable(tx, who, content_id)?;
-            let old_salt = self.record_files(tx, content_id, &files, 0)?;
+            let old_salt = record_files(tx, content_id, &files, 0, None)?;
             self.audit(tx, content_id, who, "attachment", "replaced the file")?;
             Ok((old_salt, self.content_item(tx, content_id)?))
         })?;

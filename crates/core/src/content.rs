@@ -494,7 +494,7 @@ impl Cms {
             let id = tx.last_insert_rowid();
             self.set_links(tx, id, input.authors.as_deref(), input.tags.as_deref(), Some(&urls))?;
             if let Some(files) = &files {
-                self.record_files(tx, id, files, 0)?;
+                crate::attachments::record_files(tx, id, files, 0, None)?;
                 if fields.dominant_attachment_id.is_none() {
                     tx.prepare_cached(
                         "UPDATE content SET dominant_attachment_id = (SELECT id FROM attachments WHERE content_id = ?1)
@@ -580,7 +580,7 @@ impl Cms {
             }
             let links_changed = self.set_links(tx, id, input.authors.as_deref(), input.tags.as_deref(), urls.as_deref())?;
             let old_salt = match &files {
-                Some(files) => self.record_files(tx, id, files, 0)?,
+                Some(files) => crate::attachments::record_files(tx, id, files, 0, None)?,
                 None => None,
             };
             if after != before || links_changed || files.is_some() {

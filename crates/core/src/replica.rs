@@ -19,7 +19,8 @@ use crate::attachments::{WrittenFiles, remove_folder, write_from_reader};
 use crate::synced::{FieldReader, delete_local, write_fields};
 
 pub use crate::synced::{
-    Fields, SYNCED_TYPES, append_only, apply_rank, field_text, path_of, references, synced_fields,
+    Fields, SYNCED_TYPES, append_only, apply_rank, field_text, path_of, read_through, references,
+    synced_fields,
 };
 
 /// A local record with changes waiting in the outbox.

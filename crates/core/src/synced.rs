@@ -51,6 +51,15 @@ pub fn path_of(record_type: &str) -> String {
     record_type.replace('_', "-")
 }
 
+/// Whether records of `record_type` are read only through the record they
+/// belong to (a thread, an assignment, a content item), never listed alone.
+pub fn read_through(record_type: &str) -> bool {
+    matches!(
+        record_type,
+        "attachment" | "note_comment" | "assignment_comment" | "draft"
+    )
+}
+
 /// Where `record_type` comes in [`SYNCED_TYPES`] (unknown types last).
 pub fn apply_rank(record_type: &str) -> usize {
     SYNCED_TYPES
@@ -714,56 +723,7 @@ fn write_attachment(
         .optional()?;
     let mut old_salt = None;
     if let Some(files) = files {
-        let now = clock::now();
-        match &existing {
-            Some(_) => {
-                old_salt = tx
-                    .prepare_cached("SELECT salt FROM attachments WHERE content_id = ?1")?
-                    .query_row([content_id], |row| row.get(0))
-                    .optional()?;
-                tx.prepare_cached(
-                    "UPDATE attachments SET base_name = ?2, salt = ?3, extension = ?4, preview_extension = ?5,
-                     type = ?6, width = ?7, height = ?8, size_bytes = ?9, sha256 = ?10, modified_at = ?11
-                     WHERE content_id = ?1",
-                )?
-                .execute(params![
-                    content_id,
-                    files.base_name,
-                    files.salt,
-                    files.extension,
-                    files.preview_extension,
-                    files.kind,
-                    files.width,
-                    files.height,
-                    i64::try_from(files.size).unwrap_or(i64::MAX),
-                    files.sha256,
-                    now
-                ])?;
-            }
-            None => {
-                tx.prepare_cached(
-                    "INSERT INTO attachments (uuid, content_id, base_name, salt, extension, preview_extension, type,
-                     width, height, angle, size_bytes, created_at, modified_at, sha256)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 0, ?10, ?11, ?11, ?12)",
-                )?
-                .execute(params![
-                    uuid,
-                    content_id,
-                    files.base_name,
-                    files.salt,
-                    files.extension,
-                    files.preview_extension,
-                    files.kind,
-                    files.width,
-                    files.height,
-                    i64::try_from(files.size).unwrap_or(i64::MAX),
-                    now,
-                    files.sha256
-                ])?;
-                tx.prepare_cached("UPDATE content SET has_attachment = 1 WHERE id = ?1")?
-                    .execute([content_id])?;
-            }
-        }
+        old_salt = crate::attachments::record_files(tx, content_id, files, 0, Some(uuid))?;
     } else if existing.is_none() {
         // No file came (it could not be read): nothing to show without it.
         return Ok((uuid.to_owned(), None));

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use copydesk_core::Cms;
 use copydesk_core::replica::{
     Fields, PendingRecord, RemoteChange, SYNCED_TYPES, SyncProgress, append_only, field_text,
-    path_of, references,
+    path_of, read_through, references,
 };
 use serde_json::Value;
 
@@ -456,16 +456,11 @@ async fn pull_by_listing(
     progress: &dyn Progress,
 ) -> Result<usize, SyncError> {
     let mut changes = Vec::new();
-    for kind in [
-        "author",
-        "tag",
-        "content",
-        "assignment",
-        "container",
-        "workflow",
-        "issue",
-        "print_document",
-    ] {
+    for kind in SYNCED_TYPES
+        .iter()
+        .copied()
+        .filter(|kind| !read_through(kind))
+    {
         let listed = list_all(remote, kind).await?;
         let mut seen = HashSet::new();
         for record in &listed {

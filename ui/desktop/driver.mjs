@@ -1,0 +1,95 @@
+// What the desktop test and benchmark share: child processes (Xvfb,
+// tauri-driver, the headless service that fills a replica) and a WebDriver
+// session on the real app.
+
+import { execFileSync, spawn } from 'node:child_process';
+import { request } from 'node:http';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { remote } from 'webdriverio';
+
+const children = [];
+
+/** Starts a child process, stopped again by `stopAll`. */
+export function start(command, args, env = {}) {
+  const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stderr.on('data', (d) => process.env.COPYDESK_DEBUG && process.stderr.write(d));
+  children.push(child);
+  return child;
+}
+
+export function stopAll() {
+  for (const child of children.splice(0).reverse()) child.kill('SIGTERM');
+}
+
+/** Waits until something answers HTTP on the loopback `port`. */
+export async function listening(port) {
+  for (let i = 0; i < 100; i++) {
+    const up = await new Promise((resolve) => {
+      const r = request({ host: '127.0.0.1', port, path: '/status' }, () => resolve(true));
+      r.on('error', () => resolve(false));
+      r.end();
+    });
+    if (up) return;
+    await sleep(100);
+  }
+  throw new Error(`nothing listens on ${port}`);
+}
+
+/** Starts Xvfb (unless there is a display) and tauri-driver on `port`, the app's replica in `data`. */
+export async function startDriver(driver, port, data) {
+  const display = process.env.DISPLAY ?? `:${90 + (port % 10)}`;
+  if (!process.env.DISPLAY) {
+    start('Xvfb', [display, '-screen', '0', '1280x800x24', '-nolisten', 'tcp']);
+    await sleep(500);
+  }
+  start(driver, ['--port', String(port)], { DISPLAY: display, COPYDESK_DATA: data });
+  await listening(port);
+}
+
+/** A WebDriver session: launches the app at `app` through tauri-driver on `port`. */
+export function openApp(port, app) {
+  return remote({
+    hostname: '127.0.0.1',
+    port,
+    logLevel: 'error',
+    // Classic WebDriver only: WebKitWebDriver speaks no WebDriver BiDi.
+    capabilities: { browserName: 'wry', 'tauri:options': { application: app }, 'wdio:enforceWebDriverClassic': true },
+  });
+}
+
+/** Writes stories into the replica at `dir` through the service itself, run headless. */
+export async function fillReplica(server, dir, titles) {
+  const child = start(server, ['serve', '--listen', '127.0.0.1:0', '--data', dir]);
+  const base = await new Promise((resolve, reject) => {
+    let seen = '';
+    const read = (d) => {
+      seen += d;
+      const found = /listening on (http:\/\/[0-9.:]+)/.exec(seen);
+      if (found) resolve(found[1]);
+    };
+    child.stdout.on('data', read);
+    child.stderr.on('data', read);
+    child.on('exit', () => reject(new Error(seen)));
+  });
+  const key = JSON.parse(execFileSync(server, ['key', 'create', '--data', dir, '--name', 'seed', '--role', 'admin', '--json'], { encoding: 'utf8' }));
+  const { SignJWT } = await import('jose');
+  const token = await new SignJWT({ pk: key.public_key }).setProtectedHeader({ alg: 'HS256' }).sign(new TextEncoder().encode(key.private_key));
+  let next = 0;
+  const worker = async () => {
+    while (next < titles.length) {
+      const title = titles[next++];
+      const made = await fetch(`${base}/v3/content`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ title, type: 'article', content: `<p>${title}.</p>` }),
+      });
+      if (!made.ok) throw new Error(`filling the replica: ${made.status} ${await made.text()}`);
+    }
+  };
+  await Promise.all(Array.from({ length: 8 }, worker));
+  child.kill('SIGTERM');
+  await new Promise((resolve) => child.on('exit', resolve));
+}
+
+export const repoPath = (...parts) => join(import.meta.dirname, '..', '..', ...parts);
