@@ -43,7 +43,8 @@ export async function startDriver(driver, port, data) {
     start('Xvfb', [display, '-screen', '0', '1280x800x24', '-nolisten', 'tcp']);
     await sleep(500);
   }
-  start(driver, ['--port', String(port)], { DISPLAY: display, COPYDESK_DATA: data });
+  // Its WebKitWebDriver gets a port of its own (the default, 4445, may be another session's).
+  start(driver, ['--port', String(port), '--native-port', String(port + 100)], { DISPLAY: display, COPYDESK_DATA: data });
   await listening(port);
 }
 
