@@ -430,43 +430,32 @@ fn print_documents_travel_and_their_locks_need_the_server() {
         .post(&format!("/v3/print-document/{here}/lock"), &json!({}))
         .expect(200)
         .body;
-    assert_eq!(
-        locked[0]["print_locked"]
-            .as_str()
-            .or(locked["print_locked"].as_str()),
-        Some("1")
-    );
-    let central_doc = central
-        .get(&format!("/v3/print-document/{there}"))
-        .expect(200)
-        .body;
-    assert_eq!(central_doc[0]["print_locked"], "1");
-    central
-        .call(
+    assert_eq!(locked["print_locked"], "1");
+    // Whether the document is out on the central server, and the desk's try to take it.
+    let out_there = || {
+        central
+            .get(&format!("/v3/print-document/{there}"))
+            .expect(200)
+            .body[0]["print_locked"]
+            .clone()
+    };
+    let desk_locks = || {
+        central.call(
             reqwest::Method::POST,
             &format!("/v3/print-document/{there}/lock"),
             Some(&desk),
             Some(&json!({})),
         )
-        .expect_error(409, "locked");
+    };
+    assert_eq!(out_there(), "1");
+    desk_locks().expect_error(409, "locked");
     // Released on the laptop, released there.
     replica
         .delete(&format!("/v3/print-document/{here}/lock"))
         .expect(200);
-    let central_doc = central
-        .get(&format!("/v3/print-document/{there}"))
-        .expect(200)
-        .body;
-    assert_eq!(central_doc[0]["print_locked"], "0");
+    assert_eq!(out_there(), "0");
     // The desk has it now: the laptop is refused, and nothing is locked here.
-    central
-        .call(
-            reqwest::Method::POST,
-            &format!("/v3/print-document/{there}/lock"),
-            Some(&desk),
-            Some(&json!({})),
-        )
-        .expect(200);
+    desk_locks().expect(200);
     replica
         .post(&format!("/v3/print-document/{here}/lock"), &json!({}))
         .expect_error(409, "locked");

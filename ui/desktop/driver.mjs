@@ -7,6 +7,7 @@ import { request } from 'node:http';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { remote } from 'webdriverio';
+import { serveOn, tokenFor } from '../e2e/service.mjs';
 
 const children = [];
 
@@ -61,21 +62,9 @@ export function openApp(port, app) {
 
 /** Writes stories into the replica at `dir` through the service itself, run headless. */
 export async function fillReplica(server, dir, titles) {
-  const child = start(server, ['serve', '--listen', '127.0.0.1:0', '--data', dir]);
-  const base = await new Promise((resolve, reject) => {
-    let seen = '';
-    const read = (d) => {
-      seen += d;
-      const found = /listening on (http:\/\/[0-9.:]+)/.exec(seen);
-      if (found) resolve(found[1]);
-    };
-    child.stdout.on('data', read);
-    child.stderr.on('data', read);
-    child.on('exit', () => reject(new Error(seen)));
-  });
+  const { child, base } = await serveOn(server, dir);
   const key = JSON.parse(execFileSync(server, ['key', 'create', '--data', dir, '--name', 'seed', '--role', 'admin', '--json'], { encoding: 'utf8' }));
-  const { SignJWT } = await import('jose');
-  const token = await new SignJWT({ pk: key.public_key }).setProtectedHeader({ alg: 'HS256' }).sign(new TextEncoder().encode(key.private_key));
+  const token = await tokenFor(key);
   let next = 0;
   const worker = async () => {
     while (next < titles.length) {

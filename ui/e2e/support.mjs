@@ -2,12 +2,15 @@
 // port with its own data directory, real key pairs, and Debian's chromium
 // driven by playwright-core.
 
-import { spawn, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import { serveOn, tokenFor } from './service.mjs';
+
+export { tokenFor };
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const repo = join(here, '..', '..');
@@ -18,25 +21,7 @@ mkdirSync(artifacts, { recursive: true });
 /** Starts a server on a fresh data directory; resolves once it listens. */
 export async function startServer(extra = []) {
   const dir = mkdtempSync(join(tmpdir(), 'copydesk-e2e-'));
-  const child = spawn(server, ['serve', '--listen', '127.0.0.1:0', '--data', dir, ...extra], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, RUST_LOG: 'info' },
-  });
-  const base = await new Promise((resolve, reject) => {
-    let seen = '';
-    const timer = setTimeout(() => reject(new Error(`the server did not start: ${seen}`)), 20000);
-    const read = (chunk) => {
-      seen += chunk.toString();
-      const found = /listening on (http:\/\/[0-9.:]+)/.exec(seen);
-      if (found) {
-        clearTimeout(timer);
-        resolve(found[1]);
-      }
-    };
-    child.stdout.on('data', read);
-    child.stderr.on('data', read);
-    child.on('exit', (code) => reject(new Error(`the server exited (${code}): ${seen}`)));
-  });
+  const { child, base } = await serveOn(server, dir, extra);
   return {
     base,
     dir,
@@ -64,17 +49,6 @@ export async function startServer(extra = []) {
       rmSync(dir, { recursive: true, force: true });
     },
   };
-}
-
-/** A token signed with the key pair, as the contract says (HS256, claim `pk`). */
-export async function tokenFor(key) {
-  const { SignJWT } = await import('jose');
-  const now = Math.floor(Date.now() / 1000);
-  return new SignJWT({ pk: key.public_key })
-    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
-    .setIssuedAt(now)
-    .setExpirationTime(now + 3600)
-    .sign(new TextEncoder().encode(key.private_key));
 }
 
 /** Runs `copydesk-server sync` for the replica in `dir`. */
