@@ -163,6 +163,21 @@ async fn start_local(dir: PathBuf) -> anyhow::Result<Local> {
     })
 }
 
+/// Keeps WebKitGTK's memory to what an editing desk needs: pages are drawn
+/// without GPU compositing (nothing here animates; with it, WebKit's web
+/// process held some 80 MiB more, measured by `scripts/desktop-bench.sh`),
+/// and its caches are sized for one document, not for browsing.
+#[cfg(target_os = "linux")]
+fn lighten(webview: &webkit2gtk::WebView) {
+    use webkit2gtk::{SettingsExt, WebContextExt, WebViewExt};
+    if let Some(settings) = WebViewExt::settings(webview) {
+        settings.set_hardware_acceleration_policy(webkit2gtk::HardwareAccelerationPolicy::Never);
+    }
+    if let Some(context) = webview.context() {
+        context.set_cache_model(webkit2gtk::CacheModel::DocumentViewer);
+    }
+}
+
 pub fn run() {
     tracing_subscriber::fmt()
         .with_env_filter(
@@ -185,6 +200,10 @@ pub fn run() {
                 tauri::async_runtime::block_on(async { start_sync(&local, Arc::new(remote)) });
             }
             app.manage(local);
+            #[cfg(target_os = "linux")]
+            if let Some(window) = app.get_webview_window("main") {
+                window.with_webview(|webview| lighten(&webview.inner()))?;
+            }
             Ok(())
         })
         .invoke_handler(tauri::generate_handler![

@@ -54,20 +54,47 @@ function appPid() {
   return undefined;
 }
 
-/** Proportional set size (shared pages split between their users), in MiB, of the app and its WebKit helpers. */
+/** Of one process's smaps, the PSS in KiB of mapped shared libraries and of everything else. */
+function pssByKind(smaps) {
+  let libraries = 0;
+  let data = 0;
+  let library = false;
+  for (const line of smaps.split('\n')) {
+    const mapping = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (mapping) library = /\.so[.\d]*$/.test(mapping[1]);
+    else if (line.startsWith('Pss:')) {
+      const kib = Number(line.split(/\s+/)[1]);
+      if (library) libraries += kib;
+      else data += kib;
+    }
+  }
+  return { libraries, data };
+}
+
+/**
+ * Proportional set size (shared pages split between their users), in MiB, of
+ * the app and its WebKit helpers: in all, by process, and how much of it is
+ * shared libraries' code (GTK, WebKit, Mesa) rather than data.
+ */
 function memory(root) {
   let pss = 0;
   let rss = 0;
+  let libraries = 0;
+  const each = {};
   for (const pid of tree(root)) {
     try {
       const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
-      pss += Number(/^Pss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0);
+      const name = readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+      const own = Number(/^Pss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0);
+      pss += own;
       rss += Number(/^Rss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0);
+      libraries += pssByKind(readFileSync(`/proc/${pid}/smaps`, 'utf8')).libraries;
+      each[name] = (each[name] ?? 0) + own / 1024;
     } catch {
       // Gone meanwhile.
     }
   }
-  return { pss: pss / 1024, rss: rss / 1024 };
+  return { pss: pss / 1024, rss: rss / 1024, libraries: libraries / 1024, each };
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -82,6 +109,8 @@ await startDriver(driver, 4445, data);
 const starts = [];
 const pss = [];
 const rss = [];
+const perProcess = [];
+const libraries = [];
 try {
   for (let run = 0; run < runs; run++) {
     const began = performance.now();
@@ -94,6 +123,8 @@ try {
       const used = memory(pid);
       pss.push(used.pss);
       rss.push(used.rss);
+      perProcess.push(used.each);
+      libraries.push(used.libraries);
     }
     await browser.deleteSession();
     await sleep(500);
@@ -108,5 +139,9 @@ console.log(`copydesk desktop bench: ${runs} launches on a replica of ${items} s
 console.log(`cold start to a usable content list: median ${median(starts).toFixed(0)} ms, worst ${worst(starts).toFixed(0)} ms`);
 if (pss.length) {
   console.log(`memory when idle (app + WebKit helpers): PSS median ${median(pss).toFixed(0)} MiB (worst ${worst(pss).toFixed(0)}), RSS median ${median(rss).toFixed(0)} MiB`);
+  const names = [...new Set(perProcess.flatMap((each) => Object.keys(each)))];
+  const parts = names.map((name) => `${name} ${median(perProcess.map((each) => each[name] ?? 0)).toFixed(0)}`);
+  console.log(`  PSS by process, median MiB: ${parts.join(', ')}`);
+  console.log(`  of which shared libraries' pages: median ${median(libraries).toFixed(0)} MiB`);
 }
 console.log(deb ? `.deb: ${deb}, ${(statSync(`${debDir}/${deb}`).size / 1048576).toFixed(1)} MiB` : '.deb: not built (bash scripts/package-deb.sh)');
