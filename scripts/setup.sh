@@ -12,9 +12,11 @@ if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
   packages+=(nodejs npm)
 fi
 if [ "${1:-}" = "desktop" ]; then
-  # Tauri 2 on Debian 12, and what its end-to-end tests drive it with.
+  # Tauri 2 on Debian 12, and what its end-to-end tests drive it with (a
+  # session bus and a Secret Service keychain, as a desktop login has).
   packages+=(libwebkit2gtk-4.1-dev libgtk-3-dev librsvg2-dev libayatana-appindicator3-dev
-             libssl-dev libxdo-dev file xvfb xauth webkit2gtk-driver)
+             libssl-dev libxdo-dev file xvfb xauth webkit2gtk-driver
+             dbus-daemon dbus-bin gnome-keyring libsecret-tools)
 fi
 
 missing=()

@@ -63,8 +63,14 @@ fn remote_settings(local: State<'_, Local>) -> Result<RemoteSettings, String> {
 }
 
 /// Makes this copy a replica of `address`, the key kept in the system keychain.
+/// Answers whether sync started now (`false`: it already ran, and a new key is
+/// used from the next launch).
 #[tauri::command]
-async fn set_remote(local: State<'_, Local>, address: String, key: KeyJson) -> Result<(), String> {
+async fn set_remote(
+    local: State<'_, Local>,
+    address: String,
+    key: KeyJson,
+) -> Result<bool, String> {
     let remote = Remote::new(
         &address,
         RemoteKey {
@@ -73,25 +79,31 @@ async fn set_remote(local: State<'_, Local>, address: String, key: KeyJson) -> R
         },
     )
     .map_err(|err| err.to_string())?;
+    // The key first: a replica never names a remote whose key it lacks.
+    let secret = serde_json::to_string(&key).map_err(|err| err.to_string())?;
+    let address = remote.base().to_owned();
+    // The keychain's client blocks on D-Bus: off the async workers.
+    tauri::async_runtime::spawn_blocking(move || {
+        keyring::Entry::new(KEYCHAIN_SERVICE, &address)
+            .and_then(|entry| entry.set_password(&secret))
+    })
+    .await
+    .map_err(|err| err.to_string())?
+    .map_err(|err| format!("the system keychain did not take the key: {err}"))?;
     local
         .cms
         .set_remote(remote.base())
         .map_err(|err| err.to_string())?;
-    let secret = serde_json::to_string(&key).map_err(|err| err.to_string())?;
-    keyring::Entry::new(KEYCHAIN_SERVICE, remote.base())
-        .and_then(|entry| entry.set_password(&secret))
-        .map_err(|err| format!("the system keychain did not take the key: {err}"))?;
-    start_sync(&local, Arc::new(remote));
-    Ok(())
+    Ok(start_sync(&local, Arc::new(remote)))
 }
 
-/// Starts the background sync, and lock forwarding, once.
-fn start_sync(local: &Local, remote: Arc<Remote>) {
+/// Starts the background sync, and lock forwarding, once; answers whether it started now.
+fn start_sync(local: &Local, remote: Arc<Remote>) -> bool {
     let Ok(mut syncing) = local.syncing.lock() else {
-        return;
+        return false;
     };
     if *syncing {
-        return;
+        return false;
     }
     *syncing = true;
     local
@@ -102,6 +114,7 @@ fn start_sync(local: &Local, remote: Arc<Remote>) {
         remote,
         SYNC_EVERY,
     ));
+    true
 }
 
 /// The remote this copy syncs with and its key from the keychain, if both are there.

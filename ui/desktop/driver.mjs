@@ -4,6 +4,7 @@
 
 import { execFileSync, spawn } from 'node:child_process';
 import { request } from 'node:http';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { remote } from 'webdriverio';
@@ -11,12 +12,53 @@ import { serveOn, tokenFor } from '../e2e/service.mjs';
 
 const children = [];
 
-/** Starts a child process, stopped again by `stopAll`. */
-export function start(command, args, env = {}) {
-  const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+/** Starts a child process, stopped again by `stopAll`; `input`, if given, is written to its stdin. */
+export function start(command, args, env = {}, input = undefined) {
+  const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
   child.stderr.on('data', (d) => process.env.COPYDESK_DEBUG && process.stderr.write(d));
+  if (input !== undefined) child.stdin.end(input);
   children.push(child);
   return child;
+}
+
+/**
+ * What a desktop login gives the app: a D-Bus session bus and an unlocked
+ * Secret Service keychain (gnome-keyring), both kept in `dir`. Resolves with
+ * the environment that reaches them.
+ */
+export async function startKeychain(dir) {
+  const env = {
+    DBUS_SESSION_BUS_ADDRESS: `unix:path=${join(dir, 'bus')}`,
+    XDG_DATA_HOME: join(dir, 'data'),
+    XDG_RUNTIME_DIR: join(dir, 'run'),
+  };
+  mkdirSync(env.XDG_DATA_HOME, { recursive: true });
+  mkdirSync(env.XDG_RUNTIME_DIR, { recursive: true, mode: 0o700 });
+  start('dbus-daemon', ['--session', '--nofork', `--address=${env.DBUS_SESSION_BUS_ADDRESS}`], env);
+  await until(() => existsSync(join(dir, 'bus')), 'the session bus never came up');
+  // A login keyring, created and unlocked with the password on stdin.
+  start('gnome-keyring-daemon', ['--foreground', '--unlock', '--components=secrets'], env, 'login password');
+  const owned = () => {
+    try {
+      return execFileSync(
+        'dbus-send',
+        ['--session', '--print-reply', '--dest=org.freedesktop.DBus', '/org/freedesktop/DBus', 'org.freedesktop.DBus.NameHasOwner', 'string:org.freedesktop.secrets'],
+        { env: { ...process.env, ...env }, encoding: 'utf8' },
+      ).includes('boolean true');
+    } catch {
+      return false;
+    }
+  };
+  await until(owned, 'the keychain never took the Secret Service name');
+  return env;
+}
+
+async function until(done, failure) {
+  for (let i = 0; i < 100; i++) {
+    if (done()) return;
+    await sleep(100);
+  }
+  throw new Error(failure);
 }
 
 export function stopAll() {
@@ -37,16 +79,22 @@ export async function listening(port) {
   throw new Error(`nothing listens on ${port}`);
 }
 
-/** Starts Xvfb (unless there is a display) and tauri-driver on `port`, the app's replica in `data`. */
-export async function startDriver(driver, port, data) {
+/**
+ * Starts Xvfb (unless there is a display) and tauri-driver on `port`, the
+ * app's replica in `data`, `env` added to the app's. Resolves with the
+ * environment the app runs in.
+ */
+export async function startDriver(driver, port, data, env = {}) {
   const display = process.env.DISPLAY ?? `:${90 + (port % 10)}`;
   if (!process.env.DISPLAY) {
     start('Xvfb', [display, '-screen', '0', '1280x800x24', '-nolisten', 'tcp']);
     await sleep(500);
   }
   // Its WebKitWebDriver gets a port of its own (the default, 4445, may be another session's).
-  start(driver, ['--port', String(port), '--native-port', String(port + 100)], { DISPLAY: display, COPYDESK_DATA: data });
+  const appEnv = { ...env, DISPLAY: display, COPYDESK_DATA: data };
+  start(driver, ['--port', String(port), '--native-port', String(port + 100)], appEnv);
   await listening(port);
+  return appEnv;
 }
 
 /** A WebDriver session: launches the app at `app` through tauri-driver on `port`. */

@@ -58,11 +58,23 @@ function RemoteForm() {
           setProblem(parsed);
           return;
         }
-        const failed = await attempt(() =>
-          (window as unknown as { __TAURI__: TauriInvoke }).__TAURI__.core.invoke('set_remote', { address, key: parsed }),
-        );
+        let started = false;
+        const failed = await attempt(async () => {
+          started = await (window as unknown as { __TAURI__: TauriInvoke }).__TAURI__.core.invoke<boolean>('set_remote', { address, key: parsed });
+        });
         setProblem(failed);
-        setDone(failed ? '' : 'Saved. Sync starts now and keeps going in the background.');
+        if (failed) {
+          setDone('');
+          return;
+        }
+        // The key is in the keychain now; it need not stay on screen.
+        setKey('');
+        current.reload();
+        setDone(
+          started
+            ? 'Saved in the system keychain. Sync starts now and keeps going in the background.'
+            : 'Saved in the system keychain. Sync is already running; the new key is used from the next start of Copydesk.',
+        );
       }}
     >
       <p>Syncs with: {current.data?.remote ?? 'no server yet'}</p>
