@@ -305,6 +305,16 @@ fn assignments_and_their_comments() {
             .body,
         created
     );
+    // The id a content item names finds it too (the editor goes that way).
+    let by_id = story_now["assignment_id"].as_str().expect("assignment_id");
+    assert_eq!(
+        server
+            .get(&format!("/v3/assignment/{by_id}"))
+            .expect(200)
+            .body,
+        created
+    );
+    server.get("/v3/assignment/987654").expect(404);
     assert_eq!(
         server.get("/v3/assignment").expect(200).body["total_items"],
         1

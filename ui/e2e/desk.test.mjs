@@ -78,6 +78,14 @@ describe('the story editor', () => {
     await page.getByRole('button', { name: 'Post' }).first().click();
     const reply = page.locator('.replies .said', { hasText: 'The city engineer, at 9:40.' });
     await reply.waitFor();
+    // The story's planning assignment, with its own comments.
+    const story = await srv.call(admin, 'GET', `/v3/content/${page.url().split('/').pop()}`);
+    await srv.call(admin, 'POST', '/v3/assignment', { title: 'Cover the bridge closure', content_id: Number(story.id) });
+    await page.reload();
+    const assignment = page.getByRole('region', { name: 'Assignment: Cover the bridge closure' });
+    await assignment.getByLabel('Comment on the assignment').fill('Photographer booked for 11:00.');
+    await assignment.getByRole('button', { name: 'Post' }).click();
+    await assignment.getByText('Photographer booked for 11:00.').waitFor();
     await shot(page, 'editor-comments');
     await context.close();
   });

@@ -43,6 +43,8 @@ export interface ContentItem {
   lock: boolean;
   lock_request?: LockRequest | null;
   attachment: Attachment | null;
+  /** The item's planning assignment, by its numeric id. */
+  assignment_id: string | null;
 }
 
 export interface Version {

@@ -94,10 +94,18 @@ impl Cms {
         })
     }
 
-    pub fn get_assignment(&self, who: &Principal, uuid: &str) -> Result<Assignment> {
+    /// By UUID, or by the numeric id a content item's `assignment_id` names.
+    pub fn get_assignment(&self, who: &Principal, identifier: &str) -> Result<Assignment> {
         who.require("ASSIGNMENT get")?;
         self.store.read(|tx| {
-            let id = ASSIGNMENTS.id_of(tx, uuid)?;
+            let id = match identifier.parse::<i64>() {
+                Ok(id) => tx
+                    .prepare_cached("SELECT id FROM assignments WHERE id = ?1")?
+                    .query_row([id], |row| row.get(0))
+                    .optional()?
+                    .ok_or_else(|| CoreError::not_found(format!("no assignment {identifier}")))?,
+                Err(_) => ASSIGNMENTS.id_of(tx, identifier)?,
+            };
             self.assignment_by_id(tx, id)
         })
     }

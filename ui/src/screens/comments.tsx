@@ -2,7 +2,6 @@
 // on the item's assignment. Comments show as text: nothing in them runs.
 
 import { useState } from 'preact/hooks';
-import type { Page } from '../api';
 import { useDesk } from '../context';
 import { attempt, Problem, useLoad } from '../load';
 import { paragraphsOf, textOf } from '../text';
@@ -96,19 +95,17 @@ function CommentForm({ label, parent, item, onPosted }: { label: string; parent:
 interface Assignment {
   uuid: string;
   title: string;
-  content_uuid?: string | null;
 }
 
 function AssignmentComments({ item }: { item: ContentItem }) {
   const { api, may } = useDesk();
   const loaded = useLoad(async () => {
-    if (!may('ASSIGNMENT list')) return undefined;
-    const all = await api.get<Page<Assignment>>('/v3/assignment?per_page=500');
-    const assignment = all.items.find((a) => a.content_uuid === item.uuid);
-    if (!assignment) return undefined;
+    // The item names its assignment by id; the service finds it by that id too.
+    if (!item.assignment_id || !may('ASSIGNMENT get')) return undefined;
+    const [assignment] = await api.get<Assignment[]>(`/v3/assignment/${item.assignment_id}`);
     const comments = await api.get<{ items: NoteComment[] }>(`/v3/assignment-comment/${assignment.uuid}`);
     return { assignment, comments: comments.items };
-  }, [item.uuid]);
+  }, [item.uuid, item.assignment_id]);
   const [text, setText] = useState('');
   const [problem, setProblem] = useState<string>();
   const found = loaded.data;

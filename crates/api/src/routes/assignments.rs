@@ -49,7 +49,7 @@ pub async fn list(
     tag = "assignment",
     operation_id = "assignments_get",
     description = "Access action: ASSIGNMENT get.",
-    params(("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    params(("uuid" = String, Path, description = "The assignment's UUID, or the numeric id a content item's `assignment_id` names")),
     responses((status = 200, body = Vec<wire::Assignment>), Refusals)
 )]
 pub async fn get(
