@@ -67,6 +67,27 @@ describe('the story editor', () => {
     await context.close();
   });
 
+  it('adds a new author and tag from the story and saves them on it', async () => {
+    const { context, page } = await signedIn(browser, srv, admin);
+    await newStory(page, 'Harbour strike');
+    const authors = page.getByRole('group', { name: 'Authors' });
+    await authors.getByLabel('New author').fill('Maria Lopez');
+    await authors.getByRole('button', { name: 'Add author' }).click();
+    await authors.getByRole('checkbox', { name: 'Maria Lopez' }).waitFor();
+    assert.ok(await authors.getByRole('checkbox', { name: 'Maria Lopez' }).isChecked());
+    const tags = page.getByRole('group', { name: 'Tags' });
+    // Enter in the field adds the tag; it does not save the story.
+    await tags.getByLabel('New tag').fill('Port');
+    await tags.getByLabel('New tag').press('Enter');
+    await tags.getByRole('checkbox', { name: 'Port' }).waitFor();
+    await page.getByRole('button', { name: 'Save as new version' }).click();
+    await page.getByRole('heading', { name: /version 2/ }).waitFor();
+    const story = await srv.call(admin, 'GET', `/v3/content/${page.url().split('/').pop()}`);
+    assert.deepEqual(story.authors.map((a) => a.name), ['Maria Lopez']);
+    assert.deepEqual(story.tags.map((t) => t.name), ['Port']);
+    await context.close();
+  });
+
   it('holds a comment thread with a reply beside the text', async () => {
     const { context, page } = await signedIn(browser, srv, admin);
     await newStory(page, 'Bridge closed');

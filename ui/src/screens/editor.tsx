@@ -146,22 +146,32 @@ function Story({ item, draft, reopen }: { item: ContentItem; draft?: Draft; reop
           <p class="draft-state" role="status" aria-live="polite">
             {draftState}
           </p>
-          <fieldset>
-            <legend>Authors</legend>
-            {(people.data?.authors ?? []).map((a) => (
-              <label class="check" key={a.uuid}>
-                <input type="checkbox" checked={authors.includes(a.uuid)} disabled={!editable} onChange={() => toggle(authors, setAuthors, a.uuid)} /> {a.name}
-              </label>
-            ))}
-          </fieldset>
-          <fieldset>
-            <legend>Tags</legend>
-            {(people.data?.tags ?? []).map((t) => (
-              <label class="check" key={t.uuid}>
-                <input type="checkbox" checked={tags.includes(t.uuid)} disabled={!editable} onChange={() => toggle(tags, setTags, t.uuid)} /> {t.name}
-              </label>
-            ))}
-          </fieldset>
+          <Choices
+            legend="Authors"
+            noun="author"
+            options={people.data?.authors ?? []}
+            chosen={authors}
+            disabled={!editable}
+            onToggle={(uuid) => toggle(authors, setAuthors, uuid)}
+            add={may('AUTHOR create') ? (name) => api.post<Named | Named[]>('/v3/author', { name }) : undefined}
+            onAdded={(uuid) => {
+              setAuthors([...authors, uuid]);
+              people.reload();
+            }}
+          />
+          <Choices
+            legend="Tags"
+            noun="tag"
+            options={people.data?.tags ?? []}
+            chosen={tags}
+            disabled={!editable}
+            onToggle={(uuid) => toggle(tags, setTags, uuid)}
+            add={may('TAG create') ? (name) => api.post<Named | Named[]>('/v3/tag', { name }) : undefined}
+            onAdded={(uuid) => {
+              setTags([...tags, uuid]);
+              people.reload();
+            }}
+          />
           <label>
             URLs (one path per line) <textarea name="urls" rows={2} value={urls} disabled={!editable} onInput={(e) => setUrls(e.currentTarget.value)} />
           </label>
@@ -224,5 +234,67 @@ function LockBanner({ item, onChange }: { item: ContentItem; onChange: () => voi
       )}
       <Problem message={problem} />
     </div>
+  );
+}
+
+/** Checkboxes over named records (authors, tags), and a field to add a new one for those allowed to. */
+function Choices(props: {
+  legend: string;
+  noun: string;
+  options: Named[];
+  chosen: string[];
+  disabled: boolean;
+  onToggle: (uuid: string) => void;
+  add?: (name: string) => Promise<Named | Named[]>;
+  onAdded: (uuid: string) => void;
+}) {
+  const [name, setName] = useState('');
+  const [problem, setProblem] = useState<string>();
+  const adding = async () => {
+    const add = props.add;
+    if (!add || !name.trim()) return;
+    let made: Named | Named[] | undefined;
+    const failed = await attempt(async () => {
+      made = await add(name.trim());
+    });
+    setProblem(failed);
+    const record = Array.isArray(made) ? made[0] : made;
+    if (record) {
+      setName('');
+      props.onAdded(record.uuid);
+    }
+  };
+  return (
+    <fieldset>
+      <legend>{props.legend}</legend>
+      {props.options.length === 0 && <p class="hint">No {props.noun}s on this desk yet.</p>}
+      {props.options.map((o) => (
+        <label class="check" key={o.uuid}>
+          <input type="checkbox" checked={props.chosen.includes(o.uuid)} disabled={props.disabled} onChange={() => props.onToggle(o.uuid)} /> {o.name}
+        </label>
+      ))}
+      {props.add && !props.disabled && (
+        <p class="inline-add">
+          <label>
+            New {props.noun}{' '}
+            <input
+              value={name}
+              onInput={(e) => setName(e.currentTarget.value)}
+              onKeyDown={(e) => {
+                // Enter adds the name here rather than saving the whole story.
+                if (e.key === 'Enter') {
+                  e.preventDefault();
+                  void adding();
+                }
+              }}
+            />
+          </label>{' '}
+          <button type="button" onClick={() => void adding()}>
+            Add {props.noun}
+          </button>
+        </p>
+      )}
+      <Problem message={problem} />
+    </fieldset>
   );
 }
