@@ -176,16 +176,14 @@ async fn start_local(dir: PathBuf) -> anyhow::Result<Local> {
     })
 }
 
-/// Keeps WebKitGTK's memory to what an editing desk needs: pages are drawn
-/// without GPU compositing (nothing here animates; with it, WebKit's web
-/// process held some 80 MiB more, measured by `scripts/desktop-bench.sh`),
-/// and its caches are sized for one document, not for browsing.
+/// Sizes WebKitGTK's caches for one document, not for browsing. (Drawing
+/// without GPU compositing would save some 80 MiB more, measured by
+/// `scripts/desktop-bench.sh`, but set on a live view it stops WebKitWebDriver
+/// from taking screenshots, so the desktop tests could no longer show the
+/// screens.)
 #[cfg(target_os = "linux")]
 fn lighten(webview: &webkit2gtk::WebView) {
-    use webkit2gtk::{SettingsExt, WebContextExt, WebViewExt};
-    if let Some(settings) = WebViewExt::settings(webview) {
-        settings.set_hardware_acceleration_policy(webkit2gtk::HardwareAccelerationPolicy::Never);
-    }
+    use webkit2gtk::{WebContextExt, WebViewExt};
     if let Some(context) = webview.context() {
         context.set_cache_model(webkit2gtk::CacheModel::DocumentViewer);
     }
