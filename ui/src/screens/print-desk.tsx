@@ -58,6 +58,7 @@ export function PrintDesk() {
           ))}
         </tbody>
       </table>
+      {documents.data && documents.data.items.length === 0 && <p>No print documents tracked yet.</p>}
       {may('PRINTDOCUMENT create') && <NewDocument plan={plan.data} onMade={documents.reload} />}
       {may('EXPORT get') && <ExportPanel plan={plan.data} />}
     </section>
