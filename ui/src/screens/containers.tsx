@@ -57,6 +57,7 @@ export function Containers() {
           </li>
         ))}
       </ul>
+      {list.data && list.data.items.length === 0 && <p>No containers {type ? `of type ${type} ` : ''}yet.</p>}
       {editing && (
         <ContainerForm
           container={editing === 'new' ? undefined : editing}

@@ -94,7 +94,13 @@ export function SyncScreen() {
           <dt>Newsroom server</dt>
           <dd>{status.remote ?? 'none: this copy is its own source of truth (set a server in Settings to sync)'}</dd>
           <dt>Connection</dt>
-          <dd>{status.online ? 'Online: the newsroom server answered the last sync.' : 'Offline: your work is kept here and goes up when the server answers again.'}</dd>
+          <dd>
+            {!status.remote
+              ? 'Not syncing: there is no newsroom server to reach.'
+              : status.online
+                ? 'Online: the newsroom server answered the last sync.'
+                : 'Offline: your work is kept here and goes up when the server answers again.'}
+          </dd>
           <dt>Last sync</dt>
           <dd>{status.last_sync_at ?? 'never'}</dd>
           <dt>Changes waiting to go</dt>
