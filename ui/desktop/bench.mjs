@@ -54,21 +54,22 @@ function appPid() {
   return undefined;
 }
 
-/** Of one process's smaps, the PSS in KiB of mapped shared libraries and of everything else. */
-function pssByKind(smaps) {
+/** Of one process's smaps, in KiB: its PSS and RSS, and the PSS of mapped shared libraries. */
+function usage(smaps) {
+  let pss = 0;
+  let rss = 0;
   let libraries = 0;
-  let data = 0;
   let library = false;
   for (const line of smaps.split('\n')) {
     const mapping = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
     if (mapping) library = /\.so[.\d]*$/.test(mapping[1]);
     else if (line.startsWith('Pss:')) {
       const kib = Number(line.split(/\s+/)[1]);
+      pss += kib;
       if (library) libraries += kib;
-      else data += kib;
-    }
+    } else if (line.startsWith('Rss:')) rss += Number(line.split(/\s+/)[1]);
   }
-  return { libraries, data };
+  return { pss, rss, libraries };
 }
 
 /**
@@ -83,13 +84,12 @@ function memory(root) {
   const each = {};
   for (const pid of tree(root)) {
     try {
-      const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
       const name = readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
-      const own = Number(/^Pss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0);
-      pss += own;
-      rss += Number(/^Rss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0);
-      libraries += pssByKind(readFileSync(`/proc/${pid}/smaps`, 'utf8')).libraries;
-      each[name] = (each[name] ?? 0) + own / 1024;
+      const own = usage(readFileSync(`/proc/${pid}/smaps`, 'utf8'));
+      pss += own.pss;
+      rss += own.rss;
+      libraries += own.libraries;
+      each[name] = (each[name] ?? 0) + own.pss / 1024;
     } catch {
       // Gone meanwhile.
     }

@@ -53,10 +53,12 @@ export async function startKeychain(dir) {
   return env;
 }
 
-async function until(done, failure) {
-  for (let i = 0; i < 100; i++) {
-    if (done()) return;
-    await sleep(100);
+/** Waits until `done()` (which may be async) holds, checking every `every` ms; fails with `failure` after `timeout` ms. */
+export async function until(done, failure, timeout = 10000, every = 100) {
+  const end = Date.now() + timeout;
+  while (Date.now() < end) {
+    if (await done()) return;
+    await sleep(every);
   }
   throw new Error(failure);
 }

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startServer } from '../e2e/support.mjs';
-import { openApp, repoPath, startDriver, startKeychain, stopAll } from './driver.mjs';
+import { openApp, repoPath, startDriver, startKeychain, stopAll, until } from './driver.mjs';
 
 const app = process.env.COPYDESK_APP ?? repoPath('target', 'debug', 'copydesk');
 const driver = process.env.TAURI_DRIVER ?? repoPath('target', 'tools', 'bin', 'tauri-driver');
@@ -41,14 +41,8 @@ function filesUnder(dir) {
   });
 }
 
-async function poll(check, message, timeout = 30000) {
-  const until = Date.now() + timeout;
-  while (Date.now() < until) {
-    if (await check()) return;
-    await sleep(250);
-  }
-  throw new Error(message);
-}
+/** Sync runs every few seconds: wait for what it brings. */
+const poll = (check, message) => until(check, message, 30000, 250);
 
 before(async () => {
   scratch = mkdtempSync(join(tmpdir(), 'copydesk-login-'));

@@ -32,9 +32,16 @@ export function inDesktopApp(): boolean {
   return tauri() !== undefined;
 }
 
+/** Runs one of the desktop shell's commands (only inside the desktop app). */
+export function desktopCommand<T>(command: string, args?: Record<string, unknown>): Promise<T> {
+  const shell = tauri();
+  if (!shell) return Promise.reject(new Error('This works in the desktop app only.'));
+  return shell.core.invoke<T>(command, args);
+}
+
 /** The desktop app's embedded service, as its shell describes it. */
 async function desktopConnection(): Promise<Connection> {
-  const answer = await tauri()!.core.invoke<{ base: string; token: string }>('connection');
+  const answer = await desktopCommand<{ base: string; token: string }>('connection');
   return { base: answer.base, token: async () => answer.token };
 }
 

@@ -3,11 +3,7 @@
 import { useState } from 'preact/hooks';
 import { useDesk } from '../context';
 import { attempt, Problem, useLoad } from '../load';
-import { inDesktopApp, parseKey } from '../session';
-
-interface TauriInvoke {
-  core: { invoke: <T>(command: string, args?: Record<string, unknown>) => Promise<T> };
-}
+import { desktopCommand, inDesktopApp, parseKey } from '../session';
 
 export function Settings({ signOut }: { signOut?: () => void }) {
   const { me, api, may } = useDesk();
@@ -46,7 +42,7 @@ function RemoteForm() {
   const [problem, setProblem] = useState<string>();
   const [done, setDone] = useState('');
   const current = useLoad(
-    () => (window as unknown as { __TAURI__: TauriInvoke }).__TAURI__.core.invoke<{ remote: string | null }>('remote_settings'),
+    () => desktopCommand<{ remote: string | null }>('remote_settings'),
     [],
   );
   return (
@@ -60,7 +56,7 @@ function RemoteForm() {
         }
         let started = false;
         const failed = await attempt(async () => {
-          started = await (window as unknown as { __TAURI__: TauriInvoke }).__TAURI__.core.invoke<boolean>('set_remote', { address, key: parsed });
+          started = await desktopCommand<boolean>('set_remote', { address, key: parsed });
         });
         setProblem(failed);
         if (failed) {
