@@ -222,9 +222,23 @@ pub fn run() {
             remote_settings,
             set_remote
         ])
-        .run(tauri::generate_context!());
-    if let Err(err) = result {
-        eprintln!("copydesk: {err}");
-        std::process::exit(1);
-    }
+        .build(tauri::generate_context!());
+    let app = match result {
+        Ok(app) => app,
+        Err(err) => {
+            eprintln!("copydesk: {err}");
+            std::process::exit(1);
+        }
+    };
+    app.run(|app, event| {
+        // Closing the app leaves the replica's copydesk.db holding everything.
+        if let tauri::RunEvent::Exit = event
+            && let Some(local) = app.try_state::<Local>()
+        {
+            match local.cms.checkpoint() {
+                Ok(_) => tracing::info!("the replica is checkpointed"),
+                Err(err) => tracing::error!(%err, "the replica could not be checkpointed"),
+            }
+        }
+    });
 }

@@ -11,6 +11,7 @@ mod durability;
 mod errors;
 mod exports;
 mod extensions;
+mod hardening;
 mod idempotency;
 mod locks;
 mod print;

@@ -205,6 +205,45 @@ impl TestServer {
         }
     }
 
+    /// Stops the server as an operator does (SIGTERM) and waits for it to
+    /// exit, at most `within`; returns whether it exited successfully.
+    pub fn terminate(&mut self, within: Duration) -> bool {
+        let Some(mut child) = self.child.take() else {
+            return false;
+        };
+        let sent = Command::new("kill")
+            .args(["-TERM", &child.id().to_string()])
+            .status()
+            .is_ok_and(|status| status.success());
+        assert!(sent, "SIGTERM was sent");
+        let started = std::time::Instant::now();
+        loop {
+            if let Ok(Some(status)) = child.try_wait() {
+                return status.success();
+            }
+            if started.elapsed() > within {
+                let _ = child.kill();
+                let _ = child.wait();
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// The server's peak resident memory so far (`VmHWM` in `/proc`), in bytes.
+    pub fn peak_memory_bytes(&self) -> u64 {
+        let pid = self.pid().expect("the server runs");
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status"))
+            .expect("the server's /proc status");
+        let kib: u64 = status
+            .lines()
+            .find_map(|line| line.strip_prefix("VmHWM:"))
+            .and_then(|rest| rest.split_whitespace().next())
+            .and_then(|n| n.parse().ok())
+            .expect("VmHWM in /proc status");
+        kib * 1024
+    }
+
     /// Starts the server again on the same data directory.
     pub fn restart(&mut self) {
         self.kill();

@@ -25,6 +25,16 @@ pub enum ApiError {
     /// `Host` or `Origin`): no web page may reach it.
     #[error("{0}")]
     ForeignCaller(String),
+    /// More of something than the server takes at once (uploads in flight):
+    /// 429, with how long to wait.
+    #[error("{message}")]
+    Busy {
+        message: String,
+        retry_after_secs: u64,
+    },
+    /// The client stopped sending its body for too long.
+    #[error("{0}")]
+    Timeout(String),
 }
 
 impl ApiError {
@@ -35,12 +45,15 @@ impl ApiError {
                 CoreError::NotFound { .. } => (StatusCode::NOT_FOUND, "not_found"),
                 CoreError::Forbidden { .. } => (StatusCode::UNAUTHORIZED, "forbidden_action"),
                 CoreError::Token(TokenProblem::Missing) => (StatusCode::FORBIDDEN, "token_missing"),
-                CoreError::Token(TokenProblem::Invalid) => (StatusCode::FORBIDDEN, "token_invalid"),
+                CoreError::Token(TokenProblem::Invalid | TokenProblem::NotYetValid) => {
+                    (StatusCode::FORBIDDEN, "token_invalid")
+                }
                 CoreError::Token(TokenProblem::Expired) => (StatusCode::FORBIDDEN, "token_expired"),
                 CoreError::Locked(_) => (StatusCode::CONFLICT, "locked"),
                 CoreError::Conflict { .. } => (StatusCode::CONFLICT, "conflict"),
                 CoreError::TooLarge(_) => (StatusCode::PAYLOAD_TOO_LARGE, "too_large"),
                 CoreError::Offline(_) => (StatusCode::SERVICE_UNAVAILABLE, "offline"),
+                CoreError::Damaged(_) => (StatusCode::SERVICE_UNAVAILABLE, "database_damaged"),
                 CoreError::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
             },
             Self::BadBody { .. } => (StatusCode::BAD_REQUEST, "invalid_request"),
@@ -50,6 +63,8 @@ impl ApiError {
             Self::TooLarge { .. } => (StatusCode::PAYLOAD_TOO_LARGE, "too_large"),
             Self::NoRoute(_) => (StatusCode::NOT_FOUND, "not_found"),
             Self::ForeignCaller(_) => (StatusCode::FORBIDDEN, "foreign_origin"),
+            Self::Busy { .. } => (StatusCode::TOO_MANY_REQUESTS, "too_many_requests"),
+            Self::Timeout(_) => (StatusCode::REQUEST_TIMEOUT, "timeout"),
         }
     }
 
@@ -87,7 +102,17 @@ impl ApiError {
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let (status, body) = self.body();
-        (status, axum::Json(body)).into_response()
+        let mut response = (status, axum::Json(body)).into_response();
+        if let Self::Busy {
+            retry_after_secs, ..
+        } = self
+        {
+            response.headers_mut().insert(
+                axum::http::header::RETRY_AFTER,
+                axum::http::HeaderValue::from(retry_after_secs),
+            );
+        }
+        response
     }
 }
 

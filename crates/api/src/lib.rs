@@ -11,6 +11,7 @@ mod local_only;
 pub mod openapi;
 pub mod present;
 mod routes;
+mod upload_slots;
 
 use std::sync::Arc;
 
@@ -29,6 +30,11 @@ use serde::de::DeserializeOwned;
 /// The default largest request body: 64 MiB.
 pub const DEFAULT_BODY_LIMIT: usize = 64 * 1024 * 1024;
 
+/// How long, by default, a client may pause while sending a body before it
+/// is cut off (408): a stalled client must not hold a connection and its
+/// work forever.
+pub const BODY_IDLE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+
 /// The largest body this server reads, as handlers see it in request extensions.
 #[derive(Debug, Clone, Copy)]
 pub struct BodyLimit(pub usize);
@@ -37,6 +43,10 @@ pub struct BodyLimit(pub usize);
 #[derive(Clone)]
 pub struct AppState {
     pub cms: Arc<Cms>,
+    /// The uploads in flight (see `upload_slots`).
+    uploads: upload_slots::UploadSlots,
+    /// How long a client may pause while sending a body.
+    body_idle_timeout: std::time::Duration,
 }
 
 impl AppState {
@@ -106,6 +116,8 @@ pub struct Options {
     pub plain: bool,
     /// A desktop app's own server: only the app's window may call it.
     pub local_only: Option<LocalOnly>,
+    /// How long a client may pause while sending a body.
+    pub body_idle_timeout: std::time::Duration,
 }
 
 impl Default for Options {
@@ -114,6 +126,7 @@ impl Default for Options {
             body_limit: DEFAULT_BODY_LIMIT,
             plain: false,
             local_only: None,
+            body_idle_timeout: BODY_IDLE_TIMEOUT,
         }
     }
 }
@@ -121,7 +134,11 @@ impl Default for Options {
 /// The whole HTTP surface: `/v3` and the attachment files.
 pub fn router(cms: Arc<Cms>, options: Options) -> Router {
     let body_limit = options.body_limit;
-    let state = AppState { cms };
+    let state = AppState {
+        cms,
+        uploads: upload_slots::UploadSlots::default(),
+        body_idle_timeout: options.body_idle_timeout,
+    };
     let (documented, document) = routes::documented();
     let document = Arc::new(document);
     let mut app = documented
@@ -143,6 +160,12 @@ pub fn router(cms: Arc<Cms>, options: Options) -> Router {
             idempotency::layer,
         ));
     }
+    // Outside the idempotency layer, which reads a keyed body whole: an
+    // upload past the cap is refused before any of its body is read.
+    app = app.layer(axum::middleware::from_fn_with_state(
+        state.clone(),
+        upload_slots::layer,
+    ));
     if let Some(guard) = options.local_only {
         app = app.layer(axum::middleware::from_fn_with_state(
             guard,
@@ -151,6 +174,9 @@ pub fn router(cms: Arc<Cms>, options: Options) -> Router {
     }
     app.with_state(state)
         .layer(DefaultBodyLimit::max(body_limit))
+        .layer(tower_http::timeout::RequestBodyTimeoutLayer::new(
+            options.body_idle_timeout,
+        ))
         .layer(axum::Extension(BodyLimit(body_limit)))
         .layer(CatchPanicLayer::custom(
             |_panic: Box<dyn std::any::Any + Send>| {

@@ -254,6 +254,9 @@ pub fn authenticate(tx: &Transaction<'_>, token: &str) -> Result<Principal> {
     let mut validation = Validation::new(Algorithm::HS256);
     validation.required_spec_claims.clear();
     validation.validate_exp = true;
+    // A token that says it is not valid yet is refused, and so cannot be
+    // refreshed into one that is; with the same (no) leeway as `exp`.
+    validation.validate_nbf = true;
     validation.validate_aud = false;
     validation.leeway = 0;
     jsonwebtoken::decode::<Claims>(
@@ -264,6 +267,9 @@ pub fn authenticate(tx: &Transaction<'_>, token: &str) -> Result<Principal> {
     .map_err(|err| match err.kind() {
         jsonwebtoken::errors::ErrorKind::ExpiredSignature => {
             CoreError::Token(TokenProblem::Expired)
+        }
+        jsonwebtoken::errors::ErrorKind::ImmatureSignature => {
+            CoreError::Token(TokenProblem::NotYetValid)
         }
         _ => CoreError::Token(TokenProblem::Invalid),
     })?;

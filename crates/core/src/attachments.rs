@@ -26,6 +26,19 @@ const COLUMNS: &str = "a.id, a.uuid, a.content_id, a.base_name, a.salt, a.extens
 /// Largest image side the service decodes, against decompression bombs.
 const MAX_IMAGE_SIDE: u32 = 20_000;
 
+/// The most memory one decoded image may take: a 50-megapixel photograph in
+/// 8-bit RGB fits (150 MiB), an 11,000 × 11,000 RGBA poster (462 MiB) does
+/// not. With the preview made from it, one upload stays well under 256 MiB.
+pub const MAX_DECODED_IMAGE_BYTES: u64 = 160 * 1024 * 1024;
+
+/// The longest side of a preview (`public_url`): a web rendition, made
+/// without a full-size copy; the original keeps every pixel.
+pub const PREVIEW_MAX_SIDE: u32 = 3000;
+
+/// The decoded pixels all uploads together may hold at once: more images
+/// than fit wait their turn instead of taking the server's memory.
+const DECODING_BUDGET_BYTES: u64 = 2 * MAX_DECODED_IMAGE_BYTES;
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct Attachment {
     pub id: i64,
@@ -94,6 +107,21 @@ impl Drop for WrittenFiles {
     }
 }
 
+/// A master file on its way in (see [`Cms::begin_attachment_upload`]): its
+/// own fresh folder, removed with everything in it if the upload never
+/// finishes.
+pub struct IncomingFile {
+    files: WrittenFiles,
+    content_uuid: String,
+}
+
+impl IncomingFile {
+    /// Where the upload writes the file's bytes.
+    pub fn path(&self) -> PathBuf {
+        self.files.incoming_path()
+    }
+}
+
 fn random_salt() -> String {
     let mut buf = [0u8; 16];
     rand::rng().fill_bytes(&mut buf);
@@ -140,13 +168,69 @@ fn kind_by_extension(ext: &str) -> &'static str {
     }
 }
 
-fn rotate(img: &image::DynamicImage, angle: u32) -> image::DynamicImage {
+/// The preview of a decoded image: scaled down to [`PREVIEW_MAX_SIDE`] and
+/// turned by `angle`. Takes the image, so that at angle 0 a small image is
+/// written as it is, with no copy.
+fn preview_of(img: image::DynamicImage, angle: u32) -> image::DynamicImage {
+    let img = if img.width().max(img.height()) > PREVIEW_MAX_SIDE {
+        // `thumbnail` samples straight into the small image; a filtered
+        // resize would first build an intermediate as large as the original.
+        img.thumbnail(PREVIEW_MAX_SIDE, PREVIEW_MAX_SIDE)
+    } else {
+        img
+    };
     match angle {
         90 => img.rotate90(),
         180 => img.rotate180(),
         270 => img.rotate270(),
-        _ => img.clone(),
+        _ => img,
     }
+}
+
+/// Decoded pixels held by uploads in this process, bounded by [`DECODING_BUDGET_BYTES`].
+struct DecodingBudget {
+    in_use: std::sync::Mutex<u64>,
+    freed: std::sync::Condvar,
+}
+
+static DECODING: DecodingBudget = DecodingBudget {
+    in_use: std::sync::Mutex::new(0),
+    freed: std::sync::Condvar::new(),
+};
+
+/// A share of [`DECODING`], given back when dropped.
+struct DecodingShare(u64);
+
+impl DecodingBudget {
+    /// Waits until `bytes` fit beside what other uploads are decoding.
+    fn take(&'static self, bytes: u64) -> Result<DecodingShare> {
+        let poisoned = |_| CoreError::Internal("the image budget was poisoned by a panic".into());
+        let mut in_use = self.in_use.lock().map_err(poisoned)?;
+        while *in_use > 0 && *in_use + bytes > DECODING_BUDGET_BYTES {
+            in_use = self.freed.wait(in_use).map_err(poisoned)?;
+        }
+        *in_use += bytes;
+        Ok(DecodingShare(bytes))
+    }
+}
+
+impl Drop for DecodingShare {
+    fn drop(&mut self) {
+        if let Ok(mut in_use) = DECODING.in_use.lock() {
+            *in_use = in_use.saturating_sub(self.0);
+            DECODING.freed.notify_all();
+        }
+    }
+}
+
+/// What to do with an image too large to decode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Oversized {
+    /// Refuse it (413): an upload.
+    Refuse,
+    /// Keep it with its original as the preview: a file the central server
+    /// already holds, which a replica must not refuse to copy.
+    KeepUnscaled,
 }
 
 /// Writes `bytes` as a new master file and its preview, rotated by `angle`.
@@ -156,7 +240,14 @@ pub(crate) fn write_files(
     bytes: &[u8],
     angle: u32,
 ) -> Result<WrittenFiles> {
-    write_from_reader(files_dir, name, &mut &bytes[..], u64::MAX, angle)
+    write_from_reader(
+        files_dir,
+        name,
+        &mut &bytes[..],
+        u64::MAX,
+        angle,
+        Oversized::Refuse,
+    )
 }
 
 /// Streams a master file from `source` (at most `max_bytes`) into a new salt
@@ -168,76 +259,125 @@ pub(crate) fn write_from_reader(
     source: &mut dyn Read,
     max_bytes: u64,
     angle: u32,
+    oversized: Oversized,
 ) -> Result<WrittenFiles> {
-    let (base_name, mut extension) = split_name(name)?;
-    let salt = random_salt();
-    let dir = files_dir.join(&salt);
-    fs::create_dir_all(&dir)?;
-    let mut written = WrittenFiles {
-        salt,
-        base_name,
-        extension: String::new(),
-        preview_extension: String::new(),
-        kind: String::new(),
-        width: 0,
-        height: 0,
-        size: 0,
-        sha256: String::new(),
-        dir,
-        kept: false,
-    };
-    let incoming = written.dir.join("incoming");
-    let (size, sha256) = copy_hashing(source, &incoming, max_bytes)?;
+    let mut written = WrittenFiles::new_folder(files_dir, name)?;
+    let (size, sha256) = copy_hashing(source, &written.incoming_path(), max_bytes)?;
     written.size = size;
     written.sha256 = sha256;
-    match decode_image_file(&incoming)? {
-        Some((img, format)) => {
-            if extension.is_empty() {
-                extension = format
-                    .extensions_str()
-                    .first()
-                    .copied()
-                    .unwrap_or("img")
-                    .to_owned();
+    written.complete(angle, oversized)?;
+    Ok(written)
+}
+
+impl WrittenFiles {
+    /// A fresh salt folder for a file named `name`, still empty.
+    fn new_folder(files_dir: &Path, name: &str) -> Result<Self> {
+        let (base_name, extension) = split_name(name)?;
+        let salt = random_salt();
+        let dir = files_dir.join(&salt);
+        fs::create_dir_all(&dir)?;
+        Ok(Self {
+            salt,
+            base_name,
+            extension,
+            preview_extension: String::new(),
+            kind: String::new(),
+            width: 0,
+            height: 0,
+            size: 0,
+            sha256: String::new(),
+            dir,
+            kept: false,
+        })
+    }
+
+    /// Where the master file is written before it is known what it is.
+    fn incoming_path(&self) -> PathBuf {
+        self.dir.join("incoming")
+    }
+
+    /// Reads what the incoming master file is, names it, and writes its preview.
+    fn complete(&mut self, angle: u32, oversized: Oversized) -> Result<()> {
+        let incoming = self.incoming_path();
+        let decoded = match decode_image_file(&incoming) {
+            Err(CoreError::TooLarge(_)) if oversized == Oversized::KeepUnscaled => {
+                return self.keep_as_is("image", image_dimensions(&incoming));
             }
-            let preview_format = if format.writing_enabled() {
-                format
-            } else {
-                image::ImageFormat::Png
-            };
-            let preview_extension = preview_format
+            other => other?,
+        };
+        let Some(DecodedImage {
+            image,
+            format,
+            share,
+        }) = decoded
+        else {
+            let kind = kind_by_extension(&self.extension);
+            return self.keep_as_is(kind, (0, 0));
+        };
+        if self.extension.is_empty() {
+            self.extension = format
                 .extensions_str()
                 .first()
                 .copied()
-                .unwrap_or("png")
+                .unwrap_or("img")
                 .to_owned();
-            fs::rename(&incoming, written.dir.join(format!("original.{extension}")))?;
-            rotate(&img, angle)
-                .save_with_format(
-                    written.dir.join(format!("public.{preview_extension}")),
-                    preview_format,
-                )
-                .map_err(|err| CoreError::Internal(format!("writing a preview: {err}")))?;
-            written.kind = "image".to_owned();
-            written.width = img.width();
-            written.height = img.height();
-            written.preview_extension = preview_extension;
         }
-        None => {
-            if extension.is_empty() {
-                extension = "bin".to_owned();
-            }
-            let original = written.dir.join(format!("original.{extension}"));
-            let public = written.dir.join(format!("public.{extension}"));
-            fs::rename(&incoming, &original)?;
-            fs::hard_link(&original, &public)
-                .or_else(|_| fs::copy(&original, &public).map(|_| ()))?;
-            written.kind = kind_by_extension(&extension).to_owned();
-            written.preview_extension = extension.clone();
-        }
+        let preview_format = if format.writing_enabled() {
+            format
+        } else {
+            image::ImageFormat::Png
+        };
+        let preview_extension = preview_format
+            .extensions_str()
+            .first()
+            .copied()
+            .unwrap_or("png")
+            .to_owned();
+        fs::rename(
+            &incoming,
+            self.dir.join(format!("original.{}", self.extension)),
+        )?;
+        self.kind = "image".to_owned();
+        self.width = image.width();
+        self.height = image.height();
+        preview_of(image, angle)
+            .save_with_format(
+                self.dir.join(format!("public.{preview_extension}")),
+                preview_format,
+            )
+            .map_err(|err| CoreError::Internal(format!("writing a preview: {err}")))?;
+        drop(share);
+        self.preview_extension = preview_extension;
+        Ok(())
     }
-    written.extension = extension;
-    Ok(written)
+
+    /// Keeps the incoming file as it is: its own preview.
+    fn keep_as_is(&mut self, kind: &str, (width, height): (u32, u32)) -> Result<()> {
+        if self.extension.is_empty() {
+            self.extension = "bin".to_owned();
+        }
+        let original = self.dir.join(format!("original.{}", self.extension));
+        let public = self.dir.join(format!("public.{}", self.extension));
+        fs::rename(self.incoming_path(), &original)?;
+        fs::hard_link(&original, &public).or_else(|_| fs::copy(&original, &public).map(|_| ()))?;
+        self.kind = kind.to_owned();
+        self.width = width;
+        self.height = height;
+        self.preview_extension = self.extension.clone();
+        Ok(())
+    }
+}
+
+/// An image's size from its header alone; (0, 0) when it cannot be read.
+fn image_dimensions(path: &Path) -> (u32, u32) {
+    image::ImageReader::open(path)
+        .and_then(image::ImageReader::with_guessed_format)
+        .ok()
+        .and_then(|mut reader| {
+            reader.no_limits();
+            reader.into_dimensions().ok()
+        })
+        .unwrap_or((0, 0))
 }
 
 /// Copies `source` into a new file at `path`, refusing more than `max_bytes`;
@@ -270,35 +410,79 @@ fn copy_hashing(source: &mut dyn Read, path: &Path, max_bytes: u64) -> Result<(u
         file.write_all(&buffer[..read])?;
     }
     file.sync_all()?;
-    let sha256 = hasher
-        .finalize()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
-    Ok((size, sha256))
+    Ok((size, hex(&hasher.finalize())))
+}
+
+/// A decoded image and the share of the decoding budget it holds.
+struct DecodedImage {
+    image: image::DynamicImage,
+    format: image::ImageFormat,
+    share: DecodingShare,
+}
+
+/// The size and SHA-256 of a file already written.
+fn hash_file(path: &Path) -> Result<(u64, String)> {
+    use sha2::Digest as _;
+    let mut file = fs::File::open(path)?;
+    // On disk before any record points at it, as `copy_hashing` does.
+    file.sync_all()?;
+    let mut hasher = sha2::Sha256::new();
+    let size = std::io::copy(&mut file, &mut hasher)?;
+    Ok((size, hex(&hasher.finalize())))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// Decodes the file at `path` when it is an image; `None` for anything else.
-fn decode_image_file(path: &Path) -> Result<Option<(image::DynamicImage, image::ImageFormat)>> {
-    let reader = image::ImageReader::open(path)?
-        .with_guessed_format()
-        .map_err(|err| CoreError::Internal(err.to_string()))?;
+/// An image whose pixels would take more than [`MAX_DECODED_IMAGE_BYTES`] is
+/// refused from its header, before anything is allocated for it.
+fn decode_image_file(path: &Path) -> Result<Option<DecodedImage>> {
+    use image::ImageDecoder as _;
+    let open = || -> Result<image::ImageReader<std::io::BufReader<fs::File>>> {
+        image::ImageReader::open(path)?
+            .with_guessed_format()
+            .map_err(|err| CoreError::Internal(err.to_string()))
+    };
+    let unreadable = |err: image::ImageError| {
+        CoreError::invalid_field("file", format!("the image cannot be read: {err}"))
+    };
+    let reader = open()?;
     let Some(format) = reader.format() else {
         return Ok(None);
     };
-    let mut reader = reader;
     let mut limits = image::Limits::default();
     limits.max_image_width = Some(MAX_IMAGE_SIDE);
     limits.max_image_height = Some(MAX_IMAGE_SIDE);
-    limits.max_alloc = Some(512 * 1024 * 1024);
-    reader.limits(limits);
-    match reader.decode() {
-        Ok(img) => Ok(Some((img, format))),
-        Err(err) => Err(CoreError::invalid_field(
-            "file",
-            format!("the image cannot be read: {err}"),
-        )),
+    limits.max_alloc = Some(MAX_DECODED_IMAGE_BYTES);
+    let header = {
+        let mut reader = open()?;
+        reader.no_limits();
+        reader.into_decoder().map_err(unreadable)?
+    };
+    let (width, height) = header.dimensions();
+    let decoded_bytes = header.total_bytes();
+    drop(header);
+    if width > MAX_IMAGE_SIDE || height > MAX_IMAGE_SIDE || decoded_bytes > MAX_DECODED_IMAGE_BYTES
+    {
+        return Err(CoreError::TooLarge(format!(
+            "the image is {width} × {height} pixels ({} MiB decoded); this server takes images of up to {} MiB decoded (about {} megapixels in colour) and {MAX_IMAGE_SIDE} pixels a side",
+            decoded_bytes.div_ceil(1024 * 1024),
+            MAX_DECODED_IMAGE_BYTES / (1024 * 1024),
+            MAX_DECODED_IMAGE_BYTES / 3 / 1_000_000,
+        )));
     }
+    let preview_bytes = u64::from(PREVIEW_MAX_SIDE) * u64::from(PREVIEW_MAX_SIDE) * 8;
+    let share = DECODING.take(decoded_bytes + preview_bytes.min(decoded_bytes))?;
+    let mut reader = reader;
+    reader.limits(limits);
+    let image = reader.decode().map_err(unreadable)?;
+    Ok(Some(DecodedImage {
+        image,
+        format,
+        share,
+    }))
 }
 
 /// Decodes an upload and writes its files.
@@ -519,12 +703,13 @@ impl Cms {
                 let original = files_dir
                     .join(&current.salt)
                     .join(format!("original.{}", current.extension));
-                let bytes = fs::read(&original)?;
-                let files = write_files(
+                let files = write_from_reader(
                     &files_dir,
                     &format!("{}.{}", current.base_name, current.extension),
-                    &bytes,
+                    &mut fs::File::open(&original)?,
+                    u64::MAX,
                     angle,
+                    Oversized::Refuse,
                 )?;
                 let (old_salt, item) = self.store.write(|tx| {
                     let content_id = crate::content::CONTENT.id_of(tx, content_uuid)?;
@@ -588,32 +773,49 @@ impl Cms {
         Ok(item)
     }
 
-    /// `PUT /v3/attachment/{content uuid}/file` (a Copydesk extension): a new
-    /// master file streamed from `source` (at most `max_bytes`), never held
-    /// whole in memory unless it is an image to decode.
-    pub fn replace_attachment_file(
+    /// `PUT /v3/attachment/{content uuid}/file` (a Copydesk extension),
+    /// first step: checks that `who` may replace the file, and makes the
+    /// place the new master file is streamed into, never held in memory.
+    pub fn begin_attachment_upload(
         &self,
         who: &Principal,
         content_uuid: &str,
         name: Option<&str>,
-        source: &mut dyn Read,
-        max_bytes: u64,
-    ) -> Result<ContentItem> {
+    ) -> Result<IncomingFile> {
         who.require("ATTACHMENT update")?;
         let name = name
             .map(str::trim)
             .filter(|n| !n.is_empty())
-            .ok_or_else(|| CoreError::required("name"))?
-            .to_owned();
+            .ok_or_else(|| CoreError::required("name"))?;
         // Refuse early what would be refused after the upload.
         self.store.read(|tx| {
             let content_id = crate::content::CONTENT.id_of(tx, content_uuid)?;
             self.check_writable(tx, who, content_id)
         })?;
-        let files_dir = self.store.files_dir().to_owned();
-        let files = write_from_reader(&files_dir, &name, source, max_bytes, 0)?;
+        Ok(IncomingFile {
+            files: WrittenFiles::new_folder(self.store.files_dir(), name)?,
+            content_uuid: content_uuid.to_owned(),
+        })
+    }
+
+    /// Second step, once the whole file is in [`IncomingFile::path`]: reads
+    /// what it is, writes its preview and records it as the item's file.
+    pub fn finish_attachment_upload(
+        &self,
+        who: &Principal,
+        incoming: IncomingFile,
+    ) -> Result<ContentItem> {
+        who.require("ATTACHMENT update")?;
+        let IncomingFile {
+            mut files,
+            content_uuid,
+        } = incoming;
+        let (size, sha256) = hash_file(&files.incoming_path())?;
+        files.size = size;
+        files.sha256 = sha256;
+        files.complete(0, Oversized::Refuse)?;
         let (old_salt, item) = self.store.write(|tx| {
-            let content_id = crate::content::CONTENT.id_of(tx, content_uuid)?;
+            let content_id = crate::content::CONTENT.id_of(tx, &content_uuid)?;
             self.check_writable(tx, who, content_id)?;
             let old_salt = record_files(tx, content_id, &files, 0, None)?;
             self.audit(tx, content_id, who, "attachment", "replaced the file")?;
@@ -621,17 +823,13 @@ impl Cms {
         })?;
         files.keep();
         if let Some(salt) = old_salt {
-            remove_folder(&files_dir, &salt);
+            remove_folder(self.store.files_dir(), &salt);
         }
         Ok(item)
     }
 
     /// Finds the file behind a public or original URL; `None` for anything else.
-    pub fn attachment_file(
-        &self,
-        salt: &str,
-        file_name: &str,
-    ) -> Result<Option<(PathBuf, String)>> {
+    pub fn attachment_file(&self, salt: &str, file_name: &str) -> Result<Option<StoredFile>> {
         let valid_salt = salt.len() == 32 && salt.chars().all(|c| c.is_ascii_hexdigit());
         if !valid_salt {
             return Ok(None);
@@ -653,11 +851,31 @@ impl Cms {
         } else {
             return Ok(None);
         };
-        Ok(Some((
-            self.store.files_dir().join(salt).join(file_name),
-            extension.clone(),
-        )))
+        Ok(Some(StoredFile {
+            path: self.store.files_dir().join(salt).join(file_name),
+            download_name: if extension.is_empty() {
+                attachment.base_name.clone()
+            } else {
+                format!("{}.{extension}", attachment.base_name)
+            },
+            displays_inline: attachment.kind == "image"
+                && RASTER_EXTENSIONS.contains(&extension.as_str()),
+        }))
     }
+}
+
+/// Raster image formats a browser only ever draws: the one kind of user file
+/// shown inline. Everything else (HTML, SVG, XML, scripts, PDFs) is a download.
+const RASTER_EXTENSIONS: &[&str] = &["png", "jpg", "jpeg", "gif", "webp", "bmp"];
+
+/// A file behind a public or original URL, and how it may be shown.
+#[derive(Debug, Clone)]
+pub struct StoredFile {
+    pub path: PathBuf,
+    /// The name a download is saved under: the uploaded name's stem and this file's extension.
+    pub download_name: String,
+    /// A decoded raster image: safe to draw in the page; anything else is a download.
+    pub displays_inline: bool,
 }
 
 #[cfg(test)]

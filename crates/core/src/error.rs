@@ -8,6 +8,8 @@ pub enum TokenProblem {
     Missing,
     Invalid,
     Expired,
+    /// Its `nbf` lies in the future.
+    NotYetValid,
 }
 
 #[derive(Debug, Error)]
@@ -44,16 +46,25 @@ pub enum CoreError {
     /// An upload larger than the server accepts.
     #[error("{0}")]
     TooLarge(String),
+    /// SQLite found the database damaged: nothing more is written to it
+    /// until its operator has checked it (`copydesk-server check`).
+    /// Holds what SQLite's check reported, when one ran.
+    #[error("{DAMAGED_MESSAGE}")]
+    Damaged(Vec<String>),
     /// A failure that is not the caller's fault; details go to the log only.
     #[error("internal error: {0}")]
     Internal(String),
 }
+
+/// What a caller is told while the database is damaged.
+pub const DAMAGED_MESSAGE: &str = "the server's database is damaged, so it takes no more changes; its operator must run `copydesk-server check` and restore a backup";
 
 fn token_message(problem: TokenProblem) -> &'static str {
     match problem {
         TokenProblem::Missing => "no token: send Authorization: Bearer <token>",
         TokenProblem::Invalid => "the token is malformed, badly signed or names an unknown key",
         TokenProblem::Expired => "the token has expired: ask for a new one",
+        TokenProblem::NotYetValid => "the token is not valid yet: its \"nbf\" lies in the future",
     }
 }
 
@@ -93,6 +104,14 @@ impl CoreError {
 
 impl From<rusqlite::Error> for CoreError {
     fn from(err: rusqlite::Error) -> Self {
+        let damaged = matches!(
+            err.sqlite_error_code(),
+            Some(rusqlite::ErrorCode::DatabaseCorrupt | rusqlite::ErrorCode::NotADatabase)
+        );
+        if damaged {
+            tracing::error!(%err, "SQLite reports the database damaged");
+            return Self::Damaged(Vec::new());
+        }
         Self::Internal(format!("storage: {err}"))
     }
 }

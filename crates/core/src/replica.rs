@@ -15,7 +15,7 @@ use crate::error::{CoreError, Result};
 use crate::records::new_uuid;
 use std::collections::HashMap;
 
-use crate::attachments::{WrittenFiles, remove_folder, write_from_reader};
+use crate::attachments::{Oversized, WrittenFiles, remove_folder, write_from_reader};
 use crate::synced::{FieldReader, delete_local, write_fields};
 
 pub use crate::synced::{
@@ -433,7 +433,14 @@ impl Cms {
                 let mut source = std::fs::File::open(path)?;
                 files.insert(
                     i,
-                    write_from_reader(&files_dir, &name, &mut source, u64::MAX, angle)?,
+                    write_from_reader(
+                        &files_dir,
+                        &name,
+                        &mut source,
+                        u64::MAX,
+                        angle,
+                        Oversized::KeepUnscaled,
+                    )?,
                 );
             }
         }

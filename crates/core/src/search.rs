@@ -28,6 +28,39 @@ pub enum SearchHit {
     Tag(Tag),
 }
 
+/// The most words one search takes: each word is one more condition per column.
+pub const MAX_SEARCH_WORDS: usize = 50;
+/// The longest word one search takes, in characters: no title or name holds a longer one.
+pub const MAX_SEARCH_WORD_CHARS: usize = 200;
+
+/// The words of a search, refused with the limit named when there are too
+/// many or one is too long (SQLite would otherwise fail on the query).
+fn search_words(keywords: &str) -> Result<Vec<&str>> {
+    let words: Vec<&str> = keywords.split_whitespace().collect();
+    if words.len() > MAX_SEARCH_WORDS {
+        return Err(CoreError::invalid_field(
+            "keywords",
+            format!(
+                "a search takes at most {MAX_SEARCH_WORDS} words; this one has {}",
+                words.len()
+            ),
+        ));
+    }
+    if let Some(long) = words
+        .iter()
+        .find(|word| word.chars().count() > MAX_SEARCH_WORD_CHARS)
+    {
+        return Err(CoreError::invalid_field(
+            "keywords",
+            format!(
+                "a search word may be at most {MAX_SEARCH_WORD_CHARS} characters long; one has {}",
+                long.chars().count()
+            ),
+        ));
+    }
+    Ok(words)
+}
+
 /// A `LIKE` pattern that matches `word` literally anywhere.
 fn like_pattern(word: &str) -> String {
     let escaped = word
@@ -66,11 +99,8 @@ impl Cms {
             .map(str::trim)
             .filter(|t| !t.is_empty())
             .ok_or_else(|| CoreError::required("type"))?;
-        let patterns: Vec<String> = search
-            .keywords
-            .as_deref()
-            .unwrap_or("")
-            .split_whitespace()
+        let patterns: Vec<String> = search_words(search.keywords.as_deref().unwrap_or(""))?
+            .into_iter()
             .map(like_pattern)
             .collect();
         match record_type {
@@ -202,7 +232,19 @@ fn where_all(conditions: &[String]) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::like_pattern;
+    use super::{MAX_SEARCH_WORD_CHARS, MAX_SEARCH_WORDS, like_pattern, search_words};
+
+    #[test]
+    fn search_words_are_bounded() {
+        let at_most = vec!["word"; MAX_SEARCH_WORDS].join(" ");
+        assert_eq!(
+            search_words(&at_most).map(|w| w.len()).ok(),
+            Some(MAX_SEARCH_WORDS)
+        );
+        assert!(search_words(&format!("{at_most} one")).is_err());
+        assert!(search_words(&"é".repeat(MAX_SEARCH_WORD_CHARS)).is_ok());
+        assert!(search_words(&"é".repeat(MAX_SEARCH_WORD_CHARS + 1)).is_err());
+    }
 
     #[test]
     fn like_escapes() {

@@ -9,9 +9,16 @@
 //! well under one. The plus changes no result and keeps the index in use.
 //! Every mutation runs in one `IMMEDIATE` transaction on the writer; the
 //! change log rows are added by triggers in that same transaction.
+//!
+//! A damaged database is never written to: the store runs SQLite's
+//! `quick_check` when it opens and refuses a file that fails it, and once a
+//! query meets a damaged page while serving, every later write is refused.
+//! A clean close checkpoints the WAL into `copydesk.db`, so that file alone
+//! holds everything.
 
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
 
 use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
@@ -61,6 +68,13 @@ pub struct Store {
     writer: Mutex<Connection>,
     readers: ReaderPool,
     files_dir: PathBuf,
+    /// Set once a query met a damaged page: no write is tried after that.
+    damaged: AtomicBool,
+}
+
+/// The database file in a data directory.
+pub fn database_path(dir: &Path) -> PathBuf {
+    dir.join("copydesk.db")
 }
 
 impl Store {
@@ -69,9 +83,13 @@ impl Store {
         create_private_dir(dir)?;
         let files_dir = dir.join("files");
         create_private_dir(&files_dir)?;
-        let db_path = dir.join("copydesk.db");
+        let db_path = database_path(dir);
         create_private_file(&db_path)?;
         let mut writer = open_connection(&db_path, false)?;
+        let problems = quick_check(&writer)?;
+        if !problems.is_empty() {
+            return Err(CoreError::Damaged(problems));
+        }
         migrate(&mut writer)?;
         restrict_to_owner(&db_path)?;
         let mut readers = Vec::with_capacity(READERS);
@@ -82,6 +100,7 @@ impl Store {
             writer: Mutex::new(writer),
             readers: ReaderPool::new(readers),
             files_dir,
+            damaged: AtomicBool::new(false),
         })
     }
 
@@ -92,14 +111,32 @@ impl Store {
 
     /// Runs `work` in one write transaction; it commits only if `work` succeeds.
     pub fn write<T>(&self, work: impl FnOnce(&Transaction<'_>) -> Result<T>) -> Result<T> {
-        let mut conn = lock(&self.writer)?;
-        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let out = work(&tx)?;
-        if let Some(hook) = BEFORE_COMMIT.with(|slot| slot.borrow_mut().take()) {
-            hook(&tx)?;
+        if self.damaged.load(Ordering::Relaxed) {
+            return Err(CoreError::Damaged(Vec::new()));
         }
-        tx.commit()?;
-        Ok(out)
+        let mut conn = lock(&self.writer)?;
+        let written = (|| {
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let out = work(&tx)?;
+            if let Some(hook) = BEFORE_COMMIT.with(|slot| slot.borrow_mut().take()) {
+                hook(&tx)?;
+            }
+            tx.commit()?;
+            Ok(out)
+        })();
+        self.note_damage(written)
+    }
+
+    /// Remembers a damaged database, so that no later write touches it.
+    fn note_damage<T>(&self, result: Result<T>) -> Result<T> {
+        if let Err(CoreError::Damaged(_)) = &result
+            && !self.damaged.swap(true, Ordering::Relaxed)
+        {
+            tracing::error!(
+                "the database is damaged: from now on every write is refused; run `copydesk-server check`"
+            );
+        }
+        result
     }
 
     /// Runs `work` (one use case) so that the first write transaction it
@@ -127,20 +164,118 @@ impl Store {
     pub fn read<T>(&self, work: impl FnOnce(&Transaction<'_>) -> Result<T>) -> Result<T> {
         let mut conn = self.readers.take()?;
 
-        (|| {
+        let read = (|| {
             let tx = conn
                 .conn_mut()
                 .transaction_with_behavior(TransactionBehavior::Deferred)?;
             let out = work(&tx)?;
             tx.finish()?;
             Ok(out)
-        })()
+        })();
+        self.note_damage(read)
     }
 
-    /// Runs `PRAGMA integrity_check` and returns its answer (`ok` when sound).
-    pub fn integrity_check(&self) -> Result<String> {
-        self.read(|tx| Ok(tx.query_row("PRAGMA integrity_check", [], |row| row.get(0))?))
+    /// Moves everything in the WAL into `copydesk.db` and empties the WAL
+    /// (`wal_checkpoint(TRUNCATE)`): for a clean stop, after the last write.
+    /// Says whether every frame made it (a reader still open can hold some back).
+    pub fn checkpoint(&self) -> Result<bool> {
+        let conn = lock(&self.writer)?;
+        let (busy, _frames, _moved): (i64, i64, i64) =
+            conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |row| {
+                Ok((row.get(0)?, row.get(1)?, row.get(2)?))
+            })?;
+        Ok(busy == 0)
     }
+}
+
+/// Runs SQLite's `quick_check` on `conn`; the problems it found, none when sound.
+fn quick_check(conn: &Connection) -> Result<Vec<String>> {
+    check_with(conn, "PRAGMA quick_check")
+}
+
+fn check_with(conn: &Connection, pragma: &str) -> Result<Vec<String>> {
+    let mut statement = conn.prepare(pragma)?;
+    let answers = statement
+        .query_map([], |row| row.get::<_, String>(0))?
+        .collect::<rusqlite::Result<Vec<_>>>();
+    match answers {
+        Ok(answers) if answers == ["ok"] => Ok(Vec::new()),
+        Ok(answers) => Ok(answers),
+        // A file too damaged for the check to run at all.
+        Err(err) => match CoreError::from(err) {
+            CoreError::Damaged(_) => Ok(vec!["SQLite could not read the database".to_owned()]),
+            other => Err(other),
+        },
+    }
+}
+
+/// Opens the database of `dir` read-only, without migrating or changing it:
+/// for checking and copying a store that may be damaged or live.
+fn open_untouched(dir: &Path) -> Result<Connection> {
+    let path = database_path(dir);
+    if !path.is_file() {
+        return Err(CoreError::not_found(format!(
+            "there is no database at {}",
+            path.display()
+        )));
+    }
+    let conn = Connection::open_with_flags(
+        &path,
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )?;
+    conn.busy_timeout(std::time::Duration::from_secs(10))?;
+    Ok(conn)
+}
+
+/// SQLite's full `integrity_check` of the database in `dir` (every page,
+/// every index entry), and its foreign keys: the problems found, none when
+/// sound. Safe beside a running server: it only reads.
+pub fn full_check(dir: &Path) -> Result<Vec<String>> {
+    let conn = open_untouched(dir)?;
+    let mut problems = check_with(&conn, "PRAGMA integrity_check")?;
+    if problems.is_empty() {
+        let broken_references: i64 =
+            conn.query_row("SELECT COUNT(*) FROM pragma_foreign_key_check", [], |row| {
+                row.get(0)
+            })?;
+        if broken_references > 0 {
+            problems.push(format!(
+                "{broken_references} rows point at records that do not exist (foreign_key_check)"
+            ));
+        }
+    }
+    Ok(problems)
+}
+
+/// Copies the database of `dir`, live or not, to a new file `to`: one
+/// consistent snapshot (`VACUUM INTO`), compacted, owner-only, and checked
+/// with `quick_check` once written. Returns the copy's size in bytes.
+pub fn backup(dir: &Path, to: &Path) -> Result<u64> {
+    if to.exists() {
+        return Err(CoreError::Conflict {
+            message: format!(
+                "{} exists already; a backup never overwrites a file",
+                to.display()
+            ),
+            field: None,
+        });
+    }
+    let conn = open_untouched(dir)?;
+    let target = to
+        .to_str()
+        .ok_or_else(|| CoreError::invalid(format!("{} is not a UTF-8 path", to.display())))?;
+    create_private_file(to)?;
+    let copied = conn.execute("VACUUM INTO ?1", [target]).map(|_| ());
+    if let Err(err) = copied {
+        let _ = fs::remove_file(to);
+        return Err(err.into());
+    }
+    let copy = Connection::open_with_flags(to, OpenFlags::SQLITE_OPEN_READ_ONLY)?;
+    let problems = quick_check(&copy)?;
+    if !problems.is_empty() {
+        return Err(CoreError::Damaged(problems));
+    }
+    Ok(fs::metadata(to)?.len())
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> Result<MutexGuard<'_, T>> {

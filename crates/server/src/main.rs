@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use anyhow::{Context as _, Result};
 use clap::{Args, Parser, Subcommand};
-use copydesk_core::Cms;
+use copydesk_core::{Cms, CoreError};
 
 #[derive(Parser)]
 #[command(
@@ -39,6 +39,23 @@ enum Command {
         #[command(subcommand)]
         command: KeyCommand,
     },
+    /// Check the whole database (SQLite's integrity_check and foreign keys);
+    /// exits 0 when sound, 1 with the problems listed when not. Only reads,
+    /// so it is safe beside a running server.
+    Check {
+        #[command(flatten)]
+        data: DataArgs,
+    },
+    /// Copy the database, live or not, to a new file: one consistent
+    /// snapshot, checked once written. Attachment files are not in it: copy
+    /// DIR/files beside it.
+    Backup {
+        #[command(flatten)]
+        data: DataArgs,
+        /// The file to write; it must not exist yet.
+        #[arg(long)]
+        to: PathBuf,
+    },
 }
 
 #[derive(Args)]
@@ -61,6 +78,10 @@ struct ServeArgs {
     /// The largest request body in bytes.
     #[arg(long, env = "COPYDESK_MAX_BODY", default_value_t = copydesk_api::DEFAULT_BODY_LIMIT)]
     max_body: usize,
+    /// Seconds a client may pause while sending a request body before it is
+    /// cut off with 408.
+    #[arg(long, env = "COPYDESK_BODY_TIMEOUT", default_value_t = copydesk_api::BODY_IDLE_TIMEOUT.as_secs())]
+    body_timeout: u64,
     /// Keep this data directory synced with a central server in the background.
     #[arg(long, env = "COPYDESK_REMOTE")]
     remote: Option<String>,
@@ -128,10 +149,71 @@ impl DataArgs {
 
     fn open(&self) -> Result<(Cms, PathBuf)> {
         let dir = self.dir()?;
-        let cms = Cms::open(&dir, &self.namespace)
-            .with_context(|| format!("opening the data directory {}", dir.display()))?;
+        let cms = match Cms::open(&dir, &self.namespace) {
+            Ok(cms) => cms,
+            Err(CoreError::Damaged(problems)) => anyhow::bail!(
+                "{} is damaged, so it was not opened (SQLite's quick_check found {}; the first: {}). \
+                 Nothing was written to it. Run `copydesk-server check --data {}` for the full report, \
+                 then restore the newest backup (see `copydesk-server backup`).",
+                copydesk_core::store::database_path(&dir).display(),
+                problems.len(),
+                problems.first().map_or("unreadable", String::as_str),
+                dir.display()
+            ),
+            Err(err) => {
+                return Err(err)
+                    .with_context(|| format!("opening the data directory {}", dir.display()));
+            }
+        };
         Ok((cms, dir))
     }
+}
+
+/// How long a stop waits for requests still running before it checkpoints anyway.
+const STOP_GRACE: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// `check`: SQLite's full integrity check, printed for a person.
+fn check(data: &DataArgs) -> Result<()> {
+    let dir = data.dir()?;
+    let started = std::time::Instant::now();
+    let problems = copydesk_core::store::full_check(&dir)?;
+    let path = copydesk_core::store::database_path(&dir);
+    if problems.is_empty() {
+        println!(
+            "{} is sound (integrity_check and foreign_key_check, {:.1} s)",
+            path.display(),
+            started.elapsed().as_secs_f64()
+        );
+        return Ok(());
+    }
+    println!("{} is damaged: {} problems", path.display(), problems.len());
+    for problem in problems.iter().take(50) {
+        println!("  {problem}");
+    }
+    if problems.len() > 50 {
+        println!("  ... and {} more", problems.len() - 50);
+    }
+    println!(
+        "Restore the newest backup (made with `copydesk-server backup`) into {}, then start the server again.",
+        dir.display()
+    );
+    std::process::exit(1);
+}
+
+/// `backup`: a consistent copy of a live database.
+fn backup(data: &DataArgs, to: &std::path::Path) -> Result<()> {
+    let dir = data.dir()?;
+    let started = std::time::Instant::now();
+    let bytes = copydesk_core::store::backup(&dir, to)
+        .with_context(|| format!("backing up {} to {}", dir.display(), to.display()))?;
+    println!(
+        "backed up {} to {} ({bytes} bytes, {:.1} s, checked); copy {} beside it for the attachment files",
+        copydesk_core::store::database_path(&dir).display(),
+        to.display(),
+        started.elapsed().as_secs_f64(),
+        dir.join("files").display()
+    );
+    Ok(())
 }
 
 fn main() -> Result<()> {
@@ -146,6 +228,8 @@ fn main() -> Result<()> {
         .init();
     match cli.command {
         Command::Serve(args) => serve(args),
+        Command::Check { data } => check(&data),
+        Command::Backup { data, to } => backup(&data, &to),
         Command::Sync(args) => sync(args),
         Command::Token { key_file, lifetime } => {
             let text = std::fs::read_to_string(&key_file)
@@ -201,6 +285,7 @@ fn main() -> Result<()> {
 fn serve(args: ServeArgs) -> Result<()> {
     let (cms, dir) = args.data.open()?;
     let cms = Arc::new(cms);
+    let store = Arc::clone(&cms);
     let remote = match &args.remote {
         Some(url) => {
             let key = match &args.key_file {
@@ -238,16 +323,40 @@ fn serve(args: ServeArgs) -> Result<()> {
                 body_limit: args.max_body,
                 plain: args.plain,
                 local_only: None,
+                body_idle_timeout: std::time::Duration::from_secs(args.body_timeout.max(1)),
             },
         );
         tracing::info!(data = %dir.display(), "copydesk-server listening on http://{address}");
-        axum::serve(listener, app)
-            .with_graceful_shutdown(shutdown_signal())
-            .await
-            .context("serving")?;
-        tracing::info!("copydesk-server stopped");
-        Ok(())
-    })
+        let (stopping, mut stop_seen) = tokio::sync::watch::channel(false);
+        let serving = axum::serve(listener, app).with_graceful_shutdown(async move {
+            shutdown_signal().await;
+            tracing::info!("stopping: finishing the requests in flight");
+            let _ = stopping.send(true);
+        });
+        let grace = async {
+            let _ = stop_seen.wait_for(|stopping| *stopping).await;
+            tokio::time::sleep(STOP_GRACE).await;
+        };
+        tokio::select! {
+            served = serving => served.context("serving")?,
+            () = grace => tracing::warn!("requests still running {} s after the stop; stopping without them", STOP_GRACE.as_secs()),
+        }
+        Ok::<_, anyhow::Error>(())
+    })?;
+    finish_cleanly(&store);
+    tracing::info!("copydesk-server stopped");
+    Ok(())
+}
+
+/// The last step of a clean stop: everything into `copydesk.db`, the WAL emptied.
+fn finish_cleanly(cms: &Cms) {
+    match cms.checkpoint() {
+        Ok(true) => tracing::info!("the database is checkpointed: copydesk.db holds everything"),
+        Ok(false) => tracing::warn!(
+            "a reader held part of the WAL back; SQLite will checkpoint it at the next start"
+        ),
+        Err(err) => tracing::error!(%err, "the database could not be checkpointed"),
+    }
 }
 
 async fn shutdown_signal() {
@@ -280,12 +389,13 @@ fn sync(args: SyncArgs) -> Result<()> {
     let remote = copydesk_sync::Remote::new(&args.remote, key)?;
     cms.set_remote(remote.base())?;
     let cms = Arc::new(cms);
+    let store = Arc::clone(&cms);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .context("starting the async runtime")?;
-    runtime.block_on(async move {
+    let synced = runtime.block_on(async move {
         loop {
             let bar = SyncBar::new();
             let result = copydesk_sync::sync_with_progress(&cms, &remote, &bar).await;
@@ -325,7 +435,9 @@ fn sync(args: SyncArgs) -> Result<()> {
                 () = shutdown_signal() => return Ok(()),
             }
         }
-    })
+    });
+    finish_cleanly(&store);
+    synced
 }
 
 /// A progress line for long syncs (drawn only on a terminal), with counts.

@@ -10,7 +10,7 @@ use copydesk_wire as wire;
 
 use crate::AppState;
 use crate::BodyLimit;
-use crate::error::ApiResult;
+use crate::error::{ApiError, ApiResult};
 use crate::extract::{Bearer, QueryPairs, RawJson};
 use crate::openapi::Refusals;
 use crate::present;
@@ -89,15 +89,63 @@ pub async fn upload(
     Extension(limit): Extension<BodyLimit>,
     body: Body,
 ) -> ApiResult<Json<wire::Content>> {
-    use futures_util::TryStreamExt as _;
     let name = query.get("name").map(str::to_owned);
-    let stream = body.into_data_stream().map_err(std::io::Error::other);
-    let mut source = tokio_util::io::SyncIoBridge::new(tokio_util::io::StreamReader::new(stream));
-    let max = u64::try_from(limit.0).unwrap_or(u64::MAX);
+    // Only the last step writes; it alone carries an idempotency key.
+    let checking = Bearer {
+        token: bearer.token.clone(),
+        keyed: None,
+    };
+    let incoming = state
+        .call(checking, move |cms, who| {
+            cms.begin_attachment_upload(who, &uuid, name.as_deref())
+        })
+        .await?;
+    // The body goes to disk from here, on the async workers: a slow client
+    // holds no blocking thread while it sends.
+    receive(body, &incoming.path(), limit.0, state.body_idle_timeout).await?;
     let item = state
-        .run_as(bearer, move |cms, who| {
-            Ok(cms.replace_attachment_file(who, &uuid, name.as_deref(), &mut source, max)?)
+        .call(bearer, move |cms, who| {
+            cms.finish_attachment_upload(who, incoming)
         })
         .await?;
     Ok(Json(present::content(item)))
+}
+
+/// Writes a request body to `path`, refusing more than `limit` bytes.
+async fn receive(
+    body: Body,
+    path: &std::path::Path,
+    limit: usize,
+    idle_timeout: std::time::Duration,
+) -> ApiResult<()> {
+    use futures_util::StreamExt as _;
+    use tokio::io::AsyncWriteExt as _;
+    let mut file = tokio::fs::File::create(path)
+        .await
+        .map_err(CoreError::from)?;
+    let mut stream = body.into_data_stream();
+    let mut size: usize = 0;
+    while let Some(chunk) = stream.next().await {
+        let chunk = chunk.map_err(|err| {
+            let timed_out = err
+                .into_inner()
+                .downcast_ref::<tower_http::timeout::TimeoutError>()
+                .is_some();
+            if timed_out {
+                ApiError::Timeout(format!(
+                    "the upload stalled: nothing arrived for {} seconds",
+                    idle_timeout.as_secs()
+                ))
+            } else {
+                ApiError::Core(CoreError::invalid_field("file", "the upload broke off"))
+            }
+        })?;
+        size += chunk.len();
+        if size > limit {
+            return Err(ApiError::TooLarge { limit });
+        }
+        file.write_all(&chunk).await.map_err(CoreError::from)?;
+    }
+    file.flush().await.map_err(CoreError::from)?;
+    Ok(())
 }

@@ -1,0 +1,144 @@
+//! A cap on the file uploads in flight, in total and per key, so that slow or many uploads cannot take the server.
+//!
+//! An upload (`PUT /v3/attachment/{uuid}/file`) holds a connection, a file
+//! being written and, for an image, memory to decode it. Past the cap the
+//! request is answered at once with 429 and `Retry-After`, before its body
+//! is read.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use axum::extract::{Request, State};
+use axum::http::Method;
+use axum::middleware::Next;
+use axum::response::{IntoResponse as _, Response};
+use copydesk_core::CoreError;
+
+use crate::AppState;
+use crate::error::ApiError;
+use crate::extract::bearer_token;
+
+/// Uploads the whole server takes at once.
+pub const TOTAL_UPLOADS: usize = 64;
+/// Uploads one key takes at once: a photographer's batch, a replica's push.
+pub const UPLOADS_PER_KEY: usize = 8;
+/// What a refused upload is told to wait, in seconds.
+pub const RETRY_AFTER_SECS: u64 = 5;
+
+/// The uploads in flight, counted in total and per key.
+#[derive(Clone, Default)]
+pub struct UploadSlots {
+    counts: Arc<Mutex<Counts>>,
+}
+
+#[derive(Default)]
+struct Counts {
+    total: usize,
+    per_key: HashMap<String, usize>,
+}
+
+/// One upload's place, given back when dropped.
+pub struct UploadSlot {
+    slots: UploadSlots,
+    key: String,
+}
+
+impl UploadSlots {
+    /// A place for one more upload by `key`, or 429 when there is none.
+    pub fn take(&self, key: &str) -> Result<UploadSlot, ApiError> {
+        let mut counts = self
+            .counts
+            .lock()
+            .map_err(|_| CoreError::Internal("the upload counts were poisoned".into()))?;
+        let of_key = counts.per_key.get(key).copied().unwrap_or(0);
+        if of_key >= UPLOADS_PER_KEY {
+            return Err(ApiError::Busy {
+                message: format!(
+                    "this key already has {UPLOADS_PER_KEY} uploads in flight, the most one key may; try again when one has finished"
+                ),
+                retry_after_secs: RETRY_AFTER_SECS,
+            });
+        }
+        if counts.total >= TOTAL_UPLOADS {
+            return Err(ApiError::Busy {
+                message: format!(
+                    "the server is taking {TOTAL_UPLOADS} uploads already, the most it takes at once; try again shortly"
+                ),
+                retry_after_secs: RETRY_AFTER_SECS,
+            });
+        }
+        counts.total += 1;
+        *counts.per_key.entry(key.to_owned()).or_default() += 1;
+        Ok(UploadSlot {
+            slots: self.clone(),
+            key: key.to_owned(),
+        })
+    }
+}
+
+impl Drop for UploadSlot {
+    fn drop(&mut self) {
+        if let Ok(mut counts) = self.slots.counts.lock() {
+            counts.total = counts.total.saturating_sub(1);
+            if let Some(of_key) = counts.per_key.get_mut(&self.key) {
+                *of_key -= 1;
+                if *of_key == 0 {
+                    counts.per_key.remove(&self.key);
+                }
+            }
+        }
+    }
+}
+
+/// `PUT /v3/attachment/{uuid}/file`: the one request that streams a file.
+fn is_upload(request: &Request) -> bool {
+    let segments: Vec<&str> = request.uri().path().split('/').collect();
+    request.method() == Method::PUT
+        && matches!(segments.as_slice(), ["", "v3", "attachment", _, "file"])
+}
+
+/// Holds an upload's slot from before its body is read until it is answered.
+/// The caller is authenticated here, since slots are counted per key.
+pub async fn layer(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    if !is_upload(&request) {
+        return next.run(request).await;
+    }
+    let token = bearer_token(request.headers());
+    let cms = Arc::clone(&state.cms);
+    let who = match tokio::task::spawn_blocking(move || cms.authenticate(token.as_deref())).await {
+        Ok(Ok(who)) => who,
+        Ok(Err(err)) => return ApiError::from(err).into_response(),
+        Err(err) => return ApiError::Core(CoreError::Internal(err.to_string())).into_response(),
+    };
+    let slot = match state.uploads.take(&who.public_key) {
+        Ok(slot) => slot,
+        Err(err) => return err.into_response(),
+    };
+    let response = next.run(request).await;
+    drop(slot);
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slots_are_capped_per_key_and_in_total_and_come_back() {
+        let slots = UploadSlots::default();
+        let first_key: Vec<UploadSlot> = (0..UPLOADS_PER_KEY)
+            .map(|_| slots.take("a").expect("a slot"))
+            .collect();
+        assert!(matches!(slots.take("a"), Err(ApiError::Busy { .. })));
+        let mut others = Vec::new();
+        for i in 0..(TOTAL_UPLOADS - UPLOADS_PER_KEY) {
+            others.push(slots.take(&format!("key {}", i % 7)).expect("a slot"));
+        }
+        assert!(matches!(slots.take("b"), Err(ApiError::Busy { .. })));
+        drop(first_key);
+        assert!(
+            slots.take("b").is_ok(),
+            "a finished upload gives its slot back"
+        );
+    }
+}

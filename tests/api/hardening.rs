@@ -1,0 +1,572 @@
+//! What an attacker or an unlucky operator tries: user files that would run as pages, huge searches and images, slow uploads, early tokens, a damaged database, a stop, a live backup.
+
+use std::io::{Read as _, Write as _};
+use std::net::TcpStream;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use base64::Engine as _;
+use copydesk_tests::{TestServer, server_binary};
+use reqwest::Method;
+use serde_json::{Value, json};
+
+use crate::png_base64;
+
+/// Creates a media item holding `bytes` as a file named `name`.
+fn media_with_file(server: &TestServer, name: &str, bytes: &[u8]) -> Value {
+    let file = base64::engine::general_purpose::STANDARD.encode(bytes);
+    server
+        .post(
+            "/v3/content",
+            &json!({"title": format!("File {name}"), "type": "media", "attachment": {"name": name, "file": file}}),
+        )
+        .expect(200)
+        .body
+}
+
+/// Fetches a file URL without a token; returns the answer's headers.
+fn file_headers(server: &TestServer, url: &str) -> reqwest::header::HeaderMap {
+    let response = reqwest::blocking::get(server.url(url)).expect("the file answers");
+    assert_eq!(response.status().as_u16(), 200, "{url}");
+    response.headers().clone()
+}
+
+fn header<'a>(headers: &'a reqwest::header::HeaderMap, name: &str) -> &'a str {
+    headers
+        .get(name)
+        .and_then(|value| value.to_str().ok())
+        .unwrap_or("")
+}
+
+#[test]
+fn uploaded_files_never_run_as_pages_and_images_still_display() {
+    let server = TestServer::start();
+    let active: [(&str, &[u8]); 4] = [
+        (
+            "e.html",
+            b"<html><script>fetch('/steal?'+sessionStorage.length)</script></html>",
+        ),
+        (
+            "e.svg",
+            b"<svg xmlns='http://www.w3.org/2000/svg'><script>alert(1)</script></svg>",
+        ),
+        ("e.js", b"alert(document.domain)"),
+        ("e.xml", b"<?xml version='1.0'?><x:script xmlns:x='http://www.w3.org/1999/xhtml'>alert(1)</x:script>"),
+    ];
+    for (name, bytes) in active {
+        let item = media_with_file(&server, name, bytes);
+        for url_field in ["original_url", "public_url"] {
+            let url = item["attachment"][url_field].as_str().expect("a url");
+            let headers = file_headers(&server, url);
+            assert!(
+                header(&headers, "content-disposition").starts_with("attachment"),
+                "{name} at {url_field} must download, not display: {headers:?}"
+            );
+            assert!(
+                header(&headers, "content-disposition").contains(name),
+                "the download keeps its name: {headers:?}"
+            );
+            assert_eq!(header(&headers, "x-content-type-options"), "nosniff");
+            assert_eq!(
+                header(&headers, "content-security-policy"),
+                "default-src 'none'; sandbox"
+            );
+        }
+    }
+
+    let photo = server
+        .post(
+            "/v3/content",
+            &json!({"title": "Photo", "type": "media", "attachment": {"name": "harbour.png", "file": png_base64(40, 20)}}),
+        )
+        .expect(200)
+        .body;
+    for url_field in ["original_url", "public_url"] {
+        let url = photo["attachment"][url_field].as_str().expect("a url");
+        let headers = file_headers(&server, url);
+        assert_eq!(header(&headers, "content-type"), "image/png");
+        assert!(
+            !header(&headers, "content-disposition").starts_with("attachment"),
+            "an image displays inline: {headers:?}"
+        );
+        assert_eq!(header(&headers, "x-content-type-options"), "nosniff");
+        assert_eq!(
+            header(&headers, "content-security-policy"),
+            "default-src 'none'; sandbox"
+        );
+    }
+
+    // A page named like an image is not an image: it downloads too.
+    let disguised = media_with_file(&server, "holiday.png", b"<html><script>alert(1)</script>");
+    let headers = file_headers(
+        &server,
+        disguised["attachment"]["original_url"]
+            .as_str()
+            .expect("a url"),
+    );
+    assert!(header(&headers, "content-disposition").starts_with("attachment"));
+}
+
+#[test]
+fn searches_too_large_to_run_are_refused_with_the_limit_named() {
+    let server = TestServer::start();
+    server
+        .post(
+            "/v3/content",
+            &json!({"title": "Council votes", "type": "article"}),
+        )
+        .expect(200);
+    let many_words: Vec<String> = (0..1200).map(|i| format!("w{i}")).collect();
+    let refused = server
+        .get(&format!(
+            "/v3/search?type=content&keywords={}",
+            many_words.join("%20")
+        ))
+        .expect_error(400, "invalid_request");
+    assert_eq!(refused.body["field"], "keywords");
+    assert!(refused.message().contains("50"), "{}", refused.body);
+
+    let long_word = "a".repeat(60_000);
+    for record_type in ["content", "author", "tag"] {
+        let refused = server
+            .get(&format!(
+                "/v3/search?type={record_type}&keywords={long_word}"
+            ))
+            .expect_error(400, "invalid_request");
+        assert!(refused.message().contains("200"), "{}", refused.body);
+    }
+
+    // Up to the limit, a search runs.
+    let fifty: Vec<&str> = std::iter::repeat_n("council", 50).collect();
+    let found = server
+        .get(&format!(
+            "/v3/search?type=content&keywords={}",
+            fifty.join("%20")
+        ))
+        .expect(200)
+        .body;
+    assert_eq!(found["items"].as_array().map(Vec::len), Some(1), "{found}");
+}
+
+/// A PNG of `width` × `height` pixels of one colour: tiny on the wire, huge decoded.
+fn flat_png(width: u32, height: u32, color: image::ExtendedColorType) -> Vec<u8> {
+    use image::ImageEncoder as _;
+    let bytes_per_pixel = u64::from(color.bits_per_pixel() / 8);
+    let raw = vec![
+        0u8;
+        usize::try_from(u64::from(width) * u64::from(height) * bytes_per_pixel)
+            .expect("fits")
+    ];
+    let mut png = Vec::new();
+    image::codecs::png::PngEncoder::new_with_quality(
+        &mut png,
+        image::codecs::png::CompressionType::Default,
+        image::codecs::png::FilterType::NoFilter,
+    )
+    .write_image(&raw, width, height, color)
+    .expect("encodes");
+    png
+}
+
+/// Streams `bytes` as an item's new file (`PUT /v3/attachment/{uuid}/file`).
+fn upload_file(
+    server: &TestServer,
+    uuid: &str,
+    name: &str,
+    bytes: Vec<u8>,
+) -> copydesk_tests::Reply {
+    server.send(
+        server
+            .request(
+                Method::PUT,
+                &format!("/v3/attachment/{uuid}/file?name={name}"),
+            )
+            .bearer_auth(server.admin_token())
+            .header("content-type", "application/octet-stream")
+            .body(bytes),
+    )
+}
+
+#[test]
+fn a_huge_image_is_refused_or_handled_within_bounded_memory() {
+    let server = TestServer::start();
+    let item = server
+        .post(
+            "/v3/content",
+            &json!({"title": "Poster", "type": "media", "attachment": {"name": "small.png", "file": png_base64(8, 8)}}),
+        )
+        .expect(200)
+        .body;
+    let uuid = item["uuid"].as_str().expect("uuid");
+
+    // 11,000 × 11,000 in colour with alpha: 462 MiB decoded, refused from its header.
+    let poster = flat_png(11_000, 11_000, image::ExtendedColorType::Rgba8);
+    assert!(
+        poster.len() < 2 * 1024 * 1024,
+        "small on the wire: {}",
+        poster.len()
+    );
+    let refused =
+        upload_file(&server, uuid, "poster.png", poster.clone()).expect_error(413, "too_large");
+    assert!(
+        refused.message().contains("11000 × 11000"),
+        "{}",
+        refused.body
+    );
+    let as_json = server
+        .put(
+            &format!("/v3/attachment/{uuid}"),
+            &json!({"name": "poster.png", "file": base64::engine::general_purpose::STANDARD.encode(&poster)}),
+        )
+        .expect_error(413, "too_large");
+    assert!(as_json.message().contains("MiB"), "{}", as_json.body);
+    let unchanged = server.get(&format!("/v3/content/{uuid}")).expect(200).body;
+    assert_eq!(unchanged["attachment"]["width"], "8", "the old file stays");
+
+    // 11,000 × 11,000 in grey: 115 MiB decoded, under the limit: handled,
+    // with a preview scaled down, in bounded memory.
+    let grey = flat_png(11_000, 11_000, image::ExtendedColorType::L8);
+    let taken = upload_file(&server, uuid, "grey.png", grey)
+        .expect(200)
+        .body;
+    assert_eq!(taken["attachment"]["width"], "11000");
+    let preview = reqwest::blocking::get(
+        server.url(taken["attachment"]["public_url"].as_str().expect("a url")),
+    )
+    .expect("the preview answers")
+    .bytes()
+    .expect("its bytes");
+    let preview = image::load_from_memory(&preview).expect("the preview is an image");
+    assert_eq!((preview.width(), preview.height()), (3000, 3000));
+
+    let peak = server.peak_memory_bytes();
+    eprintln!("the server's peak memory: {} MiB", peak / 1024 / 1024);
+    assert!(
+        peak < 256 * 1024 * 1024,
+        "the server's peak memory stays under 256 MiB: {} MiB",
+        peak / 1024 / 1024
+    );
+}
+
+/// Opens an upload that sends its headers and a few bytes, then waits.
+fn slow_upload(base_addr: &str, uuid: &str, token: &str) -> TcpStream {
+    let mut stream = TcpStream::connect(base_addr).expect("connects");
+    let head = format!(
+        "PUT /v3/attachment/{uuid}/file?name=slow.bin HTTP/1.1\r\nHost: {base_addr}\r\nAuthorization: Bearer {token}\r\nContent-Type: application/octet-stream\r\nContent-Length: 1000000\r\n\r\nabc"
+    );
+    stream.write_all(head.as_bytes()).expect("sends");
+    stream
+}
+
+#[test]
+fn six_hundred_slow_uploads_leave_the_server_answering() {
+    let server = TestServer::start_with(&["--body-timeout", "5"]);
+    let item = server
+        .post("/v3/content", &json!({"title": "Slow", "type": "media"}))
+        .expect(200)
+        .body;
+    let uuid = item["uuid"].as_str().expect("uuid").to_owned();
+    let addr = server.base.trim_start_matches("http://").to_owned();
+    let keys: Vec<String> = (0..12)
+        .map(|i| {
+            server
+                .key(&format!("photographer {i}"), &["admin"], &[])
+                .token()
+        })
+        .collect();
+    let mut uploads = Vec::new();
+    for i in 0..600 {
+        uploads.push(slow_upload(&addr, &uuid, &keys[i % keys.len()]));
+    }
+    // Every other request still answers at once.
+    for _ in 0..5 {
+        let started = Instant::now();
+        server.get("/v3/me").expect(200);
+        assert!(
+            started.elapsed() < Duration::from_secs(1),
+            "GET /v3/me took {:?} beside 600 slow uploads",
+            started.elapsed()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    // Past the cap, uploads were turned away at once, with a time to come back.
+    let mut refused = 0;
+    for stream in &mut uploads {
+        stream
+            .set_read_timeout(Some(Duration::from_millis(50)))
+            .expect("a timeout");
+        let mut answer = [0u8; 512];
+        if let Ok(n) = stream.read(&mut answer) {
+            let text = String::from_utf8_lossy(&answer[..n]).to_lowercase();
+            if text.starts_with("http/1.1 429") {
+                assert!(text.contains("retry-after: 5"), "{text}");
+                assert!(text.contains("too_many_requests"), "{text}");
+                refused += 1;
+            }
+        }
+    }
+    assert_eq!(refused, 600 - 64, "64 uploads in flight at most");
+    // The ones let in, stalled, are cut off after the body timeout.
+    let stalled = uploads
+        .iter_mut()
+        .find_map(|stream| {
+            stream
+                .set_read_timeout(Some(Duration::from_secs(10)))
+                .expect("a timeout");
+            let mut answer = [0u8; 1024];
+            let n = stream.read(&mut answer).ok()?;
+            let text = String::from_utf8_lossy(&answer[..n]).to_lowercase();
+            text.starts_with("http/1.1 408").then_some(text)
+        })
+        .expect("a stalled upload is answered 408");
+    assert!(stalled.contains("\"code\":\"timeout\""), "{stalled}");
+    drop(uploads);
+    server.get("/v3/me").expect(200);
+}
+
+#[derive(serde::Serialize)]
+struct EarlyClaims<'a> {
+    pk: &'a str,
+    iat: i64,
+    nbf: i64,
+    exp: i64,
+}
+
+#[test]
+fn a_token_not_valid_yet_is_refused_and_cannot_be_refreshed() {
+    let server = TestServer::start();
+    let now = chrono::Utc::now().timestamp();
+    let sign = |nbf: i64| {
+        jsonwebtoken::encode(
+            &jsonwebtoken::Header::new(jsonwebtoken::Algorithm::HS256),
+            &EarlyClaims {
+                pk: &server.admin.public_key,
+                iat: now,
+                nbf,
+                exp: now + 7200,
+            },
+            &jsonwebtoken::EncodingKey::from_secret(server.admin.private_key.as_bytes()),
+        )
+        .expect("signs")
+    };
+    let early = sign(now + 3600);
+    let refused = server
+        .call(Method::GET, "/v3/me", Some(&early), None)
+        .expect_error(403, "token_invalid");
+    assert!(refused.message().contains("nbf"), "{}", refused.body);
+    server
+        .call(Method::GET, "/v3/token/refresh", Some(&early), None)
+        .expect_error(403, "token_invalid");
+    let valid = sign(now - 10);
+    server
+        .call(Method::GET, "/v3/token/refresh", Some(&valid), None)
+        .expect(200);
+}
+
+/// Creates `count` stories; returns their UUIDs.
+fn stories(server: &TestServer, count: usize) -> Vec<String> {
+    (0..count)
+        .map(|i| {
+            server
+                .post(
+                    "/v3/content",
+                    &json!({"title": format!("Story {i}"), "type": "article",
+                            "content": format!("<p>{}</p>", "The council met again. ".repeat(40))}),
+                )
+                .expect(200)
+                .body["uuid"]
+                .as_str()
+                .expect("uuid")
+                .to_owned()
+        })
+        .collect()
+}
+
+/// The content UUIDs in the database file `db` alone.
+fn uuids_in(db: &Path) -> Vec<String> {
+    let conn = rusqlite::Connection::open(db).expect("opens");
+    let check: String = conn
+        .query_row("PRAGMA integrity_check", [], |row| row.get(0))
+        .expect("checks");
+    assert_eq!(check, "ok");
+    let mut statement = conn.prepare("SELECT uuid FROM content").expect("prepares");
+    statement
+        .query_map([], |row| row.get(0))
+        .expect("queries")
+        .collect::<Result<_, _>>()
+        .expect("reads")
+}
+
+#[test]
+fn a_clean_stop_leaves_every_story_in_the_database_file_alone() {
+    let mut server = TestServer::start();
+    let written = stories(&server, 300);
+    assert!(server.terminate(Duration::from_secs(30)), "a clean exit");
+    let wal = server.dir.path().join("copydesk.db-wal");
+    assert!(
+        !wal.exists() || std::fs::metadata(&wal).expect("metadata").len() == 0,
+        "the WAL is empty or gone after a clean stop"
+    );
+    let copy = tempfile::tempdir().expect("a folder");
+    let copied = copy.path().join("copydesk.db");
+    std::fs::copy(server.db_path(), &copied).expect("copies");
+    let found = uuids_in(&copied);
+    for uuid in &written {
+        assert!(found.contains(uuid), "{uuid} is in copydesk.db alone");
+    }
+}
+
+/// Runs `copydesk-server serve` on `dir` expecting it to refuse to start; returns its stderr.
+fn refused_start(dir: &Path) -> String {
+    let mut child = Command::new(server_binary())
+        .args(["serve", "--listen", "127.0.0.1:0", "--data"])
+        .arg(dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("starts");
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("waits") {
+            break status;
+        }
+        if started.elapsed() > Duration::from_secs(30) {
+            let _ = child.kill();
+            panic!("the server started on a damaged database");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .expect("stderr")
+        .read_to_string(&mut stderr)
+        .expect("reads");
+    assert!(!status.success(), "refused: {stderr}");
+    stderr
+}
+
+#[test]
+fn a_damaged_database_is_refused_at_start_and_check_reports_it() {
+    let mut server = TestServer::start();
+    stories(&server, 200);
+    assert!(server.terminate(Duration::from_secs(30)));
+    let check = Command::new(server_binary())
+        .args(["check", "--data"])
+        .arg(server.dir.path())
+        .output()
+        .expect("check runs");
+    assert!(check.status.success(), "a sound database passes check");
+    assert!(String::from_utf8_lossy(&check.stdout).contains("is sound"));
+
+    // Overwrite pages in the middle of the file, as a failing disk would.
+    let db = server.db_path();
+    let length = std::fs::metadata(&db).expect("metadata").len();
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .open(&db)
+        .expect("opens");
+    let middle = (length / 2 / 4096) * 4096;
+    std::io::Seek::seek(&mut file, std::io::SeekFrom::Start(middle)).expect("seeks");
+    file.write_all(&vec![0xA5; 8 * 4096]).expect("overwrites");
+    file.sync_all().expect("syncs");
+    drop(file);
+
+    let said = refused_start(server.dir.path());
+    assert!(said.contains("is damaged"), "{said}");
+    assert!(said.contains("copydesk-server check"), "{said}");
+    let key_create = Command::new(server_binary())
+        .args(["key", "create", "--name", "late", "--data"])
+        .arg(server.dir.path())
+        .output()
+        .expect("runs");
+    assert!(
+        !key_create.status.success(),
+        "nothing writes to a damaged database"
+    );
+
+    let check = Command::new(server_binary())
+        .args(["check", "--data"])
+        .arg(server.dir.path())
+        .output()
+        .expect("check runs");
+    assert_eq!(check.status.code(), Some(1), "check fails on damage");
+    let report = String::from_utf8_lossy(&check.stdout);
+    assert!(report.contains("is damaged"), "{report}");
+}
+
+#[test]
+fn a_backup_of_a_busy_server_holds_every_acknowledged_write() {
+    let server = TestServer::start();
+    let base = server.base.clone();
+    let token = server.admin_token().to_owned();
+    let acknowledged = Arc::new(Mutex::new(Vec::<String>::new()));
+    let stop = Arc::new(AtomicBool::new(false));
+    let writers: Vec<_> = (0..2)
+        .map(|writer| {
+            let (base, token) = (base.clone(), token.clone());
+            let (acknowledged, stop) = (Arc::clone(&acknowledged), Arc::clone(&stop));
+            std::thread::spawn(move || {
+                let client = reqwest::blocking::Client::new();
+                let mut i = 0;
+                while !stop.load(Ordering::Relaxed) {
+                    let answer = client
+                        .post(format!("{base}/v3/content"))
+                        .bearer_auth(&token)
+                        .json(&json!({"title": format!("Live {writer}-{i}"), "type": "article"}))
+                        .send()
+                        .expect("answers");
+                    assert!(answer.status().is_success());
+                    let body: Value = answer.json().expect("json");
+                    acknowledged
+                        .lock()
+                        .expect("lock")
+                        .push(body["uuid"].as_str().expect("uuid").to_owned());
+                    i += 1;
+                }
+            })
+        })
+        .collect();
+    while acknowledged.lock().expect("lock").len() < 200 {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let before_backup = acknowledged.lock().expect("lock").clone();
+    let target = tempfile::tempdir().expect("a folder");
+    let backup_file = target.path().join("copydesk-backup.db");
+    let backup = Command::new(server_binary())
+        .args(["backup", "--data"])
+        .arg(server.dir.path())
+        .arg("--to")
+        .arg(&backup_file)
+        .output()
+        .expect("backup runs");
+    stop.store(true, Ordering::Relaxed);
+    for writer in writers {
+        writer.join().expect("a writer ends");
+    }
+    assert!(
+        backup.status.success(),
+        "{}",
+        String::from_utf8_lossy(&backup.stderr)
+    );
+    let found = uuids_in(&backup_file);
+    for uuid in &before_backup {
+        assert!(
+            found.contains(uuid),
+            "{uuid} acknowledged before the backup is in it"
+        );
+    }
+    let again = Command::new(server_binary())
+        .args(["backup", "--data"])
+        .arg(server.dir.path())
+        .arg("--to")
+        .arg(&backup_file)
+        .output()
+        .expect("backup runs");
+    assert!(!again.status.success(), "a backup never overwrites a file");
+    assert!(String::from_utf8_lossy(&again.stderr).contains("exists already"));
+}
