@@ -189,6 +189,28 @@ fn lighten(webview: &webkit2gtk::WebView) {
     }
 }
 
+/// Resolves when the system asks the app to stop (SIGTERM, SIGINT).
+async fn stop_requested() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match (
+            signal(SignalKind::terminate()),
+            signal(SignalKind::interrupt()),
+        ) {
+            (Ok(mut terminate), Ok(mut interrupt)) => {
+                tokio::select! {
+                    _ = terminate.recv() => {}
+                    _ = interrupt.recv() => {}
+                }
+            }
+            _ => std::future::pending::<()>().await,
+        }
+    }
+    #[cfg(not(unix))]
+    std::future::pending::<()>().await;
+}
+
 pub fn run() {
     tracing_subscriber::fmt()
         .with_env_filter(
@@ -211,6 +233,13 @@ pub fn run() {
                 tauri::async_runtime::block_on(async { start_sync(&local, Arc::new(remote)) });
             }
             app.manage(local);
+            // A logout or `kill` ends the app as closing its window does, so
+            // the replica is checkpointed on the way out.
+            let handle = app.handle().clone();
+            tauri::async_runtime::spawn(async move {
+                stop_requested().await;
+                handle.exit(0);
+            });
             #[cfg(target_os = "linux")]
             if let Some(window) = app.get_webview_window("main") {
                 window.with_webview(|webview| lighten(&webview.inner()))?;
