@@ -570,3 +570,43 @@ fn a_backup_of_a_busy_server_holds_every_acknowledged_write() {
     assert!(!again.status.success(), "a backup never overwrites a file");
     assert!(String::from_utf8_lossy(&again.stderr).contains("exists already"));
 }
+
+#[test]
+fn a_stalled_body_is_cut_off_whichever_way_it_is_read() {
+    let server = TestServer::start_with(&["--body-timeout", "1"]);
+    let item = server
+        .post("/v3/content", &json!({"title": "Stalled", "type": "media"}))
+        .expect(200)
+        .body;
+    let uuid = item["uuid"].as_str().expect("uuid");
+    let addr = server.base.trim_start_matches("http://");
+    let token = server.admin_token();
+    let requests = [
+        format!(
+            "POST /v3/content HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {token}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{{\"title\""
+        ),
+        format!(
+            "PUT /v3/attachment/{uuid}/file?name=a.bin HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {token}\r\nIdempotency-Key: stalled-1\r\nContent-Length: 100\r\n\r\nabc"
+        ),
+        format!(
+            "PUT /v3/attachment/{uuid}/file?name=a.bin HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {token}\r\nContent-Length: 100\r\n\r\nabc"
+        ),
+    ];
+    for request in requests {
+        let mut stream = TcpStream::connect(addr).expect("connects");
+        stream.write_all(request.as_bytes()).expect("sends");
+        stream
+            .set_read_timeout(Some(Duration::from_secs(10)))
+            .expect("a timeout");
+        let mut answer = String::new();
+        let _ = stream.read_to_string(&mut answer);
+        assert!(answer.starts_with("HTTP/1.1 408"), "{request}\n→ {answer}");
+        assert!(answer.contains("\"code\":\"timeout\""), "{answer}");
+    }
+    let unchanged = server.get(&format!("/v3/content/{uuid}")).expect(200).body;
+    assert!(unchanged["attachment"].is_null(), "no file was recorded");
+    let left = std::fs::read_dir(server.dir.path().join("files"))
+        .expect("the files folder")
+        .count();
+    assert_eq!(left, 0, "what a stalled upload sent is removed");
+}

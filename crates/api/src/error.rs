@@ -38,6 +38,27 @@ pub enum ApiError {
 }
 
 impl ApiError {
+    /// A request body that could not be read: the client stalled past the
+    /// idle timeout (408), sent more than `limit` (413), or broke off (400).
+    pub fn unreadable_body(err: &(dyn std::error::Error + 'static), limit: usize) -> Self {
+        let mut cause = Some(err);
+        while let Some(current) = cause {
+            if current.is::<tower_http::timeout::TimeoutError>() {
+                return Self::Timeout(
+                    "the request body stalled: nothing arrived for too long".to_owned(),
+                );
+            }
+            if current.is::<http_body_util::LengthLimitError>() {
+                return Self::TooLarge { limit };
+            }
+            cause = current.source();
+        }
+        Self::BadBody {
+            message: format!("the body could not be read: {err}"),
+            field: None,
+        }
+    }
+
     fn status_and_code(&self) -> (StatusCode, &'static str) {
         match self {
             Self::Core(err) => match err {

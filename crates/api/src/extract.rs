@@ -181,10 +181,7 @@ impl<S: Send + Sync> FromRequest<S> for RawJson {
             if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
                 ApiError::TooLarge { limit }
             } else {
-                ApiError::BadBody {
-                    message: format!("the body could not be read: {rejection}"),
-                    field: None,
-                }
+                ApiError::unreadable_body(&rejection, limit)
             }
         })?;
         Ok(Self {

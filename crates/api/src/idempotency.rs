@@ -77,7 +77,7 @@ pub async fn layer(State(state): State<AppState>, request: Request, next: Next) 
     let (parts, body) = request.into_parts();
     let bytes = match to_bytes(body, limit).await {
         Ok(bytes) => bytes,
-        Err(_) => return ApiError::TooLarge { limit }.into_response(),
+        Err(err) => return ApiError::unreadable_body(&err, limit).into_response(),
     };
     let path = parts
         .uri

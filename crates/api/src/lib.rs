@@ -45,8 +45,6 @@ pub struct AppState {
     pub cms: Arc<Cms>,
     /// The uploads in flight (see `upload_slots`).
     uploads: upload_slots::UploadSlots,
-    /// How long a client may pause while sending a body.
-    body_idle_timeout: std::time::Duration,
 }
 
 impl AppState {
@@ -137,7 +135,6 @@ pub fn router(cms: Arc<Cms>, options: Options) -> Router {
     let state = AppState {
         cms,
         uploads: upload_slots::UploadSlots::default(),
-        body_idle_timeout: options.body_idle_timeout,
     };
     let (documented, document) = routes::documented();
     let document = Arc::new(document);

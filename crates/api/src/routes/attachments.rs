@@ -102,7 +102,7 @@ pub async fn upload(
         .await?;
     // The body goes to disk from here, on the async workers: a slow client
     // holds no blocking thread while it sends.
-    receive(body, &incoming.path(), limit.0, state.body_idle_timeout).await?;
+    receive(body, &incoming.path(), limit.0).await?;
     let item = state
         .call(bearer, move |cms, who| {
             cms.finish_attachment_upload(who, incoming)
@@ -112,12 +112,7 @@ pub async fn upload(
 }
 
 /// Writes a request body to `path`, refusing more than `limit` bytes.
-async fn receive(
-    body: Body,
-    path: &std::path::Path,
-    limit: usize,
-    idle_timeout: std::time::Duration,
-) -> ApiResult<()> {
+async fn receive(body: Body, path: &std::path::Path, limit: usize) -> ApiResult<()> {
     use futures_util::StreamExt as _;
     use tokio::io::AsyncWriteExt as _;
     let mut file = tokio::fs::File::create(path)
@@ -126,20 +121,7 @@ async fn receive(
     let mut stream = body.into_data_stream();
     let mut size: usize = 0;
     while let Some(chunk) = stream.next().await {
-        let chunk = chunk.map_err(|err| {
-            let timed_out = err
-                .into_inner()
-                .downcast_ref::<tower_http::timeout::TimeoutError>()
-                .is_some();
-            if timed_out {
-                ApiError::Timeout(format!(
-                    "the upload stalled: nothing arrived for {} seconds",
-                    idle_timeout.as_secs()
-                ))
-            } else {
-                ApiError::Core(CoreError::invalid_field("file", "the upload broke off"))
-            }
-        })?;
+        let chunk = chunk.map_err(|err| ApiError::unreadable_body(&err, limit))?;
         size += chunk.len();
         if size > limit {
             return Err(ApiError::TooLarge { limit });
