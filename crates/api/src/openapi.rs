@@ -33,9 +33,24 @@ pub enum Refusals {
     /// `unsupported_media_type`: the body is not JSON.
     #[response(status = 415)]
     NotJson(#[to_schema] ErrorBody),
-    /// `offline`: a replica needs its central server for this (a lock) and cannot reach it.
+    /// `offline`: a replica needs its central server for this (a lock) and
+    /// cannot reach it; `database_damaged`: the server's database is damaged
+    /// and takes no more changes.
     #[response(status = 503)]
     Offline(#[to_schema] ErrorBody),
+}
+
+/// What a raw upload may be refused with besides [`Refusals`].
+#[derive(IntoResponses)]
+#[allow(dead_code)]
+pub enum UploadRefusals {
+    /// `timeout`: the client sent nothing for longer than the server waits.
+    #[response(status = 408)]
+    Stalled(#[to_schema] ErrorBody),
+    /// `too_many_requests`: the server, or this key, already has as many
+    /// uploads in flight as it takes; `Retry-After` says when to try again.
+    #[response(status = 429, headers(("Retry-After" = u64, description = "Seconds to wait")))]
+    Busy(#[to_schema] ErrorBody),
 }
 
 /// The list parameters every list takes.

@@ -12,7 +12,7 @@ use crate::AppState;
 use crate::BodyLimit;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Bearer, QueryPairs, RawJson};
-use crate::openapi::Refusals;
+use crate::openapi::{Refusals, UploadRefusals};
 use crate::present;
 
 /// Exactly one kind of change per request, as the spec says.
@@ -79,7 +79,7 @@ pub async fn update(
         ("name" = String, Query, description = "The file's name, with its extension")
     ),
     request_body(content = Vec<u8>, content_type = "application/octet-stream"),
-    responses((status = 200, body = wire::Content), Refusals)
+    responses((status = 200, body = wire::Content), Refusals, UploadRefusals)
 )]
 pub async fn upload(
     State(state): State<AppState>,
