@@ -343,6 +343,9 @@ fn serve(args: ServeArgs) -> Result<()> {
         }
         Ok::<_, anyhow::Error>(())
     })?;
+    // The background sync and any request still running stop before the
+    // checkpoint, so that nothing writes behind it.
+    runtime.shutdown_timeout(STOP_GRACE);
     finish_cleanly(&store);
     tracing::info!("copydesk-server stopped");
     Ok(())
@@ -436,6 +439,7 @@ fn sync(args: SyncArgs) -> Result<()> {
             }
         }
     });
+    runtime.shutdown_timeout(STOP_GRACE);
     finish_cleanly(&store);
     synced
 }
