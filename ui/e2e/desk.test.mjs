@@ -245,3 +245,86 @@ describe('locks', () => {
     await boss.context.close();
   });
 });
+
+describe('the signed-in key', () => {
+  /** What the page's own scripts can see of the key: storage text, and the kept CryptoKey. */
+  const inspect = (page) =>
+    page.evaluate(async () => {
+      const texts = [];
+      for (const storage of [sessionStorage, localStorage]) {
+        for (let i = 0; i < storage.length; i++) texts.push(`${storage.key(i)}=${storage.getItem(storage.key(i))}`);
+      }
+      const kept = await new Promise((resolve, reject) => {
+        const opening = indexedDB.open('copydesk');
+        opening.onerror = () => reject(opening.error);
+        opening.onsuccess = () => {
+          const db = opening.result;
+          if (!db.objectStoreNames.contains('keys')) return resolve(undefined);
+          const read = db.transaction('keys').objectStore('keys').get('signed-in');
+          read.onsuccess = () => resolve(read.result);
+          read.onerror = () => reject(read.error);
+        };
+      });
+      let exported = 'no key';
+      if (kept?.key) {
+        exported = await crypto.subtle.exportKey('raw', kept.key).then(
+          () => 'exported',
+          (err) => `refused: ${err.name}`,
+        );
+      }
+      return {
+        texts: texts.join('\n'),
+        isCryptoKey: kept?.key instanceof CryptoKey,
+        extractable: kept?.key?.extractable,
+        exported,
+        keptText: JSON.stringify(kept ?? null),
+      };
+    });
+
+  it('keeps the key where no script on the page can read it out, and stays signed in', async () => {
+    const reporter = srv.key('Kim Reporter', ['journalist']);
+    const { context, page } = await signedIn(browser, srv, reporter);
+    const seen = await inspect(page);
+    assert.ok(!seen.texts.includes(reporter.private_key), 'no storage holds the private key as text');
+    assert.ok(!seen.keptText.includes(reporter.private_key), 'the kept record holds no key text');
+    assert.equal(seen.isCryptoKey, true, 'a CryptoKey is kept');
+    assert.equal(seen.extractable, false);
+    assert.match(seen.exported, /^refused/, 'the key cannot be exported');
+
+    // A reload signs the requests with the kept key.
+    await page.reload();
+    await page.getByRole('heading', { name: 'Content' }).waitFor();
+
+    // Signing out deletes it.
+    await page.getByRole('link', { name: 'Settings' }).click();
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('Your key').waitFor();
+    assert.equal((await inspect(page)).exported, 'no key');
+    await page.reload();
+    await page.getByLabel('Your key').waitFor();
+    await context.close();
+  });
+
+  it('never runs an uploaded page or drawing on the desk origin', async () => {
+    const { context, page } = await signedIn(browser, srv, admin);
+    const payload = "<script>localStorage.setItem('ran', document.domain)</script>";
+    const files = [
+      ['trap.html', `<html><body>${payload}</body></html>`],
+      ['trap.svg', `<svg xmlns="http://www.w3.org/2000/svg">${payload}</svg>`],
+    ];
+    for (const [name, text] of files) {
+      const item = await srv.call(admin, 'POST', '/v3/content', {
+        title: name,
+        type: 'media',
+        attachment: { name, file: Buffer.from(text).toString('base64') },
+      });
+      const opened = await context.newPage();
+      const download = opened.waitForEvent('download', { timeout: 5000 }).catch(() => undefined);
+      await opened.goto(`${srv.base}${item.attachment.original_url}`).catch(() => undefined);
+      assert.ok(await download, `${name} is downloaded, not shown`);
+      await opened.close();
+    }
+    assert.equal(await page.evaluate(() => localStorage.getItem('ran')), null, 'no uploaded script ran on the desk origin');
+    await context.close();
+  });
+});

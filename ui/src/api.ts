@@ -100,7 +100,13 @@ export function explain(err: unknown): string {
     case 'invalid_request':
       return err.field ? `Please check “${err.field}”: ${err.message}` : `Please check what you entered: ${err.message}`;
     case 'too_large':
-      return 'That is too large to send. Try a smaller file.';
+      return `That is too large for the server. ${err.message}`;
+    case 'too_many_requests':
+      return `The server is busy with other uploads. Try again in a few seconds. ${err.message}`;
+    case 'timeout':
+      return 'The upload stalled and the server gave up waiting. Check the connection and send it again.';
+    case 'database_damaged':
+      return "The server's database is damaged, so it takes no changes now. Tell the newsroom's administrator; your text stays here.";
     case 'unsupported_media_type':
       return 'That kind of file cannot be sent here.';
     case 'offline':
@@ -110,6 +116,11 @@ export function explain(err: unknown): string {
     default:
       return err.message || `The service refused (${err.status}).`;
   }
+}
+
+/** Whether the service refused the token itself (not what it asked for). */
+export function isTokenRefusal(err: unknown): boolean {
+  return err instanceof ApiError && ['token_missing', 'token_invalid', 'token_expired'].includes(err.code);
 }
 
 /** Query strings from pairs (empty values left out). */

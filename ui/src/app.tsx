@@ -1,10 +1,10 @@
 // The desk: navigation, the sync state at a glance, and the screen the address names.
 
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { Api, explain, type Connection } from './api';
+import { Api, explain, isTokenRefusal, type Connection } from './api';
 import { DeskContext, type Desk, type Me } from './context';
 import { go, useRoute } from './route';
-import { inDesktopApp, keyConnection, parseKey, rememberKey, startingConnection } from './session';
+import { forgetKey, inDesktopApp, keyConnection, parseKey, rememberKey, startingConnection } from './session';
 import { ContentList } from './screens/content-list';
 import { Editor } from './screens/editor';
 import { Containers } from './screens/containers';
@@ -37,8 +37,9 @@ export function App() {
     if (!api) return;
     api.get<Me>('/v3/me').then(setMe, (err) => {
       setProblem(explain(err));
-      if (!inDesktopApp()) {
-        rememberKey(undefined);
+      // Only a refused key is forgotten; an unreachable server is not a reason to sign out.
+      if (!inDesktopApp() && isTokenRefusal(err)) {
+        void forgetKey();
         setConnection(undefined);
       }
     });
@@ -51,8 +52,10 @@ export function App() {
         problem={problem}
         onKey={(key) => {
           setProblem(undefined);
-          rememberKey(key);
-          setConnection(keyConnection('', key));
+          rememberKey(key).then(
+            (signing) => setConnection(keyConnection('', signing)),
+            (err) => setProblem(`This browser could not keep the key: ${explain(err)}`),
+          );
         }}
       />
     );
@@ -62,7 +65,7 @@ export function App() {
   const signOut = inDesktopApp()
     ? undefined
     : () => {
-        rememberKey(undefined);
+        void forgetKey();
         setMe(undefined);
         setConnection(undefined);
       };
@@ -141,7 +144,10 @@ function SignIn({ problem, onKey }: { problem?: string; onKey: (key: ReturnType<
         )}
         <button type="submit">Sign in</button>
       </form>
-      <p class="hint">The key stays in this browser tab; closing the tab signs you out.</p>
+      <p class="hint">
+        This browser keeps your key so that nothing on a page can read it out; you stay signed in until you sign out
+        (Settings).
+      </p>
     </main>
   );
 }

@@ -6,6 +6,14 @@
 // signs in with their key pair (the JSON `copydesk-server key create --json`
 // prints); tokens are then signed here with `jose`, as the contract says a
 // client signs them (HS256, claim `pk`).
+//
+// The private key never stays in the page as text. Signing in imports it as
+// a non-extractable WebCrypto HMAC key and keeps that CryptoKey in
+// IndexedDB: a script that got into the page could sign with it while the
+// page is open, but could never read the key out and take it elsewhere.
+// IndexedDB outlives the tab, so a person stays signed in across reloads and
+// browser restarts (and offline) until they sign out, as with any newsroom
+// web app; signing out deletes the key.
 
 import { SignJWT } from 'jose';
 import type { Connection } from './api';
@@ -16,7 +24,8 @@ export interface KeyPair {
   user_uuid?: string;
 }
 
-const STORED_KEY = 'copydesk.key';
+/** Where the signed-in key lived before it was kept as a CryptoKey: read once, then removed. */
+const OLD_STORED_KEY = 'copydesk.key';
 const TOKEN_LIFETIME_SECONDS = 3600;
 
 interface TauriGlobal {
@@ -45,24 +54,68 @@ async function desktopConnection(): Promise<Connection> {
   return { base: answer.base, token: async () => answer.token };
 }
 
-/** Signs tokens with a key pair, renewing them before they run out. */
-export function keyConnection(base: string, key: KeyPair): Connection {
+/** A key pair as the browser keeps it: the public key, and the private key as a CryptoKey that cannot be read out. */
+export interface SigningKey {
+  public_key: string;
+  user_uuid?: string;
+  key: CryptoKey;
+}
+
+/** Signs tokens with a kept key, renewing them before they run out. */
+export function keyConnection(base: string, signing: SigningKey): Connection {
   let cached: { token: string; until: number } | undefined;
-  const secret = new TextEncoder().encode(key.private_key);
   return {
     base,
     token: async () => {
       const now = Math.floor(Date.now() / 1000);
       if (cached && cached.until - 60 > now) return cached.token;
-      const token = await new SignJWT({ pk: key.public_key })
+      const token = await new SignJWT({ pk: signing.public_key })
         .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
         .setIssuedAt(now)
         .setExpirationTime(now + TOKEN_LIFETIME_SECONDS)
-        .sign(secret);
+        .sign(signing.key);
       cached = { token, until: now + TOKEN_LIFETIME_SECONDS };
       return token;
     },
   };
+}
+
+/** Turns a pasted key pair into a key kept for signing; the private key text is not kept. */
+async function signingKey(key: KeyPair): Promise<SigningKey> {
+  const cryptoKey = await crypto.subtle.importKey(
+    'raw',
+    new TextEncoder().encode(key.private_key),
+    { name: 'HMAC', hash: 'SHA-256' },
+    false,
+    ['sign'],
+  );
+  return { public_key: key.public_key, user_uuid: key.user_uuid, key: cryptoKey };
+}
+
+const KEY_DATABASE = 'copydesk';
+const KEY_STORE = 'keys';
+const SIGNED_IN = 'signed-in';
+
+/** Runs one request on the key store of IndexedDB. */
+function keyStore<T>(mode: IDBTransactionMode, work: (store: IDBObjectStore) => IDBRequest<T>): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const opening = indexedDB.open(KEY_DATABASE, 1);
+    opening.onupgradeneeded = () => opening.result.createObjectStore(KEY_STORE);
+    opening.onerror = () => reject(opening.error);
+    opening.onsuccess = () => {
+      const db = opening.result;
+      const transaction = db.transaction(KEY_STORE, mode);
+      const request = work(transaction.objectStore(KEY_STORE));
+      transaction.oncomplete = () => {
+        db.close();
+        resolve(request.result);
+      };
+      transaction.onerror = () => {
+        db.close();
+        reject(transaction.error);
+      };
+    };
+  });
 }
 
 /** Reads a key pair pasted by a person; `undefined` with a reason when it is not one. */
@@ -78,20 +131,34 @@ export function parseKey(text: string): KeyPair | string {
   }
 }
 
-export function rememberKey(key: KeyPair | undefined): void {
-  if (key) sessionStorage.setItem(STORED_KEY, JSON.stringify(key));
-  else sessionStorage.removeItem(STORED_KEY);
+/** Keeps a key pair for signing (none: signs out); resolves with what is kept. */
+export async function rememberKey(key: KeyPair): Promise<SigningKey> {
+  const signing = await signingKey(key);
+  await keyStore('readwrite', (store) => store.put(signing, SIGNED_IN));
+  return signing;
 }
 
-function rememberedKey(): KeyPair | undefined {
-  const stored = sessionStorage.getItem(STORED_KEY);
-  const parsed = stored ? parseKey(stored) : undefined;
-  return typeof parsed === 'object' ? parsed : undefined;
+/** Signs out: the kept key is deleted. */
+export async function forgetKey(): Promise<void> {
+  sessionStorage.removeItem(OLD_STORED_KEY);
+  await keyStore('readwrite', (store) => store.delete(SIGNED_IN));
+}
+
+/** The kept key, taking over one an earlier version left as text in sessionStorage. */
+async function rememberedKey(): Promise<SigningKey | undefined> {
+  const old = sessionStorage.getItem(OLD_STORED_KEY);
+  if (old) {
+    sessionStorage.removeItem(OLD_STORED_KEY);
+    const parsed = parseKey(old);
+    if (typeof parsed === 'object') return rememberKey(parsed);
+  }
+  const kept = await keyStore<SigningKey | undefined>('readonly', (store) => store.get(SIGNED_IN));
+  return kept?.key instanceof CryptoKey ? kept : undefined;
 }
 
 /** The connection to start with: the desktop app's, or a remembered sign-in; none means sign in. */
 export async function startingConnection(): Promise<Connection | undefined> {
   if (inDesktopApp()) return desktopConnection();
-  const key = rememberedKey();
+  const key = await rememberedKey();
   return key ? keyConnection('', key) : undefined;
 }

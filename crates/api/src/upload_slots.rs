@@ -92,9 +92,13 @@ impl Drop for UploadSlot {
 
 /// `PUT /v3/attachment/{uuid}/file`: the one request that streams a file.
 fn is_upload(request: &Request) -> bool {
-    let segments: Vec<&str> = request.uri().path().split('/').collect();
     request.method() == Method::PUT
-        && matches!(segments.as_slice(), ["", "v3", "attachment", _, "file"])
+        && request
+            .uri()
+            .path()
+            .strip_prefix("/v3/attachment/")
+            .and_then(|rest| rest.strip_suffix("/file"))
+            .is_some_and(|uuid| !uuid.is_empty() && !uuid.contains('/'))
 }
 
 /// Holds an upload's slot from before its body is read until it is answered.
@@ -122,6 +126,26 @@ pub async fn layer(State(state): State<AppState>, request: Request, next: Next) 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_a_raw_upload_takes_a_slot() {
+        let request = |method: Method, path: &str| {
+            Request::builder()
+                .method(method)
+                .uri(path)
+                .body(axum::body::Body::empty())
+                .expect("a request")
+        };
+        assert!(is_upload(&request(Method::PUT, "/v3/attachment/abc/file")));
+        assert!(is_upload(&request(
+            Method::PUT,
+            "/v3/attachment/abc/file?name=a.png"
+        )));
+        assert!(!is_upload(&request(Method::GET, "/v3/attachment/abc/file")));
+        assert!(!is_upload(&request(Method::PUT, "/v3/attachment/abc")));
+        assert!(!is_upload(&request(Method::PUT, "/v3/attachment//file")));
+        assert!(!is_upload(&request(Method::PUT, "/v3/attachment/a/b/file")));
+    }
 
     #[test]
     fn slots_are_capped_per_key_and_in_total_and_come_back() {
