@@ -17,7 +17,15 @@ use crate::png_base64;
 
 /// Creates a media item holding `bytes` as a file named `name`.
 fn media_with_file(server: &TestServer, name: &str, bytes: &[u8]) -> Value {
-    let file = base64::engine::general_purpose::STANDARD.encode(bytes);
+    media_item(
+        server,
+        name,
+        &base64::engine::general_purpose::STANDARD.encode(bytes),
+    )
+}
+
+/// Creates a media item holding the base64 `file` as a file named `name`.
+fn media_item(server: &TestServer, name: &str, file: &str) -> Value {
     server
         .post(
             "/v3/content",
@@ -77,13 +85,7 @@ fn uploaded_files_never_run_as_pages_and_images_still_display() {
         }
     }
 
-    let photo = server
-        .post(
-            "/v3/content",
-            &json!({"title": "Photo", "type": "media", "attachment": {"name": "harbour.png", "file": png_base64(40, 20)}}),
-        )
-        .expect(200)
-        .body;
+    let photo = media_item(&server, "harbour.png", &png_base64(40, 20));
     for url_field in ["original_url", "public_url"] {
         let url = photo["attachment"][url_field].as_str().expect("a url");
         let headers = file_headers(&server, url);
@@ -193,13 +195,7 @@ fn upload_file(
 #[test]
 fn a_huge_image_is_refused_or_handled_within_bounded_memory() {
     let server = TestServer::start();
-    let item = server
-        .post(
-            "/v3/content",
-            &json!({"title": "Poster", "type": "media", "attachment": {"name": "small.png", "file": png_base64(8, 8)}}),
-        )
-        .expect(200)
-        .body;
+    let item = media_item(&server, "small.png", &png_base64(8, 8));
     let uuid = item["uuid"].as_str().expect("uuid");
 
     // 11,000 × 11,000 in colour with alpha: 462 MiB decoded, refused from its header.
