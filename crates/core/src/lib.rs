@@ -18,6 +18,7 @@ pub mod error;
 pub mod exports;
 pub mod idempotency;
 pub mod locks;
+pub mod merge;
 pub mod paging;
 pub mod planning;
 pub mod print_documents;

@@ -1,0 +1,186 @@
+//! Draft.js raw content (`content_raw`) read into the merge's blocks and written back out.
+//!
+//! Entities are read by value and written one per range, numbered from 0 in
+//! order, as `convertToRaw` numbers them; offsets are code points.
+
+use std::collections::BTreeSet;
+
+use serde_json::{Map, Value, json};
+
+use super::rich_text::{Block, Entity, Marks, RichText};
+
+/// Canonical JSON of a value: object keys sorted (serde_json's map is ordered).
+fn canonical(value: Option<&Value>) -> String {
+    match value {
+        Some(Value::Null) | None => "{}".to_owned(),
+        Some(value) => value.to_string(),
+    }
+}
+
+fn number(value: Option<&Value>) -> Option<usize> {
+    match value? {
+        Value::Number(n) => n.as_u64().and_then(|n| usize::try_from(n).ok()),
+        Value::String(s) => s.parse().ok(),
+        _ => None,
+    }
+}
+
+fn entity_from(value: &Value) -> Entity {
+    Entity {
+        kind: value
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_owned(),
+        mutability: value
+            .get("mutability")
+            .and_then(Value::as_str)
+            .unwrap_or("MUTABLE")
+            .to_owned(),
+        data: canonical(value.get("data")),
+    }
+}
+
+/// Reads raw content; ranges outside their block are cut to it. `None` when
+/// `raw` is not raw content at all (no `blocks` array).
+pub fn from_raw(raw: &Value) -> Option<RichText> {
+    let entity_map = raw.get("entityMap");
+    let entity = |key: &Value| -> Option<Entity> {
+        let map = entity_map?;
+        let found = match (map, key) {
+            (Value::Array(items), key) => items.get(number(Some(key))?),
+            (Value::Object(items), Value::String(k)) => items.get(k),
+            (Value::Object(items), key) => items.get(&key.to_string()),
+            _ => None,
+        }?;
+        Some(entity_from(found))
+    };
+    let blocks = raw.get("blocks")?.as_array()?;
+    let mut out = Vec::with_capacity(blocks.len());
+    for block in blocks {
+        let text: Vec<char> = block
+            .get("text")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .chars()
+            .collect();
+        let mut marks = vec![Marks::default(); text.len()];
+        let spans = |name: &str| {
+            block
+                .get(name)
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default()
+        };
+        let cover = |range: &Value| {
+            let start = number(range.get("offset")).unwrap_or(0).min(text.len());
+            let end = start
+                .saturating_add(number(range.get("length")).unwrap_or(0))
+                .min(text.len());
+            start..end
+        };
+        for range in spans("inlineStyleRanges") {
+            if let Some(style) = range.get("style").and_then(Value::as_str) {
+                for mark in &mut marks[cover(&range)] {
+                    mark.styles.insert(style.to_owned());
+                }
+            }
+        }
+        for range in spans("entityRanges") {
+            if let Some(found) = range.get("key").and_then(entity) {
+                for mark in &mut marks[cover(&range)] {
+                    mark.entity = Some(found.clone());
+                }
+            }
+        }
+        out.push(Block {
+            key: block.get("key").and_then(Value::as_str).map(str::to_owned),
+            kind: block
+                .get("type")
+                .and_then(Value::as_str)
+                .unwrap_or("unstyled")
+                .to_owned(),
+            depth: number(block.get("depth")).unwrap_or(0) as u64,
+            data: canonical(block.get("data")),
+            text,
+            marks,
+        });
+    }
+    Some(RichText { blocks: out })
+}
+
+/// A block key no other block has: Draft.js keys are five base-36 characters.
+fn fresh_key(taken: &mut BTreeSet<String>, seed: usize) -> String {
+    let mut n = seed.wrapping_mul(2_654_435_761) % 60_466_176;
+    loop {
+        let mut key = String::new();
+        let mut rest = n;
+        for _ in 0..5 {
+            key.push(char::from_digit((rest % 36) as u32, 36).unwrap_or('0'));
+            rest /= 36;
+        }
+        if taken.insert(key.clone()) {
+            return key;
+        }
+        n = (n + 1) % 60_466_176;
+    }
+}
+
+/// Writes raw content: every block with a unique key, ranges in code points.
+pub fn to_raw(text: &RichText) -> Value {
+    let mut taken: BTreeSet<String> = BTreeSet::new();
+    let mut entity_map = Map::new();
+    let mut blocks = Vec::with_capacity(text.blocks.len());
+    for (index, block) in text.blocks.iter().enumerate() {
+        let key = match &block.key {
+            Some(key) if taken.insert(key.clone()) => key.clone(),
+            _ => fresh_key(&mut taken, index + 1),
+        };
+        let styles: BTreeSet<&String> = block.marks.iter().flat_map(|m| &m.styles).collect();
+        let mut style_ranges = Vec::new();
+        for style in styles {
+            let mut start = None;
+            for i in 0..=block.marks.len() {
+                let on = block.marks.get(i).is_some_and(|m| m.styles.contains(style));
+                match (on, start) {
+                    (true, None) => start = Some(i),
+                    (false, Some(s)) => {
+                        style_ranges.push(json!({"offset": s, "length": i - s, "style": style}));
+                        start = None;
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let mut entity_ranges = Vec::new();
+        let mut i = 0;
+        while i < block.marks.len() {
+            let Some(entity) = &block.marks[i].entity else {
+                i += 1;
+                continue;
+            };
+            let start = i;
+            while i < block.marks.len() && block.marks[i].entity.as_ref() == Some(entity) {
+                i += 1;
+            }
+            let number = entity_map.len();
+            let data: Value = serde_json::from_str(&entity.data).unwrap_or_else(|_| json!({}));
+            entity_map.insert(
+                number.to_string(),
+                json!({"type": entity.kind, "mutability": entity.mutability, "data": data}),
+            );
+            entity_ranges.push(json!({"offset": start, "length": i - start, "key": number}));
+        }
+        let data: Value = serde_json::from_str(&block.data).unwrap_or_else(|_| json!({}));
+        blocks.push(json!({
+            "key": key,
+            "text": block.text(),
+            "type": block.kind,
+            "depth": block.depth,
+            "inlineStyleRanges": style_ranges,
+            "entityRanges": entity_ranges,
+            "data": data,
+        }));
+    }
+    json!({"blocks": blocks, "entityMap": entity_map})
+}

@@ -1,0 +1,149 @@
+//! The merge's blocks read from a body's HTML (for clients that send only HTML) and written as HTML (so `content` and `content_raw` of a merged item tell the same text).
+
+use super::rich_text::{Block, Entity, Marks, RichText};
+use crate::print_formats::{BlockKind, read_blocks};
+
+const HEADINGS: [&str; 6] = ["one", "two", "three", "four", "five", "six"];
+
+fn link(url: &str) -> Entity {
+    Entity {
+        kind: "LINK".to_owned(),
+        mutability: "MUTABLE".to_owned(),
+        data: serde_json::json!({ "url": url }).to_string(),
+    }
+}
+
+/// Reads HTML the way the print formats read it: blocks of styled runs.
+pub fn from_html(html: &str) -> RichText {
+    let blocks = read_blocks(html)
+        .into_iter()
+        .map(|block| {
+            let kind = match block.kind {
+                BlockKind::Paragraph => "unstyled".to_owned(),
+                BlockKind::Heading(level) => {
+                    let name = HEADINGS[usize::from(level.clamp(1, 6)) - 1];
+                    format!("header-{name}")
+                }
+                BlockKind::ListItem => "unordered-list-item".to_owned(),
+                BlockKind::Quote => "blockquote".to_owned(),
+            };
+            let mut text = Vec::new();
+            let mut marks = Vec::new();
+            for run in &block.runs {
+                let mut mark = Marks::default();
+                for (on, style) in [
+                    (run.bold, "BOLD"),
+                    (run.italic, "ITALIC"),
+                    (run.underline, "UNDERLINE"),
+                ] {
+                    if on {
+                        mark.styles.insert(style.to_owned());
+                    }
+                }
+                mark.entity = run.link.as_deref().map(link);
+                for c in run.text.chars() {
+                    text.push(if c == '\u{2028}' { '\n' } else { c });
+                    marks.push(mark.clone());
+                }
+            }
+            Block {
+                key: None,
+                kind,
+                depth: 0,
+                data: "{}".to_owned(),
+                text,
+                marks,
+            }
+        })
+        .collect();
+    RichText { blocks }
+}
+
+/// The tag a block is written in, and the list it belongs to.
+fn block_tags(kind: &str) -> (&'static str, Option<&'static str>) {
+    match kind {
+        "header-one" => ("h1", None),
+        "header-two" => ("h2", None),
+        "header-three" => ("h3", None),
+        "header-four" => ("h4", None),
+        "header-five" => ("h5", None),
+        "header-six" => ("h6", None),
+        "blockquote" => ("blockquote", None),
+        "code-block" => ("pre", None),
+        "unordered-list-item" => ("li", Some("ul")),
+        "ordered-list-item" => ("li", Some("ol")),
+        _ => ("p", None),
+    }
+}
+
+const STYLE_TAGS: [(&str, &str); 5] = [
+    ("BOLD", "strong"),
+    ("ITALIC", "em"),
+    ("UNDERLINE", "u"),
+    ("STRIKETHROUGH", "s"),
+    ("CODE", "code"),
+];
+
+fn escape(text: &str) -> String {
+    quick_xml::escape::escape(text).into_owned()
+}
+
+/// A link's address, when an entity is one.
+fn href(entity: &Entity) -> Option<String> {
+    if entity.kind != "LINK" {
+        return None;
+    }
+    let data: serde_json::Value = serde_json::from_str(&entity.data).ok()?;
+    data.get("url")
+        .or_else(|| data.get("href"))
+        .and_then(serde_json::Value::as_str)
+        .map(str::to_owned)
+}
+
+/// Writes one block's characters: runs of equal marks, each in its tags.
+fn write_inline(block: &Block, out: &mut String) {
+    let mut i = 0;
+    while i < block.text.len() {
+        let marks = &block.marks[i];
+        let start = i;
+        while i < block.text.len() && block.marks[i] == *marks {
+            i += 1;
+        }
+        let text: String = block.text[start..i].iter().collect();
+        let mut inner = escape(&text).replace('\n', "<br>");
+        for (style, tag) in STYLE_TAGS.iter().rev() {
+            if marks.styles.contains(*style) {
+                inner = format!("<{tag}>{inner}</{tag}>");
+            }
+        }
+        if let Some(url) = marks.entity.as_ref().and_then(href) {
+            inner = format!("<a href=\"{}\">{inner}</a>", escape(&url));
+        }
+        out.push_str(&inner);
+    }
+}
+
+/// Writes the blocks as HTML: paragraphs, headings, quotes, lists.
+pub fn to_html(text: &RichText) -> String {
+    let mut out = String::new();
+    let mut open_list: Option<&str> = None;
+    for block in &text.blocks {
+        let (tag, list) = block_tags(&block.kind);
+        if open_list != list {
+            if let Some(old) = open_list {
+                out.push_str(&format!("</{old}>"));
+            }
+            if let Some(new) = list {
+                out.push_str(&format!("<{new}>"));
+            }
+            open_list = list;
+        }
+        out.push_str(&format!("<{tag}>"));
+        write_inline(block, &mut out);
+        out.push_str(&format!("</{tag}>"));
+    }
+    if let Some(old) = open_list {
+        out.push_str(&format!("</{old}>"));
+    }
+    out
+}

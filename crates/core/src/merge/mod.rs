@@ -1,0 +1,295 @@
+//! The three-way merge of a story's rich text: base, mine and theirs give the merged text and the block conflicts that remain.
+//!
+//! Pure logic, no I/O. Blocks are aligned first (by Draft.js block key where
+//! every version has keys, else by their content); a block changed,
+//! inserted, deleted or moved on one side takes that side, and a block
+//! changed on both sides is merged word by word (`words`). Only where the
+//! same words changed differently is there a conflict, and it covers that
+//! block alone: the merged text keeps theirs (the server's) there, and the
+//! conflict holds both versions with their neighbours. An edit beats a
+//! delete: a block one side deleted and the other changed stays, changed.
+
+pub mod diff3;
+pub mod draft_raw;
+pub mod html;
+pub mod rich_text;
+pub mod words;
+
+use std::collections::HashMap;
+
+use similar::{Algorithm, DiffOp, capture_diff_slices_by_key};
+
+use diff3::{Resolution, diff3};
+pub use rich_text::{Block, Entity, Marks, RichText};
+
+/// A block both sides changed in the same words, differently.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BlockConflict {
+    /// Where the block stands in the merged text (which holds theirs there).
+    pub position: usize,
+    pub base: Option<Block>,
+    pub mine: Block,
+    pub theirs: Block,
+    /// The merged text of the blocks around it, for a person to see where it is.
+    pub before: Option<String>,
+    pub after: Option<String>,
+}
+
+/// What a merge gives.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Merged {
+    pub text: RichText,
+    pub conflicts: Vec<BlockConflict>,
+}
+
+/// A rich-text field as it is stored: its HTML and, when the editor sent
+/// it, its Draft.js raw content.
+#[derive(Debug, Clone, Copy)]
+pub struct StoredText<'a> {
+    pub html: &'a str,
+    pub raw: Option<&'a serde_json::Value>,
+}
+
+impl StoredText<'_> {
+    /// The blocks: from the raw content where there is some, else from the HTML.
+    pub fn read(&self) -> RichText {
+        self.raw
+            .and_then(draft_raw::from_raw)
+            .unwrap_or_else(|| html::from_html(self.html))
+    }
+}
+
+/// A merged field, written both ways so that they tell the same text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MergedText {
+    pub html: String,
+    /// Present when any of the three versions had raw content.
+    pub raw: Option<serde_json::Value>,
+    pub conflicts: Vec<BlockConflict>,
+}
+
+/// Merges a stored field (a body or an abstract) three ways.
+pub fn merge_stored(
+    base: StoredText<'_>,
+    mine: StoredText<'_>,
+    theirs: StoredText<'_>,
+) -> MergedText {
+    let merged = merge(&base.read(), &mine.read(), &theirs.read());
+    let with_raw = [base, mine, theirs].iter().any(|side| side.raw.is_some());
+    MergedText {
+        html: html::to_html(&merged.text),
+        raw: with_raw.then(|| draft_raw::to_raw(&merged.text)),
+        conflicts: merged.conflicts,
+    }
+}
+
+/// Which base block (by index) each block of `side` stands for; `None` for a block the side added.
+fn align(base: &[Block], side: &[Block]) -> Vec<Option<usize>> {
+    let keyed = |blocks: &[Block]| {
+        let keys: Vec<&str> = blocks.iter().filter_map(|b| b.key.as_deref()).collect();
+        keys.len() == blocks.len() && {
+            let mut unique = keys.clone();
+            unique.sort_unstable();
+            unique.dedup();
+            unique.len() == keys.len()
+        }
+    };
+    if !base.is_empty() && keyed(base) && keyed(side) {
+        let by_key: HashMap<&str, usize> = base
+            .iter()
+            .enumerate()
+            .filter_map(|(i, b)| Some((b.key.as_deref()?, i)))
+            .collect();
+        let found: Vec<Option<usize>> = side
+            .iter()
+            .map(|b| b.key.as_deref().and_then(|k| by_key.get(k).copied()))
+            .collect();
+        // Keys that carried over: trust them. An editor that re-keys every
+        // block (HTML converted again) shares none; align by content then.
+        if found.iter().any(Option::is_some) || side.is_empty() {
+            return found;
+        }
+    }
+    // By content: unchanged blocks match; in a stretch that changed, blocks
+    // pair up in order (edited), and the rest were added or deleted.
+    let mut found = vec![None; side.len()];
+    let ops = capture_diff_slices_by_key(Algorithm::Myers, base, side, |b: &Block| {
+        (b.kind.clone(), b.text.clone())
+    });
+    for op in ops {
+        match op {
+            DiffOp::Equal {
+                old_index,
+                new_index,
+                len,
+            } => {
+                for k in 0..len {
+                    found[new_index + k] = Some(old_index + k);
+                }
+            }
+            DiffOp::Replace {
+                old_index,
+                old_len,
+                new_index,
+                new_len,
+            } => {
+                for k in 0..old_len.min(new_len) {
+                    found[new_index + k] = Some(old_index + k);
+                }
+            }
+            DiffOp::Delete { .. } | DiffOp::Insert { .. } => {}
+        }
+    }
+    found
+}
+
+/// A block's identity across the three versions: a base block's index, or
+/// a fresh number for a block one side added.
+type BlockId = usize;
+
+/// The ids of one side's blocks, and its block for each id.
+struct SideBlocks<'a> {
+    ids: Vec<BlockId>,
+    by_id: HashMap<BlockId, &'a Block>,
+}
+
+fn side_blocks<'a>(base: &[Block], side: &'a [Block], first_new: BlockId) -> SideBlocks<'a> {
+    let mut next = first_new;
+    let ids: Vec<BlockId> = align(base, side)
+        .into_iter()
+        .map(|found| {
+            found.unwrap_or_else(|| {
+                next += 1;
+                next - 1
+            })
+        })
+        .collect();
+    let by_id = ids.iter().copied().zip(side.iter()).collect();
+    SideBlocks { ids, by_id }
+}
+
+/// An edit beats a delete: puts back into `deleter` every base block it
+/// deleted that `editor` changed, after the nearest earlier base block it kept.
+fn keep_edited<'a>(base: &'a [Block], deleter: &mut SideBlocks<'a>, editor: &SideBlocks<'a>) {
+    for (id, base_block) in base.iter().enumerate() {
+        let edited = editor
+            .by_id
+            .get(&id)
+            .is_some_and(|b| !b.same_content(base_block));
+        if deleter.by_id.contains_key(&id) || !edited {
+            continue;
+        }
+        let at = (0..id)
+            .rev()
+            .find_map(|earlier| deleter.ids.iter().position(|x| *x == earlier))
+            .map_or(0, |p| p + 1);
+        deleter.ids.insert(at, id);
+    }
+    // Its version of a block it deleted is the base one.
+    for id in &deleter.ids {
+        if *id < base.len() && !deleter.by_id.contains_key(id) {
+            deleter.by_id.insert(*id, &base[*id]);
+        }
+    }
+}
+
+/// Merges `mine` and `theirs`, two versions of `base`.
+pub fn merge(base: &RichText, mine: &RichText, theirs: &RichText) -> Merged {
+    let base_blocks = &base.blocks;
+    let mut mine_side = side_blocks(base_blocks, &mine.blocks, base_blocks.len());
+    let mut theirs_side = side_blocks(
+        base_blocks,
+        &theirs.blocks,
+        base_blocks.len() + mine.blocks.len(),
+    );
+    keep_edited(base_blocks, &mut mine_side, &theirs_side);
+    keep_edited(base_blocks, &mut theirs_side, &mine_side);
+
+    let base_ids: Vec<BlockId> = (0..base_blocks.len()).collect();
+    let mut order: Vec<BlockId> = Vec::new();
+    for region in diff3(&base_ids, &mine_side.ids, &theirs_side.ids) {
+        let (mine_ids, theirs_ids) = (
+            &mine_side.ids[region.mine.clone()],
+            &theirs_side.ids[region.theirs.clone()],
+        );
+        match region.resolution {
+            None | Some(Resolution::Mine | Resolution::Both) => order.extend_from_slice(mine_ids),
+            Some(Resolution::Theirs) => order.extend_from_slice(theirs_ids),
+            Some(Resolution::Conflict) => {
+                // Both sides moved or added blocks here: theirs' blocks that
+                // mine kept too or that theirs added, then mine's additions
+                // that theirs did not also make; never interleaved.
+                for id in theirs_ids {
+                    if *id >= base_blocks.len() || mine_ids.contains(id) {
+                        order.push(*id);
+                    }
+                }
+                for id in mine_ids {
+                    let added_by_mine = *id >= base_blocks.len();
+                    let also_theirs = theirs_ids.iter().any(|t| {
+                        *t >= base_blocks.len()
+                            && theirs_side.by_id[t].same_content(mine_side.by_id[id])
+                    });
+                    if added_by_mine && !also_theirs {
+                        order.push(*id);
+                    }
+                }
+            }
+        }
+    }
+
+    // A block both sides moved, to different places, stands once: where mine put it.
+    let mut placed = std::collections::HashSet::new();
+    order.retain(|id| placed.insert(*id));
+
+    let mut blocks = Vec::with_capacity(order.len());
+    let mut conflicted = Vec::new();
+    for id in order {
+        let (b, m, t) = (
+            base_blocks.get(id),
+            mine_side.by_id.get(&id).copied(),
+            theirs_side.by_id.get(&id).copied(),
+        );
+        let merged = match (b, m, t) {
+            (Some(b), Some(m), Some(t)) => match words::merge_block(b, m, t) {
+                Some(block) => block,
+                None => {
+                    conflicted.push((blocks.len(), Some(b.clone()), m.clone(), t.clone()));
+                    t.clone()
+                }
+            },
+            (_, Some(only), None) | (_, None, Some(only)) => only.clone(),
+            (_, Some(m), Some(t)) => {
+                if m.same_content(t) {
+                    t.clone()
+                } else {
+                    conflicted.push((blocks.len(), None, m.clone(), t.clone()));
+                    t.clone()
+                }
+            }
+            (_, None, None) => continue,
+        };
+        blocks.push(merged);
+    }
+    let conflicts = conflicted
+        .into_iter()
+        .map(|(position, base, mine, theirs)| BlockConflict {
+            position,
+            before: position
+                .checked_sub(1)
+                .and_then(|p| blocks.get(p))
+                .map(Block::text),
+            after: blocks.get(position + 1).map(Block::text),
+            base,
+            mine,
+            theirs,
+        })
+        .collect();
+    Merged {
+        text: RichText { blocks },
+        conflicts,
+    }
+}
+
+#[cfg(test)]
+mod tests;

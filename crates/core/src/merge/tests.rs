@@ -1,0 +1,416 @@
+//! The merge's cases (MERGE-NOTES' list, the ones newsrooms hit) and its properties.
+
+use proptest::prelude::*;
+use serde_json::json;
+
+use super::*;
+
+fn doc(paragraphs: &[&str]) -> RichText {
+    RichText {
+        blocks: paragraphs
+            .iter()
+            .map(|p| Block::plain("unstyled", p))
+            .collect(),
+    }
+}
+
+/// A document with keys `k0`, `k1`, ... (as the editor's raw content has them).
+fn keyed(paragraphs: &[(&str, &str)]) -> RichText {
+    RichText {
+        blocks: paragraphs
+            .iter()
+            .map(|(key, text)| Block {
+                key: Some((*key).to_owned()),
+                ..Block::plain("unstyled", text)
+            })
+            .collect(),
+    }
+}
+
+fn texts(text: &RichText) -> Vec<String> {
+    text.blocks.iter().map(Block::text).collect()
+}
+
+/// Sets `style` on the characters of `word` (its first occurrence) in block `block`.
+fn styled(mut text: RichText, block: usize, word: &str, style: &str) -> RichText {
+    let b = &mut text.blocks[block];
+    let start = b.text().find(word).expect("the word is there");
+    let start = b.text()[..start].chars().count();
+    for mark in &mut b.marks[start..start + word.chars().count()] {
+        mark.styles.insert(style.to_owned());
+    }
+    text
+}
+
+fn style_of(text: &RichText, block: usize, word: &str) -> Vec<bool> {
+    let b = &text.blocks[block];
+    let start = b.text().find(word).expect("the word is there");
+    let start = b.text()[..start].chars().count();
+    b.marks[start..start + word.chars().count()]
+        .iter()
+        .map(|m| m.styles.contains("BOLD"))
+        .collect()
+}
+
+#[test]
+fn different_paragraphs_both_apply() {
+    let base = doc(&["The lede.", "Middle.", "The kicker."]);
+    let mine = doc(&["The new lede.", "Middle.", "The kicker."]);
+    let theirs = doc(&["The lede.", "Middle.", "The trimmed kicker."]);
+    let merged = merge(&base, &mine, &theirs);
+    assert!(merged.conflicts.is_empty());
+    assert_eq!(
+        texts(&merged.text),
+        ["The new lede.", "Middle.", "The trimmed kicker."]
+    );
+}
+
+#[test]
+fn different_words_of_one_paragraph_both_apply() {
+    let base = doc(&["The council voted on Tuesday to raise fees."]);
+    let mine = doc(&["The city council voted on Tuesday to raise fees."]);
+    let theirs = doc(&["The council voted on Wednesday to raise fees."]);
+    let merged = merge(&base, &mine, &theirs);
+    assert!(merged.conflicts.is_empty());
+    assert_eq!(
+        texts(&merged.text),
+        ["The city council voted on Wednesday to raise fees."]
+    );
+}
+
+#[test]
+fn the_same_edit_is_applied_once() {
+    let base = doc(&["hello world"]);
+    let both = doc(&["Hello world"]);
+    let merged = merge(&base, &both, &both);
+    assert!(merged.conflicts.is_empty());
+    assert_eq!(texts(&merged.text), ["Hello world"]);
+}
+
+#[test]
+fn the_same_words_changed_differently_conflict_in_that_block_only() {
+    let base = doc(&["One.", "Fees rise by 5%.", "Three."]);
+    let mine = doc(&["One!", "Fees rise by 6%.", "Three."]);
+    let theirs = doc(&["One.", "Fees rise by 7%.", "Three, revised."]);
+    let merged = merge(&base, &mine, &theirs);
+    assert_eq!(
+        texts(&merged.text),
+        ["One!", "Fees rise by 7%.", "Three, revised."]
+    );
+    assert_eq!(merged.conflicts.len(), 1);
+    let conflict = &merged.conflicts[0];
+    assert_eq!(conflict.position, 1);
+    assert_eq!(conflict.mine.text(), "Fees rise by 6%.");
+    assert_eq!(conflict.theirs.text(), "Fees rise by 7%.");
+    assert_eq!(conflict.before.as_deref(), Some("One!"));
+    assert_eq!(conflict.after.as_deref(), Some("Three, revised."));
+}
+
+#[test]
+fn a_deletion_against_a_fix_inside_it_conflicts() {
+    let base = doc(&["The mayor, who was re-elected in 2022, resigned."]);
+    let mine = doc(&["The mayor resigned."]);
+    let theirs = doc(&["The mayor, who was re-elected in 2021, resigned."]);
+    let merged = merge(&base, &mine, &theirs);
+    assert_eq!(merged.conflicts.len(), 1);
+    assert_eq!(texts(&merged.text), [theirs.blocks[0].text()]);
+}
+
+#[test]
+fn an_inserted_paragraph_and_an_edited_one_both_apply() {
+    let base = doc(&["A.", "B.", "C."]);
+    let mine = doc(&["A.", "New.", "B.", "C."]);
+    let theirs = doc(&["A.", "B.", "C, edited."]);
+    let merged = merge(&base, &mine, &theirs);
+    assert!(merged.conflicts.is_empty());
+    assert_eq!(texts(&merged.text), ["A.", "New.", "B.", "C, edited."]);
+}
+
+#[test]
+fn a_deleted_paragraph_and_an_edited_other_both_apply() {
+    let base = doc(&["A.", "B.", "C."]);
+    let mine = doc(&["A.", "C."]);
+    let theirs = doc(&["A, edited.", "B.", "C."]);
+    let merged = merge(&base, &mine, &theirs);
+    assert!(merged.conflicts.is_empty());
+    assert_eq!(texts(&merged.text), ["A, edited.", "C."]);
+}
+
+#[test]
+fn an_edit_beats_a_delete_of_the_same_paragraph() {
+    let base = keyed(&[("a", "A."), ("b", "B."), ("c", "C.")]);
+    let mine = keyed(&[("a", "A."), ("c", "C.")]);
+    let theirs = keyed(&[("a", "A."), ("b", "B, edited."), ("c", "C.")]);
+    let merged = merge(&base, &mine, &theirs);
+    assert!(merged.conflicts.is_empty());
+    assert_eq!(texts(&merged.text), ["A.", "B, edited.", "C."]);
+    let merged = merge(&base, &theirs, &mine);
+    assert_eq!(texts(&merged.text), ["A.", "B, edited.", "C."]);
+}
+
+#[test]
+fn paragraphs_both_sides_insert_at_one_place_are_kept_whole_in_a_fixed_order() {
+    let base = doc(&["A.", "Z."]);
+    let mine = doc(&["A.", "Mine one.", "Mine two.", "Z."]);
+    let theirs = doc(&["A.", "Theirs.", "Z."]);
+    let merged = merge(&base, &mine, &theirs);
+    assert!(merged.conflicts.is_empty());
+    assert_eq!(
+        texts(&merged.text),
+        ["A.", "Theirs.", "Mine one.", "Mine two.", "Z."]
+    );
+    // The same paragraph added on both sides stands once.
+    let merged = merge(&base, &theirs, &theirs);
+    assert_eq!(texts(&merged.text), ["A.", "Theirs.", "Z."]);
+}
+
+#[test]
+fn new_keys_on_every_block_duplicate_nothing() {
+    // An HTML-only client: every block gets a new key each time.
+    let base = keyed(&[("a", "A."), ("b", "B."), ("c", "C.")]);
+    let mine = keyed(&[("x1", "A."), ("x2", "B, mine."), ("x3", "C.")]);
+    let theirs = keyed(&[("a", "A."), ("b", "B."), ("c", "C, theirs.")]);
+    let merged = merge(&base, &mine, &theirs);
+    assert!(merged.conflicts.is_empty());
+    assert_eq!(texts(&merged.text), ["A.", "B, mine.", "C, theirs."]);
+}
+
+#[test]
+fn a_moved_paragraph_moves_and_keeps_the_other_sides_edit() {
+    let base = keyed(&[("a", "A."), ("b", "B."), ("c", "C.")]);
+    let mine = keyed(&[("b", "B."), ("a", "A."), ("c", "C.")]);
+    let theirs = keyed(&[("a", "A, edited."), ("b", "B."), ("c", "C.")]);
+    let merged = merge(&base, &mine, &theirs);
+    assert!(merged.conflicts.is_empty());
+    assert_eq!(texts(&merged.text), ["B.", "A, edited.", "C."]);
+}
+
+#[test]
+fn words_inserted_inside_a_range_the_other_side_bolded_are_bold() {
+    let base = doc(&["the quick fox jumps"]);
+    let mine = styled(doc(&["the quick fox jumps"]), 0, "quick fox", "BOLD");
+    let theirs = doc(&["the quick brown fox jumps"]);
+    let merged = merge(&base, &mine, &theirs);
+    assert!(merged.conflicts.is_empty());
+    assert_eq!(texts(&merged.text), ["the quick brown fox jumps"]);
+    assert!(
+        style_of(&merged.text, 0, "quick brown fox")
+            .iter()
+            .all(|b| *b)
+    );
+    assert!(style_of(&merged.text, 0, "jumps").iter().all(|b| !*b));
+}
+
+#[test]
+fn bold_grows_over_words_typed_at_its_end_but_a_link_does_not() {
+    let base = doc(&["read the report now"]);
+    let mut mine = styled(doc(&["read the report now"]), 0, "the report", "BOLD");
+    let url = Entity {
+        kind: "LINK".into(),
+        mutability: "MUTABLE".into(),
+        data: json!({"url": "https://example.org/r"}).to_string(),
+    };
+    for mark in &mut mine.blocks[0].marks[5..15] {
+        mark.entity = Some(url.clone());
+    }
+    let theirs = doc(&["read the report today now"]);
+    let merged = merge(&base, &mine, &theirs);
+    let block = &merged.text.blocks[0];
+    assert_eq!(block.text(), "read the report today now");
+    let today = block.text().find("today").expect("today");
+    assert!(
+        block.marks[today].styles.contains("BOLD"),
+        "bold grows at its end"
+    );
+    assert_eq!(block.marks[today].entity, None, "a link does not");
+    assert_eq!(
+        block.marks[5].entity,
+        Some(url),
+        "the link stays on its words"
+    );
+}
+
+#[test]
+fn a_style_and_a_word_change_elsewhere_in_the_block_both_apply() {
+    let base = doc(&["Fees rise again this year"]);
+    let mine = styled(doc(&["Fees rise again this year"]), 0, "Fees", "ITALIC");
+    let theirs = styled(doc(&["Fees rise again next year"]), 0, "rise", "BOLD");
+    let merged = merge(&base, &mine, &theirs);
+    let block = &merged.text.blocks[0];
+    assert_eq!(block.text(), "Fees rise again next year");
+    assert!(block.marks[0].styles.contains("ITALIC"));
+    assert!(block.marks[5].styles.contains("BOLD"));
+}
+
+#[test]
+fn emoji_offsets_stay_right_through_raw_content() {
+    let raw = json!({"blocks": [{"key": "a1", "text": "🌊 Water rises", "type": "unstyled", "depth": 0,
+        "inlineStyleRanges": [{"offset": 2, "length": 5, "style": "BOLD"}], "entityRanges": [], "data": {}}],
+        "entityMap": {}});
+    let text = draft_raw::from_raw(&raw).expect("raw content");
+    assert!(text.blocks[0].marks[2].styles.contains("BOLD"), "W is bold");
+    assert_eq!(
+        draft_raw::to_raw(&text)["blocks"][0]["inlineStyleRanges"],
+        raw["blocks"][0]["inlineStyleRanges"]
+    );
+}
+
+#[test]
+fn stored_fields_merge_into_html_and_raw_that_tell_the_same_text() {
+    let raw = |lede: &str, kicker: &str| {
+        json!({"blocks": [
+            {"key": "l", "text": lede, "type": "unstyled", "depth": 0, "inlineStyleRanges": [], "entityRanges": [{"offset": 0, "length": 3, "key": 0}], "data": {}},
+            {"key": "k", "text": kicker, "type": "header-two", "depth": 0, "inlineStyleRanges": [], "entityRanges": [], "data": {}}],
+            "entityMap": {"0": {"type": "LINK", "mutability": "MUTABLE", "data": {"url": "https://example.org/a?b=1&c=2"}}}})
+    };
+    let (b, m, t) = (
+        raw("The lede.", "Kicker."),
+        raw("The new lede.", "Kicker."),
+        raw("The lede.", "Kicker, trimmed."),
+    );
+    let side = |r| StoredText {
+        html: "",
+        raw: Some(r),
+    };
+    let merged = merge_stored(side(&b), side(&m), side(&t));
+    assert!(merged.conflicts.is_empty());
+    assert_eq!(
+        merged.html,
+        "<p><a href=\"https://example.org/a?b=1&amp;c=2\">The</a> new lede.</p><h2>Kicker, trimmed.</h2>"
+    );
+    let raw = merged.raw.expect("raw content");
+    assert_eq!(raw["blocks"][0]["text"], "The new lede.");
+    assert_eq!(raw["blocks"][1]["key"], "k");
+    assert_eq!(
+        raw["entityMap"]["0"]["data"]["url"],
+        "https://example.org/a?b=1&c=2"
+    );
+    crate::draftjs::validate_raw(&raw).expect("valid Draft.js raw content");
+    // HTML alone merges too, and reads back as the same text.
+    let html = |s| StoredText { html: s, raw: None };
+    let merged = merge_stored(
+        html("<p>One <strong>two</strong>.</p><ul><li>Item</li></ul>"),
+        html("<p>One <strong>two</strong> three.</p><ul><li>Item</li></ul>"),
+        html("<p>One <strong>two</strong>.</p><ul><li>Item, edited</li></ul>"),
+    );
+    assert_eq!(
+        merged.html,
+        "<p>One <strong>two</strong> three.</p><ul><li>Item, edited</li></ul>"
+    );
+    assert!(merged.raw.is_none());
+}
+
+// Properties, over documents of short paragraphs drawn from a small
+// vocabulary (so that words repeat, as they do in stories).
+
+fn paragraph() -> impl Strategy<Value = String> {
+    prop::collection::vec(
+        prop::sample::select(vec![
+            "the", "council", "vote", "fees", "rise", "mayor", "said", "7%", "Tuesday,",
+        ]),
+        1..8,
+    )
+    .prop_map(|words| words.join(" "))
+}
+
+fn document() -> impl Strategy<Value = Vec<String>> {
+    prop::collection::vec(paragraph(), 1..8)
+}
+
+fn as_doc(paragraphs: &[String]) -> RichText {
+    let refs: Vec<&str> = paragraphs.iter().map(String::as_str).collect();
+    doc(&refs)
+}
+
+/// An edit of one paragraph: its words replaced, one added, or one dropped.
+fn edit(paragraph: &str, how: u8, word: &str) -> String {
+    let mut words: Vec<&str> = paragraph.split(' ').collect();
+    match how % 3 {
+        0 => words.push(word),
+        1 if words.len() > 1 => {
+            words.remove(0);
+        }
+        _ => words.insert(0, word),
+    }
+    words.join(" ")
+}
+
+proptest! {
+    #[test]
+    fn edits_to_disjoint_paragraphs_always_merge_to_both(
+        base in document(),
+        picks in prop::collection::vec((any::<prop::sample::Index>(), any::<bool>(), 0u8..3), 1..6),
+    ) {
+        let mut mine = base.clone();
+        let mut theirs = base.clone();
+        let mut expected = base.clone();
+        let mut touched = std::collections::HashSet::new();
+        for (index, to_mine, how) in picks {
+            let i = index.index(base.len());
+            if !touched.insert(i) {
+                continue;
+            }
+            let changed = edit(&base[i], how, if to_mine { "MINE" } else { "THEIRS" });
+            if to_mine { mine[i].clone_from(&changed) } else { theirs[i].clone_from(&changed) }
+            expected[i] = changed;
+        }
+        let merged = merge(&as_doc(&base), &as_doc(&mine), &as_doc(&theirs));
+        prop_assert!(merged.conflicts.is_empty());
+        prop_assert_eq!(texts(&merged.text), expected);
+    }
+
+    #[test]
+    fn merging_identical_or_unchanged_sides_changes_nothing(base in document(), other in document()) {
+        let (b, x) = (as_doc(&base), as_doc(&other));
+        prop_assert_eq!(texts(&merge(&b, &x, &x).text), other.clone());
+        prop_assert_eq!(texts(&merge(&b, &x, &b).text), other.clone());
+        prop_assert_eq!(texts(&merge(&b, &b, &x).text), other);
+    }
+
+    #[test]
+    fn no_word_of_either_side_is_lost(base in document(), mine in document(), theirs in document()) {
+        let merged = merge(&as_doc(&base), &as_doc(&mine), &as_doc(&theirs));
+        let kept = |text: &str| {
+            merged.text.blocks.iter().any(|b| b.text() == text)
+                || merged.conflicts.iter().any(|c| c.mine.text() == text || c.theirs.text() == text)
+        };
+        // Every paragraph either side wrote anew is in the result or a conflict,
+        // or (edited on both sides) merged into a paragraph holding its words.
+        let words_of = |text: &RichText| -> std::collections::HashSet<String> {
+            text.blocks.iter().flat_map(|b| b.text().split(' ').map(str::to_owned).collect::<Vec<_>>()).collect()
+        };
+        let mut present = words_of(&merged.text);
+        for conflict in &merged.conflicts {
+            present.extend(conflict.mine.text().split(' ').map(str::to_owned));
+        }
+        for paragraph in mine.iter().chain(theirs.iter()) {
+            if base.contains(paragraph) {
+                continue;
+            }
+            let all_there = paragraph.split(' ').all(|w| present.contains(w));
+            prop_assert!(kept(paragraph) || all_there, "{paragraph} was lost");
+        }
+    }
+
+    #[test]
+    fn swapping_the_sides_changes_only_which_side_a_conflict_names(
+        base in document(), mine in document(), theirs in document(),
+    ) {
+        let (b, m, t) = (as_doc(&base), as_doc(&mine), as_doc(&theirs));
+        let there = merge(&b, &m, &t);
+        let back = merge(&b, &t, &m);
+        prop_assert_eq!(there.conflicts.len(), back.conflicts.len());
+        for (one, other) in there.conflicts.iter().zip(&back.conflicts) {
+            prop_assert_eq!(&one.mine, &other.theirs);
+            prop_assert_eq!(&one.theirs, &other.mine);
+        }
+    }
+
+    #[test]
+    fn merged_raw_content_is_valid_draft_js(base in document(), mine in document(), theirs in document()) {
+        let merged = merge(&as_doc(&base), &as_doc(&mine), &as_doc(&theirs));
+        let raw = draft_raw::to_raw(&merged.text);
+        prop_assert!(crate::draftjs::validate_raw(&raw).is_ok());
+        prop_assert_eq!(draft_raw::from_raw(&raw).map(|t| texts(&t)), Some(texts(&merged.text)));
+    }
+}

@@ -1,0 +1,238 @@
+//! Merging one block changed on both sides: a diff3 over its words, then each character's styles and link merged three ways.
+//!
+//! Styles follow the text they were on. Words one side inserted take the
+//! other side's style change from the character before them (so a bold range
+//! grows over words typed at its end, as Peritext does) and its link change
+//! only when the characters on both sides of them got it (a link does not
+//! grow at its edges).
+
+use std::collections::BTreeSet;
+use std::ops::Range;
+
+use super::diff3::{Region, Resolution, diff3};
+use super::rich_text::{Block, Marks, tokens};
+
+/// Takes the side that changed a value; both changed: theirs (the server's).
+fn three_way<'a, T: PartialEq>(base: &'a T, mine: &'a T, theirs: &'a T) -> &'a T {
+    if mine == base { theirs } else { mine }
+}
+
+/// A character both sides kept: each style from the side that changed it,
+/// the link likewise (changed on both sides: theirs).
+fn merge_marks(base: &Marks, mine: &Marks, theirs: &Marks) -> Marks {
+    if mine == base {
+        return theirs.clone();
+    }
+    if theirs == base || theirs == mine {
+        return mine.clone();
+    }
+    let every: BTreeSet<&String> = base
+        .styles
+        .iter()
+        .chain(&mine.styles)
+        .chain(&theirs.styles)
+        .collect();
+    let styles = every
+        .into_iter()
+        .filter(|style| {
+            let (b, m, t) = (
+                base.styles.contains(*style),
+                mine.styles.contains(*style),
+                theirs.styles.contains(*style),
+            );
+            if m == b { t } else { m }
+        })
+        .cloned()
+        .collect();
+    let entity = if theirs.entity == base.entity {
+        mine.entity.clone()
+    } else {
+        theirs.entity.clone()
+    };
+    Marks { styles, entity }
+}
+
+/// A character kept on all three sides, by its index in each.
+#[derive(Clone, Copy)]
+struct Kept {
+    base: usize,
+    mine: usize,
+    theirs: usize,
+}
+
+/// The three versions of one block, cut into tokens.
+struct Sides<'a> {
+    base: &'a Block,
+    base_tokens: Vec<Range<usize>>,
+    mine_tokens: Vec<Range<usize>>,
+    theirs_tokens: Vec<Range<usize>>,
+}
+
+impl Sides<'_> {
+    /// The characters a run of tokens covers.
+    fn chars(tokens: &[Range<usize>], run: &Range<usize>) -> Range<usize> {
+        if run.is_empty() {
+            let at = tokens
+                .get(run.start)
+                .map_or_else(|| tokens.last().map_or(0, |t| t.end), |t| t.start);
+            return at..at;
+        }
+        tokens[run.start].start..tokens[run.end - 1].end
+    }
+
+    /// The character of a stable region next to a change: its first, or
+    /// (`last`) its last that is not a space, since a change's words may
+    /// align either side of the space before them.
+    fn kept_edge(&self, region: &Region, last: bool) -> Option<Kept> {
+        if region.resolution.is_some() || region.base.is_empty() {
+            return None;
+        }
+        let base_chars = Self::chars(&self.base_tokens, &region.base);
+        let step = if last {
+            base_chars
+                .clone()
+                .rev()
+                .position(|i| !self.base.text[i].is_whitespace())
+                .map_or(base_chars.len() - 1, |back| base_chars.len() - 1 - back)
+        } else {
+            0
+        };
+        let pick =
+            |tokens: &[Range<usize>], run: &Range<usize>| Self::chars(tokens, run).start + step;
+        Some(Kept {
+            base: base_chars.start + step,
+            mine: pick(&self.mine_tokens, &region.mine),
+            theirs: pick(&self.theirs_tokens, &region.theirs),
+        })
+    }
+}
+
+/// The marks of a character one side (`taken`) inserted, with the other
+/// side's change around it applied.
+fn inserted_marks(
+    own: &Marks,
+    base: &Block,
+    other: &Block,
+    other_index: impl Fn(Kept) -> usize,
+    before: Option<Kept>,
+    after: Option<Kept>,
+) -> Marks {
+    let mut marks = own.clone();
+    if let Some(left) = before {
+        let (was, now) = (&base.marks[left.base], &other.marks[other_index(left)]);
+        for style in now.styles.difference(&was.styles) {
+            marks.styles.insert(style.clone());
+        }
+        for style in was.styles.difference(&now.styles) {
+            marks.styles.remove(style);
+        }
+        if let Some(right) = after {
+            let (was_right, now_right) =
+                (&base.marks[right.base], &other.marks[other_index(right)]);
+            let both_changed = was.entity == was_right.entity
+                && now.entity == now_right.entity
+                && now.entity != was.entity;
+            if both_changed && marks.entity == was.entity {
+                marks.entity.clone_from(&now.entity);
+            }
+        }
+    }
+    marks
+}
+
+/// Merges a block both sides changed; `None` when the same words changed
+/// differently (a conflict on this block).
+pub fn merge_block(base: &Block, mine: &Block, theirs: &Block) -> Option<Block> {
+    if mine.same_content(base) {
+        return Some(theirs.clone());
+    }
+    if theirs.same_content(base) || theirs.same_content(mine) {
+        let mut merged = mine.clone();
+        merged.key = theirs.key.clone().or_else(|| mine.key.clone());
+        return Some(merged);
+    }
+    let sides = Sides {
+        base,
+        base_tokens: tokens(&base.text),
+        mine_tokens: tokens(&mine.text),
+        theirs_tokens: tokens(&theirs.text),
+    };
+    let words = |block: &Block, cut: &[Range<usize>]| -> Vec<Vec<char>> {
+        cut.iter().map(|r| block.text[r.clone()].to_vec()).collect()
+    };
+    let regions = diff3(
+        &words(base, &sides.base_tokens),
+        &words(mine, &sides.mine_tokens),
+        &words(theirs, &sides.theirs_tokens),
+    );
+    let mut text = Vec::with_capacity(mine.text.len().max(theirs.text.len()));
+    let mut marks = Vec::with_capacity(text.capacity());
+    for (i, region) in regions.iter().enumerate() {
+        let before = i
+            .checked_sub(1)
+            .and_then(|j| sides.kept_edge(&regions[j], true));
+        let after = regions.get(i + 1).and_then(|r| sides.kept_edge(r, false));
+        match region.resolution {
+            None => {
+                let b = Sides::chars(&sides.base_tokens, &region.base);
+                let m = Sides::chars(&sides.mine_tokens, &region.mine);
+                let t = Sides::chars(&sides.theirs_tokens, &region.theirs);
+                for ((bi, mi), ti) in b.zip(m).zip(t) {
+                    text.push(mine.text[mi]);
+                    marks.push(merge_marks(
+                        &base.marks[bi],
+                        &mine.marks[mi],
+                        &theirs.marks[ti],
+                    ));
+                }
+            }
+            Some(Resolution::Mine) => {
+                for mi in Sides::chars(&sides.mine_tokens, &region.mine) {
+                    text.push(mine.text[mi]);
+                    marks.push(inserted_marks(
+                        &mine.marks[mi],
+                        base,
+                        theirs,
+                        |k| k.theirs,
+                        before,
+                        after,
+                    ));
+                }
+            }
+            Some(Resolution::Theirs) => {
+                for ti in Sides::chars(&sides.theirs_tokens, &region.theirs) {
+                    text.push(theirs.text[ti]);
+                    marks.push(inserted_marks(
+                        &theirs.marks[ti],
+                        base,
+                        mine,
+                        |k| k.mine,
+                        before,
+                        after,
+                    ));
+                }
+            }
+            Some(Resolution::Both) => {
+                let m = Sides::chars(&sides.mine_tokens, &region.mine);
+                let t = Sides::chars(&sides.theirs_tokens, &region.theirs);
+                for (mi, ti) in m.zip(t) {
+                    text.push(mine.text[mi]);
+                    let (own, other) = (&mine.marks[mi], &theirs.marks[ti]);
+                    marks.push(Marks {
+                        styles: own.styles.union(&other.styles).cloned().collect(),
+                        entity: other.entity.clone().or_else(|| own.entity.clone()),
+                    });
+                }
+            }
+            Some(Resolution::Conflict) => return None,
+        }
+    }
+    Some(Block {
+        key: theirs.key.clone().or_else(|| mine.key.clone()),
+        kind: three_way(&base.kind, &mine.kind, &theirs.kind).clone(),
+        depth: *three_way(&base.depth, &mine.depth, &theirs.depth),
+        data: three_way(&base.data, &mine.data, &theirs.data).clone(),
+        text,
+        marks,
+    })
+}
