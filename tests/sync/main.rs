@@ -4,6 +4,7 @@ use copydesk_sync::{Remote, RemoteKey, SyncError};
 use copydesk_tests::{KeyPair, TestServer};
 use copydesk_wire as wire;
 
+mod merge;
 mod records;
 
 fn remote_for(server: &TestServer, key: &KeyPair) -> Remote {
@@ -475,11 +476,12 @@ fn content_travels_with_its_authors_and_merges() {
         assert_eq!(now["authors"][0]["name"], "Dana Field");
     }
 
-    // Both change the body: the desk's stays current, the reporter's is listed and kept in the history.
+    // Both change the same words of the body: the desk's stays current, the
+    // reporter's paragraph is listed and kept in the history.
     central
         .put(
             &format!("/v3/content/{central_uuid}"),
-            &serde_json::json!({"content": "<p>Desk again</p>"}),
+            &serde_json::json!({"content": "<p>Desk says so</p>"}),
         )
         .expect(200);
     replica
@@ -495,14 +497,14 @@ fn content_travels_with_its_authors_and_merges() {
             .get(&format!("/v3/content/{central_uuid}"))
             .expect(200)
             .body["content"],
-        "<p>Desk again</p>"
+        "<p>Desk says so</p>"
     );
     assert_eq!(
         replica
             .get(&format!("/v3/content/{local_uuid}"))
             .expect(200)
             .body["content"],
-        "<p>Desk again</p>"
+        "<p>Desk says so</p>"
     );
     let conflicts = replica.get("/v3/sync/conflicts").expect(200).body;
     let listed = &conflicts["items"][0];

@@ -48,3 +48,42 @@ it('shows a conflict side by side and keeps mine when asked', async () => {
   const there = await central.call(desk, 'GET', `/v3/content/${story.uuid}`);
   assert.equal(there.abstract, 'I wrote this offline');
 });
+
+it('settles a paragraph conflict in its context, the rest of the story merged', async () => {
+  const desk = central.key('Desk two', ['admin']);
+  const laptop = central.key('Laptop two', ['editor']);
+  const me = replica.key('Me two', ['admin']);
+  const body = (a, b, c) => `<p>${a}</p><p>${b}</p><p>${c}</p>`;
+  const story = await central.call(desk, 'POST', '/v3/content', {
+    title: 'Fees',
+    type: 'article',
+    content: body('The board met.', 'Fees rise by 5% next year.', 'Students protest.'),
+  });
+  syncOnce(replica.dir, central.base, laptop);
+  await central.call(desk, 'PUT', `/v3/content/${story.uuid}`, {
+    content: body('The board met.', 'Fees rise by 7% next year.', 'Students protest loudly.'),
+  });
+  await replica.call(me, 'PUT', `/v3/content/${story.uuid}`, {
+    content: body('The board met on Monday.', 'Fees rise by 6% next year.', 'Students protest.'),
+  });
+  assert.match(syncOnce(replica.dir, central.base, laptop), /conflicts 1/);
+
+  const { context, page } = await signedIn(browser, replica, me);
+  await page.getByRole('link', { name: 'Sync', exact: true }).click();
+  const conflict = page.getByRole('article', { name: 'Conflict on content' });
+  await conflict.getByRole('heading', { name: /Paragraph 2 of the field “content”/ }).waitFor();
+  assert.equal(await conflict.getByLabel('The paragraph before').innerText(), 'The board met on Monday.');
+  assert.equal(await conflict.getByLabel('The paragraph after').innerText(), 'Students protest loudly.');
+  const yours = conflict.getByRole('region', { name: 'Yours' });
+  assert.equal(await yours.locator('.conflict-text').innerText(), 'Fees rise by 6% next year.');
+  assert.deepEqual(await yours.locator('ins').allInnerTexts(), ['6']);
+  assert.deepEqual(await conflict.getByRole('region', { name: 'Theirs' }).locator('ins').allInnerTexts(), ['7']);
+  await shot(page, 'sync-paragraph-conflict');
+  await conflict.getByRole('button', { name: /Keep mine/ }).click();
+  await page.getByText('No conflicts.').waitFor();
+  await context.close();
+
+  syncOnce(replica.dir, central.base, laptop);
+  const there = await central.call(desk, 'GET', `/v3/content/${story.uuid}`);
+  assert.equal(there.content, body('The board met on Monday.', 'Fees rise by 6% next year.', 'Students protest loudly.'));
+});

@@ -53,12 +53,186 @@ pub struct RemoteChange {
     pub file: Option<std::path::PathBuf>,
 }
 
-/// One field changed on both sides since the base.
+/// One field changed on both sides since the base; for a story's body or
+/// abstract, one paragraph of it (`block`), with `mine` and `theirs` that
+/// paragraph's HTML.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FieldConflict {
     pub field: String,
     pub mine: String,
     pub theirs: String,
+    pub block: Option<BlockPlace>,
+}
+
+/// Where a conflicting paragraph stands in the merged text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BlockPlace {
+    pub position: usize,
+    /// Its Draft.js key, when the text has raw content.
+    pub key: Option<String>,
+    /// The merged text of the paragraphs before and after it.
+    pub before: Option<String>,
+    pub after: Option<String>,
+}
+
+/// A conflict as stored, read to settle it.
+struct OpenConflict {
+    id: i64,
+    kind: String,
+    record_uuid: String,
+    field: String,
+    mine: String,
+    theirs: String,
+    resolved: bool,
+    block_position: Option<i64>,
+    block_key: Option<String>,
+}
+
+/// Settles a paragraph conflict with mine: the paragraph that holds theirs
+/// (found by its key, else by its text, else where it stood) becomes mine's,
+/// and the rest of the text stays as it is now.
+fn replace_block(
+    fields: &mut Fields,
+    html: &str,
+    (position, key): (usize, Option<&str>),
+    theirs_html: &str,
+    mine_html: &str,
+) -> Result<()> {
+    let raw_field = format!("{html}_raw");
+    let raw = raw_of(fields, &raw_field);
+    let stored = stored_text(fields, html, &raw);
+    let plain = stored.is_plain();
+    let mut text = stored.read();
+    let paragraph = |text: &str| {
+        crate::merge::StoredText {
+            html: text,
+            raw: None,
+        }
+        .read()
+        .blocks
+    };
+    let theirs = paragraph(theirs_html);
+    let mine = paragraph(mine_html);
+    let by_key = key.and_then(|key| {
+        text.blocks
+            .iter()
+            .position(|b| b.key.as_deref() == Some(key))
+    });
+    let by_text = || {
+        let wanted = theirs.first()?.text();
+        text.blocks.iter().position(|b| b.text() == wanted)
+    };
+    let at = by_key
+        .or_else(by_text)
+        .or_else(|| (position < text.blocks.len()).then_some(position))
+        .ok_or_else(|| CoreError::Conflict {
+            message: "that paragraph is no longer in the text; edit it by hand".into(),
+            field: Some(html.to_owned()),
+        })?;
+    let kept_key = text.blocks[at].key.clone();
+    let mut replacement = mine;
+    if let Some(first) = replacement.first_mut() {
+        first.key = kept_key;
+    }
+    text.blocks.splice(at..=at, replacement);
+    fields.insert(
+        html.to_owned(),
+        Value::String(crate::merge::write_like(plain, &text)),
+    );
+    if raw.is_some() {
+        fields.insert(
+            raw_field,
+            Value::String(crate::merge::draft_raw::to_raw(&text).to_string()),
+        );
+    }
+    Ok(())
+}
+
+/// The rich-text fields of a story, each with its Draft.js raw twin: merged
+/// paragraph by paragraph and word by word, not as one value.
+const RICH_TEXT_FIELDS: [(&str, &str); 2] =
+    [("content", "content_raw"), ("abstract", "abstract_raw")];
+
+/// One field's stored form read for the merge.
+fn stored_text<'a>(
+    fields: &'a Fields,
+    html: &str,
+    raw: &'a Option<Value>,
+) -> crate::merge::StoredText<'a> {
+    crate::merge::StoredText {
+        html: fields.get(html).and_then(Value::as_str).unwrap_or(""),
+        raw: raw.as_ref(),
+    }
+}
+
+/// The Draft.js raw content stored in a field (a JSON text, or empty).
+fn raw_of(fields: &Fields, raw: &str) -> Option<Value> {
+    let text = fields.get(raw).and_then(Value::as_str)?;
+    serde_json::from_str::<Value>(text)
+        .ok()
+        .filter(Value::is_object)
+}
+
+/// One paragraph as a conflict shows it: HTML, or plain text for a field kept as plain text.
+fn block_html(plain: bool, block: &crate::merge::Block) -> String {
+    crate::merge::write_like(
+        plain,
+        &crate::merge::RichText {
+            blocks: vec![block.clone()],
+        },
+    )
+}
+
+/// Merges a story's body or abstract changed on both sides; writes the
+/// merged HTML and raw content into `merged` and returns the paragraphs
+/// that conflict.
+fn merge_rich_text(
+    (html, raw): (&str, &str),
+    base: &Fields,
+    mine: &Fields,
+    theirs: &Fields,
+    merged: &mut Fields,
+) -> Vec<FieldConflict> {
+    let pair = |fields: &Fields| (fields.get(html).cloned(), fields.get(raw).cloned());
+    let (b, m, t) = (pair(base), pair(mine), pair(theirs));
+    if m == b || m == t {
+        return Vec::new();
+    }
+    if t == b {
+        for (name, value) in [(html, m.0), (raw, m.1)] {
+            if let Some(value) = value {
+                merged.insert(name.to_owned(), value);
+            }
+        }
+        return Vec::new();
+    }
+    let raws = (raw_of(base, raw), raw_of(mine, raw), raw_of(theirs, raw));
+    let result = crate::merge::merge_stored(
+        stored_text(base, html, &raws.0),
+        stored_text(mine, html, &raws.1),
+        stored_text(theirs, html, &raws.2),
+    );
+    let plain = result.plain;
+    merged.insert(html.to_owned(), Value::String(result.html));
+    merged.insert(
+        raw.to_owned(),
+        Value::String(result.raw.map(|r| r.to_string()).unwrap_or_default()),
+    );
+    result
+        .conflicts
+        .into_iter()
+        .map(|conflict| FieldConflict {
+            field: html.to_owned(),
+            mine: block_html(plain, &conflict.mine),
+            theirs: block_html(plain, &conflict.theirs),
+            block: Some(BlockPlace {
+                position: conflict.position,
+                key: conflict.theirs.key.clone(),
+                before: conflict.before,
+                after: conflict.after,
+            }),
+        })
+        .collect()
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -75,6 +249,8 @@ pub struct SyncConflict {
     pub mine: String,
     pub theirs: String,
     pub created_at: String,
+    /// Set when the conflict is one paragraph of a story's body or abstract.
+    pub block: Option<BlockPlace>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -109,14 +285,31 @@ pub struct NeedsAttention {
 
 /// Merges `mine` and `theirs`, both changed from `base`, field by field: a
 /// field changed on one side takes that side; changed on both to different
-/// values, it takes theirs (the server's order wins) and is a conflict.
-pub fn three_way(base: &Fields, mine: &Fields, theirs: &Fields) -> (Fields, Vec<FieldConflict>) {
+/// values, it takes theirs (the server's order wins) and is a conflict. A
+/// story's body and abstract are merged paragraph by paragraph and word by
+/// word instead (`crate::merge`): only a paragraph whose same words changed
+/// differently is a conflict.
+pub fn three_way(
+    record_type: &str,
+    base: &Fields,
+    mine: &Fields,
+    theirs: &Fields,
+) -> (Fields, Vec<FieldConflict>) {
     let mut merged = theirs.clone();
     let mut conflicts = Vec::new();
+    let rich = if record_type == "content" {
+        &RICH_TEXT_FIELDS[..]
+    } else {
+        &[]
+    };
+    for pair in rich {
+        conflicts.extend(merge_rich_text(*pair, base, mine, theirs, &mut merged));
+    }
     let mut fields: Vec<&String> = base
         .keys()
         .chain(mine.keys())
         .chain(theirs.keys())
+        .filter(|field| !rich.iter().any(|(html, raw)| field == html || field == raw))
         .collect();
     fields.sort();
     fields.dedup();
@@ -135,6 +328,7 @@ pub fn three_way(base: &Fields, mine: &Fields, theirs: &Fields) -> (Fields, Vec<
             field: field.clone(),
             mine: field_text(m),
             theirs: field_text(t),
+            block: None,
         });
     }
     (merged, conflicts)
@@ -589,7 +783,7 @@ impl Cms {
                 let conflicts = match current_fields(tx, kind, &uuid)? {
                     // Mine stays in the item's history: every local save made a version.
                     Some(mine) => {
-                        let (merged, conflicts) = three_way(&base, &mine, theirs);
+                        let (merged, conflicts) = three_way(kind, &base, &mine, theirs);
                         write(tx, &uuid, &merged)?;
                         conflicts
                     }
@@ -604,6 +798,7 @@ impl Cms {
                             field: "*".into(),
                             mine: "deleted here".into(),
                             theirs: "edited on the server; kept".into(),
+                            block: None,
                         }]
                     }
                 };
@@ -628,6 +823,7 @@ impl Cms {
                     field: "*".into(),
                     mine: "edited here; kept and sent again".into(),
                     theirs: "deleted on the server".into(),
+                    block: None,
                 };
                 self.record_conflict(tx, kind, &uuid, &conflict)?;
                 1
@@ -643,11 +839,25 @@ impl Cms {
         uuid: &str,
         conflict: &FieldConflict,
     ) -> Result<()> {
+        let block = conflict.block.as_ref();
         tx.prepare_cached(
-            "INSERT INTO sync_conflicts (uuid, record_type, record_uuid, field, mine, theirs, created_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            "INSERT INTO sync_conflicts (uuid, record_type, record_uuid, field, mine, theirs, created_at,
+                                         block_position, block_key, block_before, block_after)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
         )?
-        .execute(params![new_uuid(), kind, uuid, conflict.field, conflict.mine, conflict.theirs, clock::now()])?;
+        .execute(params![
+            new_uuid(),
+            kind,
+            uuid,
+            conflict.field,
+            conflict.mine,
+            conflict.theirs,
+            clock::now(),
+            block.map(|b| i64::try_from(b.position).unwrap_or(i64::MAX)),
+            block.and_then(|b| b.key.clone()),
+            block.and_then(|b| b.before.clone()),
+            block.and_then(|b| b.after.clone()),
+        ])?;
         Ok(())
     }
 
@@ -695,15 +905,37 @@ impl Cms {
             None => return Err(CoreError::required("keep")),
         };
         self.store.write(|tx| {
-            let found: Option<(i64, String, String, String, String, Option<String>)> = tx
+            let found = tx
                 .prepare_cached(
-                    "SELECT id, record_type, record_uuid, field, mine, resolved_at FROM sync_conflicts WHERE uuid = ?1",
+                    "SELECT id, record_type, record_uuid, field, mine, resolved_at, theirs, block_position, block_key
+                     FROM sync_conflicts WHERE uuid = ?1",
                 )?
-                .query_row([uuid], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?, row.get(4)?, row.get(5)?)))
+                .query_row([uuid], |row| {
+                    Ok(OpenConflict {
+                        id: row.get(0)?,
+                        kind: row.get(1)?,
+                        record_uuid: row.get(2)?,
+                        field: row.get(3)?,
+                        mine: row.get(4)?,
+                        resolved: row.get::<_, Option<String>>(5)?.is_some(),
+                        theirs: row.get(6)?,
+                        block_position: row.get(7)?,
+                        block_key: row.get(8)?,
+                    })
+                })
                 .optional()?;
-            let (id, kind, record_uuid, field, mine, resolved) =
-                found.ok_or_else(|| CoreError::not_found(format!("no conflict with UUID {uuid}")))?;
-            if resolved.is_some() {
+            let OpenConflict {
+                id,
+                kind,
+                record_uuid,
+                field,
+                mine,
+                resolved,
+                theirs,
+                block_position,
+                block_key,
+            } = found.ok_or_else(|| CoreError::not_found(format!("no conflict with UUID {uuid}")))?;
+            if resolved {
                 return Err(CoreError::Conflict {
                     message: "this conflict is already settled".into(),
                     field: None,
@@ -712,7 +944,15 @@ impl Cms {
             if keep_mine && field != "*" {
                 let mut fields = current_fields(tx, &kind, &record_uuid)?
                     .ok_or_else(|| CoreError::not_found(format!("the {kind} {record_uuid} is gone")))?;
-                fields.insert(field.clone(), Value::String(mine));
+                match block_position {
+                    Some(position) => {
+                        let place = (usize::try_from(position).unwrap_or(0), block_key.as_deref());
+                        replace_block(&mut fields, &field, place, &theirs, &mine)?;
+                    }
+                    None => {
+                        fields.insert(field.clone(), Value::String(mine));
+                    }
+                }
                 write_fields(tx, &kind, &record_uuid, &fields, None)?;
             }
             tx.prepare_cached("UPDATE sync_conflicts SET resolved_at = ?2, resolution = ?3 WHERE id = ?1")?
@@ -771,12 +1011,14 @@ impl Cms {
         who.require("SYNC get")?;
         self.store.read(|tx| {
             let mut stmt = tx.prepare_cached(
-                "SELECT uuid, record_type, record_uuid, field, mine, theirs, created_at FROM sync_conflicts
-                 WHERE resolved_at IS NULL ORDER BY id",
+                "SELECT uuid, record_type, record_uuid, field, mine, theirs, created_at,
+                        block_position, block_key, block_before, block_after
+                 FROM sync_conflicts WHERE resolved_at IS NULL ORDER BY id",
             )?;
             let rows = stmt.query_map([], |row| {
                 let record_type: String = row.get(1)?;
                 let record_uuid: String = row.get(2)?;
+                let position: Option<i64> = row.get(7)?;
                 Ok(SyncConflict {
                     uuid: row.get(0)?,
                     srn: self.srn(&record_type, &record_uuid),
@@ -784,6 +1026,15 @@ impl Cms {
                     mine: row.get(4)?,
                     theirs: row.get(5)?,
                     created_at: row.get(6)?,
+                    block: match position {
+                        Some(position) => Some(BlockPlace {
+                            position: usize::try_from(position).unwrap_or(0),
+                            key: row.get(8)?,
+                            before: row.get(9)?,
+                            after: row.get(10)?,
+                        }),
+                        None => None,
+                    },
                 })
             })?;
             Ok(rows.collect::<Result<_, _>>()?)
@@ -805,7 +1056,7 @@ mod tests {
         let base = fields(json!({"name": "Ann", "tagline": "Courts"}));
         let mine = fields(json!({"name": "Ann B.", "tagline": "Courts"}));
         let theirs = fields(json!({"name": "Ann", "tagline": "Politics"}));
-        let (merged, conflicts) = three_way(&base, &mine, &theirs);
+        let (merged, conflicts) = three_way("author", &base, &mine, &theirs);
         assert_eq!(
             merged,
             fields(json!({"name": "Ann B.", "tagline": "Politics"}))
@@ -818,14 +1069,15 @@ mod tests {
         let base = fields(json!({"name": "Ann"}));
         let mine = fields(json!({"name": "Anne"}));
         let theirs = fields(json!({"name": "Annie"}));
-        let (merged, conflicts) = three_way(&base, &mine, &theirs);
+        let (merged, conflicts) = three_way("author", &base, &mine, &theirs);
         assert_eq!(merged["name"], "Annie");
         assert_eq!(
             conflicts,
             vec![FieldConflict {
                 field: "name".into(),
                 mine: "Anne".into(),
-                theirs: "Annie".into()
+                theirs: "Annie".into(),
+                block: None,
             }]
         );
     }
@@ -834,7 +1086,7 @@ mod tests {
     fn the_same_change_on_both_sides_is_no_conflict() {
         let base = fields(json!({"name": "Ann"}));
         let both = fields(json!({"name": "Anne"}));
-        let (merged, conflicts) = three_way(&base, &both, &both);
+        let (merged, conflicts) = three_way("author", &base, &both, &both);
         assert_eq!(merged, both);
         assert!(conflicts.is_empty());
     }

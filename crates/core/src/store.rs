@@ -51,6 +51,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0006_sync_every_record",
         include_str!("../migrations/0006_sync_every_record.sql"),
     ),
+    (
+        "0007_block_conflicts",
+        include_str!("../migrations/0007_block_conflicts.sql"),
+    ),
 ];
 
 const READERS: usize = 8;

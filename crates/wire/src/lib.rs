@@ -515,7 +515,9 @@ pub struct NeedsAttention {
     pub since: String,
 }
 
-/// A conflict sync found: one field changed on both sides (or an edit against a delete).
+/// A conflict sync found: one field changed on both sides (or an edit
+/// against a delete); for a story's body or abstract, one paragraph of it,
+/// with `mine` and `theirs` that paragraph's HTML.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, ToSchema)]
 pub struct SyncConflict {
     pub uuid: String,
@@ -525,4 +527,16 @@ pub struct SyncConflict {
     pub mine: String,
     pub theirs: String,
     pub created_at: String,
+    /// Where the paragraph stands, when the conflict is one paragraph; else null.
+    pub block: Option<ConflictBlock>,
+}
+
+/// Where a conflicting paragraph stands in the merged text.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, ToSchema)]
+pub struct ConflictBlock {
+    /// Its index among the text's paragraphs, from 0.
+    pub position: String,
+    /// The merged text of the paragraph before it, and after it (null at the edges).
+    pub before: Option<String>,
+    pub after: Option<String>,
 }

@@ -2,6 +2,7 @@
 // the last sync, pending changes, progress, what needs attention, and the
 // conflicts side by side with a resolution.
 
+import { diffWords } from 'diff';
 import { useEffect, useState } from 'preact/hooks';
 import { useDesk } from '../context';
 import { attempt, Problem, useLoad } from '../load';
@@ -25,6 +26,25 @@ interface Conflict {
   mine: string;
   theirs: string;
   created_at: string;
+  /** Set when the conflict is one paragraph of a story's body or abstract. */
+  block: { position: string; before: string | null; after: string | null } | null;
+}
+
+/** The text of a paragraph's HTML (a conflict shows words, not markup). */
+function textOf(html: string): string {
+  return new DOMParser().parseFromString(html, 'text/html').body.textContent ?? html;
+}
+
+/** One side of a paragraph conflict, its words that differ from the other side marked. */
+function MarkedWords({ text, other, mark }: { text: string; other: string; mark: 'ins' | 'del' }) {
+  const Tag = mark;
+  return (
+    <p class="conflict-text">
+      {diffWords(other, text).map((part, i) =>
+        part.added ? <Tag key={i}>{part.value}</Tag> : part.removed ? null : <span key={i}>{part.value}</span>,
+      )}
+    </p>
+  );
 }
 
 interface Attention {
@@ -125,18 +145,43 @@ export function SyncScreen() {
       {(conflicts.data?.items ?? []).map((c) => (
         <article class="conflict" aria-label={`Conflict on ${c.field}`} key={c.uuid}>
           <h3>
-            {c.field === '*' ? 'The whole record' : `The field “${c.field}”`} of {c.srn}
+            {c.field === '*'
+              ? 'The whole record'
+              : c.block
+                ? `Paragraph ${Number(c.block.position) + 1} of the field “${c.field}”`
+                : `The field “${c.field}”`}{' '}
+            of {c.srn}
           </h3>
-          <div class="side-by-side">
-            <section aria-label="Yours">
-              <h4>Yours (kept in the history)</h4>
-              <pre>{c.mine}</pre>
-            </section>
-            <section aria-label="Theirs">
-              <h4>On the server (on the page now)</h4>
-              <pre>{c.theirs}</pre>
-            </section>
-          </div>
+          {c.block ? (
+            <>
+              <p class="hint">
+                Everything else in this text merged. Only this paragraph was changed in the same words on both sides.
+              </p>
+              {c.block.before !== null && <p class="context" aria-label="The paragraph before">{c.block.before}</p>}
+              <div class="side-by-side">
+                <section aria-label="Yours">
+                  <h4>Yours (kept in the history)</h4>
+                  <MarkedWords text={textOf(c.mine)} other={textOf(c.theirs)} mark="ins" />
+                </section>
+                <section aria-label="Theirs">
+                  <h4>On the server (on the page now)</h4>
+                  <MarkedWords text={textOf(c.theirs)} other={textOf(c.mine)} mark="ins" />
+                </section>
+              </div>
+              {c.block.after !== null && <p class="context" aria-label="The paragraph after">{c.block.after}</p>}
+            </>
+          ) : (
+            <div class="side-by-side">
+              <section aria-label="Yours">
+                <h4>Yours (kept in the history)</h4>
+                <pre>{c.mine}</pre>
+              </section>
+              <section aria-label="Theirs">
+                <h4>On the server (on the page now)</h4>
+                <pre>{c.theirs}</pre>
+              </section>
+            </div>
+          )}
           {may('SYNC resolve') && (
             <>
               <button type="button" onClick={() => resolve(c.uuid, 'mine')}>

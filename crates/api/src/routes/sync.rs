@@ -90,6 +90,11 @@ pub async fn conflicts(
                 mine: c.mine,
                 theirs: c.theirs,
                 created_at: c.created_at,
+                block: c.block.map(|b| wire::ConflictBlock {
+                    position: b.position.to_string(),
+                    before: b.before,
+                    after: b.after,
+                }),
             })
             .collect(),
     }))

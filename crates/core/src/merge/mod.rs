@@ -51,11 +51,37 @@ pub struct StoredText<'a> {
 }
 
 impl StoredText<'_> {
-    /// The blocks: from the raw content where there is some, else from the HTML.
+    /// The blocks: from the raw content where there is some, else from the
+    /// HTML, else (no markup at all) one block a line of plain text.
     pub fn read(&self) -> RichText {
-        self.raw
-            .and_then(draft_raw::from_raw)
-            .unwrap_or_else(|| html::from_html(self.html))
+        if let Some(text) = self.raw.and_then(draft_raw::from_raw) {
+            return text;
+        }
+        if self.is_plain() {
+            return RichText {
+                blocks: self
+                    .html
+                    .split('\n')
+                    .map(|line| Block::plain("unstyled", line))
+                    .collect(),
+            };
+        }
+        html::from_html(self.html)
+    }
+
+    /// Text with no markup and no raw content (an abstract typed as text).
+    pub fn is_plain(&self) -> bool {
+        self.raw.is_none() && !self.html.contains('<')
+    }
+}
+
+/// Writes merged text the way the field was stored: plain text stays plain
+/// (one line a block), anything else is HTML.
+pub fn write_like(plain: bool, text: &RichText) -> String {
+    if plain {
+        text.plain_text()
+    } else {
+        html::to_html(text)
     }
 }
 
@@ -63,6 +89,8 @@ impl StoredText<'_> {
 #[derive(Debug, Clone, PartialEq)]
 pub struct MergedText {
     pub html: String,
+    /// All three versions were plain text, and so is `html`.
+    pub plain: bool,
     /// Present when any of the three versions had raw content.
     pub raw: Option<serde_json::Value>,
     pub conflicts: Vec<BlockConflict>,
@@ -75,9 +103,12 @@ pub fn merge_stored(
     theirs: StoredText<'_>,
 ) -> MergedText {
     let merged = merge(&base.read(), &mine.read(), &theirs.read());
-    let with_raw = [base, mine, theirs].iter().any(|side| side.raw.is_some());
+    let sides = [base, mine, theirs];
+    let with_raw = sides.iter().any(|side| side.raw.is_some());
+    let plain = sides.iter().all(StoredText::is_plain);
     MergedText {
-        html: html::to_html(&merged.text),
+        html: write_like(plain, &merged.text),
+        plain,
         raw: with_raw.then(|| draft_raw::to_raw(&merged.text)),
         conflicts: merged.conflicts,
     }
@@ -116,6 +147,24 @@ fn align(base: &[Block], side: &[Block]) -> Vec<Option<usize>> {
     let ops = capture_diff_slices_by_key(Algorithm::Myers, base, side, |b: &Block| {
         (b.kind.clone(), b.text.clone())
     });
+    // The same number of blocks, as many unchanged in place as the diff
+    // finds anywhere: the blocks were edited where they stand (a diff could
+    // pair a block with a lookalike elsewhere when an edit made two alike).
+    let unchanged_anywhere: usize = ops
+        .iter()
+        .map(|op| match op {
+            DiffOp::Equal { len, .. } => *len,
+            _ => 0,
+        })
+        .sum();
+    let unchanged_in_place = base
+        .iter()
+        .zip(side)
+        .filter(|(b, s)| b.kind == s.kind && b.text == s.text)
+        .count();
+    if base.len() == side.len() && unchanged_in_place >= unchanged_anywhere {
+        return (0..side.len()).map(Some).collect();
+    }
     for op in ops {
         match op {
             DiffOp::Equal {
