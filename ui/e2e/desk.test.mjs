@@ -305,6 +305,28 @@ describe('the signed-in key', () => {
     await context.close();
   });
 
+  it('takes over a key an earlier version left as text in sessionStorage, and removes the text', async () => {
+    const editor = srv.key('Lou Editor', ['journalist']);
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    page.on('pageerror', (err) => console.error(`page error: ${err.message}`));
+    await page.goto(`${srv.base}/`);
+    await page.getByLabel('Your key').waitFor();
+    // What the earlier version kept: the whole key pair as text.
+    await page.evaluate((text) => sessionStorage.setItem('copydesk.key', text), JSON.stringify(editor));
+    await page.reload();
+    await page.getByRole('heading', { name: 'Content' }).waitFor();
+    const seen = await inspect(page);
+    assert.ok(!seen.texts.includes(editor.private_key), 'the old text is gone from storage');
+    assert.equal(seen.isCryptoKey, true, 'a CryptoKey is kept instead');
+    assert.equal(seen.extractable, false);
+    assert.match(seen.exported, /^refused/);
+    // Signed in from IndexedDB alone from now on.
+    await page.reload();
+    await page.getByRole('heading', { name: 'Content' }).waitFor();
+    await context.close();
+  });
+
   it('never runs an uploaded page or drawing on the desk origin', async () => {
     const { context, page } = await signedIn(browser, srv, admin);
     const payload = "<script>localStorage.setItem('ran', document.domain)</script>";
