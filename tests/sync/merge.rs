@@ -285,3 +285,37 @@ fn three_replicas_editing_one_story_converge() {
         assert_eq!(body, expected.as_str());
     }
 }
+
+#[test]
+fn a_paragraph_conflict_settled_with_an_edited_text() {
+    let desk = Desk::of(&["Lede.", "The vote was 5 to 4.", "End."]);
+    desk.reporter_edits(json!({"content": html(&["Lede.", "The vote was 6 to 3.", "End."])}));
+    desk.desk_edits(json!({"content": html(&["Lede.", "The vote was 7 to 2.", "End, updated."])}));
+    assert!(desk.sync().contains("conflicts 1"));
+    let conflicts = desk.conflicts();
+    let uuid = conflicts[0]["uuid"].as_str().expect("uuid");
+    let path = format!("/v3/sync/conflicts/{uuid}/resolve");
+    let refused = desk
+        .replica
+        .post(&path, &json!({"keep": "edited"}))
+        .expect_error(400, "invalid_request");
+    assert_eq!(refused.body["field"], "text");
+    desk.replica
+        .post(
+            &path,
+            &json!({"keep": "edited", "text": "<p>The vote was 6 to 3, then 7 to 2 on a recount.</p>"}),
+        )
+        .expect(200);
+    desk.replica
+        .post(&path, &json!({"keep": "mine"}))
+        .expect_error(409, "conflict");
+    desk.sync();
+    assert_eq!(
+        desk.body(),
+        html(&[
+            "Lede.",
+            "The vote was 6 to 3, then 7 to 2 on a recount.",
+            "End, updated."
+        ])
+    );
+}

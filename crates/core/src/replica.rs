@@ -891,15 +891,23 @@ impl Cms {
 
     /// `POST /v3/sync/conflicts/{uuid}/resolve`: keep `theirs` (as it already is) or
     /// `mine` (written back as a local edit, so the next sync sends it).
-    pub fn resolve_conflict(&self, who: &Principal, uuid: &str, keep: Option<&str>) -> Result<()> {
+    pub fn resolve_conflict(
+        &self,
+        who: &Principal,
+        uuid: &str,
+        keep: Option<&str>,
+        text: Option<&str>,
+    ) -> Result<()> {
         who.require("SYNC resolve")?;
-        let keep_mine = match keep.map(str::trim) {
-            Some("mine") => true,
-            Some("theirs") => false,
+        // What to write: `None` keeps theirs, as the text already is.
+        let chosen: Option<Option<&str>> = match keep.map(str::trim) {
+            Some("mine") => Some(None),
+            Some("theirs") => None,
+            Some("edited") => Some(Some(text.ok_or_else(|| CoreError::required("text"))?)),
             Some(other) => {
                 return Err(CoreError::invalid_field(
                     "keep",
-                    format!("\"keep\" is mine or theirs, not \"{other}\""),
+                    format!("\"keep\" is mine, theirs or edited, not \"{other}\""),
                 ));
             }
             None => return Err(CoreError::required("keep")),
@@ -941,22 +949,30 @@ impl Cms {
                     field: None,
                 });
             }
-            if keep_mine && field != "*" {
+            if let Some(edited) = chosen
+                && field != "*"
+            {
+                let kept = edited.map_or(mine, str::to_owned);
                 let mut fields = current_fields(tx, &kind, &record_uuid)?
                     .ok_or_else(|| CoreError::not_found(format!("the {kind} {record_uuid} is gone")))?;
                 match block_position {
                     Some(position) => {
                         let place = (usize::try_from(position).unwrap_or(0), block_key.as_deref());
-                        replace_block(&mut fields, &field, place, &theirs, &mine)?;
+                        replace_block(&mut fields, &field, place, &theirs, &kept)?;
                     }
                     None => {
-                        fields.insert(field.clone(), Value::String(mine));
+                        fields.insert(field.clone(), Value::String(kept));
                     }
                 }
                 write_fields(tx, &kind, &record_uuid, &fields, None)?;
             }
+            let resolution = match chosen {
+                None => "theirs",
+                Some(None) => "mine",
+                Some(Some(_)) => "edited",
+            };
             tx.prepare_cached("UPDATE sync_conflicts SET resolved_at = ?2, resolution = ?3 WHERE id = ?1")?
-                .execute(params![id, clock::now(), if keep_mine { "mine" } else { "theirs" }])?;
+                .execute(params![id, clock::now(), resolution])?;
             Ok(())
         })
     }

@@ -329,8 +329,11 @@ pub struct ExportBody {
 
 #[derive(Debug, Clone, Default, Deserialize, Serialize, ToSchema)]
 pub struct ResolveBody {
-    /// `mine` or `theirs`.
+    /// `mine`, `theirs`, or `edited` (then `text` is the settled text).
     pub keep: Option<String>,
+    /// With `keep: "edited"`: the text to keep, the paragraph's HTML (or plain
+    /// text) for a paragraph conflict, else the field's value.
+    pub text: Option<String>,
 }
 
 #[cfg(test)]

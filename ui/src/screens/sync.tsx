@@ -35,6 +35,29 @@ function textOf(html: string): string {
   return new DOMParser().parseFromString(html, 'text/html').body.textContent ?? html;
 }
 
+/** Settling a conflict with a text of one's own, starting from one's own version. */
+function EditedText({ conflict, onKeep }: { conflict: Conflict; onKeep: (text: string) => void }) {
+  const [text, setText] = useState<string>();
+  if (text === undefined) {
+    return (
+      <button type="button" onClick={() => setText(conflict.block ? textOf(conflict.mine) : conflict.mine)}>
+        Edit…
+      </button>
+    );
+  }
+  return (
+    <div class="edited-text">
+      <label>
+        Your text for {conflict.block ? 'this paragraph' : `“${conflict.field}”`}
+        <textarea rows={3} value={text} onInput={(e) => setText(e.currentTarget.value)} />
+      </label>
+      <button type="button" onClick={() => onKeep(text)}>
+        Keep this text
+      </button>
+    </div>
+  );
+}
+
 /** One side of a paragraph conflict, its words that differ from the other side marked. */
 function MarkedWords({ text, other, mark }: { text: string; other: string; mark: 'ins' | 'del' }) {
   const Tag = mark;
@@ -102,8 +125,8 @@ export function SyncScreen() {
   const conflicts = useLoad(() => api.get<{ items: Conflict[] }>('/v3/sync/conflicts'), []);
   const attention = useLoad(() => api.get<{ items: Attention[] }>('/v3/sync/attention'), []);
   const [problem, setProblem] = useState<string>();
-  const resolve = async (uuid: string, keep: 'mine' | 'theirs') => {
-    setProblem(await attempt(() => api.post(`/v3/sync/conflicts/${uuid}/resolve`, { keep })));
+  const resolve = async (uuid: string, keep: 'mine' | 'theirs' | 'edited', text?: string) => {
+    setProblem(await attempt(() => api.post(`/v3/sync/conflicts/${uuid}/resolve`, { keep, text })));
     conflicts.reload();
   };
   return (
@@ -190,6 +213,7 @@ export function SyncScreen() {
               <button type="button" onClick={() => resolve(c.uuid, 'theirs')}>
                 Keep theirs
               </button>
+              {c.field !== '*' && <EditedText conflict={c} onKeep={(text) => resolve(c.uuid, 'edited', text)} />}
             </>
           )}
         </article>

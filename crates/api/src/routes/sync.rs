@@ -105,7 +105,7 @@ pub async fn conflicts(
     path = "/v3/sync/conflicts/{uuid}/resolve",
     tag = "sync",
     operation_id = "sync_resolve",
-    description = "Access action: SYNC resolve. Settles a conflict: keep theirs (as it is) or mine (written back as a local edit, which the next sync sends).",
+    description = "Access action: SYNC resolve. Settles a conflict: keep theirs (as it is), mine, or an edited text (`keep: edited` with `text`); mine and an edited text are written back as a local edit, which the next sync sends. For a paragraph conflict, only that paragraph changes.",
     params(("uuid" = String, Path, description = "The conflict's UUID")),
     request_body = wire::ResolveBody,
     responses((status = 200, body = wire::Message), Refusals)
@@ -122,7 +122,7 @@ pub async fn resolve(
             "SYNC resolve",
             body,
             move |cms, who, body: wire::ResolveBody| {
-                cms.resolve_conflict(who, &uuid, body.keep.as_deref())
+                cms.resolve_conflict(who, &uuid, body.keep.as_deref(), body.text.as_deref())
             },
         )
         .await?;
