@@ -230,3 +230,93 @@ fn drafts_refuse_what_is_not_draftjs() {
         json!([])
     );
 }
+
+/// Draft.js raw content of plain paragraphs with keys `p0`, `p1`, ...
+fn raw_of(paragraphs: &[&str]) -> serde_json::Value {
+    let blocks: Vec<serde_json::Value> = paragraphs
+        .iter()
+        .enumerate()
+        .map(|(i, text)| {
+            json!({"key": format!("p{i}"), "text": text, "type": "unstyled", "depth": 0,
+                   "inlineStyleRanges": [], "entityRanges": [], "data": {}})
+        })
+        .collect();
+    json!({"blocks": blocks, "entityMap": {}})
+}
+
+fn html_of(paragraphs: &[&str]) -> String {
+    paragraphs.iter().map(|p| format!("<p>{p}</p>")).collect()
+}
+
+#[test]
+fn a_draft_made_before_a_newer_version_is_merged_onto_it() {
+    let server = TestServer::start();
+    let first = ["The lede.", "The vote was 5 to 4.", "The kicker."];
+    let item = server
+        .post(
+            "/v3/content",
+            &json!({"title": "Vote", "type": "article", "content": html_of(&first),
+                    "content_raw": raw_of(&first).to_string()}),
+        )
+        .expect(200)
+        .body;
+    let (uuid, srn) = (
+        item["uuid"].as_str().expect("uuid"),
+        item["srn"].as_str().expect("srn"),
+    );
+    server
+        .get(&format!("/v3/draft/merged?content={srn}"))
+        .expect_error(404, "not_found");
+
+    // The reporter's autosave of version 1 edits the lede and the vote...
+    let drafted = ["The new lede.", "The vote was 6 to 3.", "The kicker."];
+    server
+        .post(
+            &format!("/v3/draft?content={srn}"),
+            &json!({"content": html_of(&drafted), "content_raw": raw_of(&drafted)}),
+        )
+        .expect(200);
+    // ...while the desk saves version 2 with another vote count and a trimmed kicker.
+    let desk = ["The lede.", "The vote was 7 to 2.", "Kicker."];
+    server
+        .put(
+            &format!("/v3/content/{uuid}"),
+            &json!({"content": html_of(&desk), "content_raw": raw_of(&desk).to_string()}),
+        )
+        .expect(200);
+
+    let merged = server
+        .get(&format!("/v3/draft/merged?content={srn}"))
+        .expect(200)
+        .body;
+    assert_eq!(merged["version"], "2");
+    assert_eq!(merged["draft"]["version"], "1");
+    assert_eq!(
+        merged["content"],
+        html_of(&["The new lede.", "The vote was 7 to 2.", "Kicker."])
+    );
+    let raw: serde_json::Value =
+        serde_json::from_str(merged["content_raw"].as_str().expect("raw")).expect("JSON");
+    assert_eq!(raw["blocks"][0]["text"], "The new lede.");
+    assert_eq!(raw["blocks"][0]["key"], "p0");
+    let conflicts = merged["conflicts"].as_array().expect("conflicts");
+    assert_eq!(conflicts.len(), 1);
+    assert_eq!(conflicts[0]["position"], "1");
+    assert_eq!(conflicts[0]["mine"], "<p>The vote was 6 to 3.</p>");
+    assert_eq!(conflicts[0]["theirs"], "<p>The vote was 7 to 2.</p>");
+    assert_eq!(conflicts[0]["before"], "The new lede.");
+
+    // A draft of the current version comes back as it is.
+    server
+        .post(
+            &format!("/v3/draft?content={srn}"),
+            &json!({"content": html_of(&desk), "content_raw": raw_of(&desk)}),
+        )
+        .expect(200);
+    let current = server
+        .get(&format!("/v3/draft/merged?content={srn}"))
+        .expect(200)
+        .body;
+    assert_eq!(current["content"], html_of(&desk));
+    assert_eq!(current["conflicts"], json!([]));
+}

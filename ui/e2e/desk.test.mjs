@@ -136,6 +136,43 @@ describe('the story editor', () => {
   });
 });
 
+describe('a draft and a newer version', () => {
+  it('merges a draft of an older version onto the newer one, and saves both', async () => {
+    const html = (ps) => ps.map((p) => `<p>${p}</p>`).join('');
+    const story = await srv.call(admin, 'POST', '/v3/content', {
+      title: 'Harbour dues',
+      type: 'article',
+      content: html(['The harbour board met.', 'Dues rise in May.', 'Fishers object.']),
+    });
+    const { context, page } = await signedIn(browser, srv, admin);
+    await page.goto(`${srv.base}/#/content/${story.uuid}`);
+    const body = page.getByRole('textbox', { name: 'Body' });
+    await body.locator('p').first().click();
+    await page.keyboard.press('End');
+    await page.keyboard.type(' Dues double.');
+    await page.getByText(/Draft saved at/).waitFor({ timeout: 10000 });
+    await context.close();
+
+    // Meanwhile the desk saves version 2 with another paragraph changed.
+    const desk = srv.key('Desk editor', ['editor']);
+    await srv.call(desk, 'PUT', `/v3/content/${story.uuid}`, {
+      content: html(['The harbour board met.', 'Dues rise in May.', 'Fishers object loudly.']),
+    });
+
+    const again = await signedIn(browser, srv, admin);
+    await again.page.goto(`${srv.base}/#/content/${story.uuid}`);
+    await again.page.getByText(/was merged with version 2/).waitFor();
+    const text = await again.page.getByRole('textbox', { name: 'Body' }).innerText();
+    assert.match(text, /The harbour board met\. Dues double\./);
+    assert.match(text, /Fishers object loudly\./);
+    await again.page.getByRole('button', { name: 'Save as new version' }).click();
+    await again.page.getByRole('heading', { name: /version 3/ }).waitFor();
+    const saved = await srv.call(admin, 'GET', `/v3/content/${story.uuid}`);
+    assert.equal(saved.content, html(['The harbour board met. Dues double.', 'Dues rise in May.', 'Fishers object loudly.']));
+    await again.context.close();
+  });
+});
+
 describe('containers', () => {
   it('shows the type rules in the form itself', async () => {
     const { context, page } = await signedIn(browser, srv, admin);

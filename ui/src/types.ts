@@ -63,6 +63,15 @@ export interface Draft {
   created_at: string;
 }
 
+/** A draft of an older version merged onto the current one (`GET /v3/draft/merged`). */
+export interface MergedDraft {
+  draft: Draft;
+  version: string;
+  content: string;
+  content_raw: string;
+  conflicts: { position: string; mine: string; theirs: string; before: string | null; after: string | null }[];
+}
+
 export interface NoteComment {
   id: string;
   uuid: string;

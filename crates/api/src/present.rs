@@ -225,6 +225,26 @@ pub fn draft(draft: Draft) -> wire::Draft {
     }
 }
 
+pub fn merged_draft(merged: copydesk_core::drafts::MergedDraft) -> wire::MergedDraft {
+    wire::MergedDraft {
+        draft: draft(merged.draft),
+        version: merged.version.to_string(),
+        content: merged.body,
+        content_raw: merged.body_raw,
+        conflicts: merged
+            .conflicts
+            .into_iter()
+            .map(|c| wire::TextConflict {
+                position: c.position.to_string(),
+                mine: copydesk_core::merge::write_block(false, &c.mine),
+                theirs: copydesk_core::merge::write_block(false, &c.theirs),
+                before: c.before,
+                after: c.after,
+            })
+            .collect(),
+    }
+}
+
 fn contained(container_id: i64, contained: ContainedContent) -> wire::ContainedContent {
     let record = contained.record;
     wire::ContainedContent {

@@ -173,16 +173,6 @@ fn raw_of(fields: &Fields, raw: &str) -> Option<Value> {
         .filter(Value::is_object)
 }
 
-/// One paragraph as a conflict shows it: HTML, or plain text for a field kept as plain text.
-fn block_html(plain: bool, block: &crate::merge::Block) -> String {
-    crate::merge::write_like(
-        plain,
-        &crate::merge::RichText {
-            blocks: vec![block.clone()],
-        },
-    )
-}
-
 /// Merges a story's body or abstract changed on both sides; writes the
 /// merged HTML and raw content into `merged` and returns the paragraphs
 /// that conflict.
@@ -223,8 +213,8 @@ fn merge_rich_text(
         .into_iter()
         .map(|conflict| FieldConflict {
             field: html.to_owned(),
-            mine: block_html(plain, &conflict.mine),
-            theirs: block_html(plain, &conflict.theirs),
+            mine: crate::merge::write_block(plain, &conflict.mine),
+            theirs: crate::merge::write_block(plain, &conflict.theirs),
             block: Some(BlockPlace {
                 position: conflict.position,
                 key: conflict.theirs.key.clone(),

@@ -241,6 +241,35 @@ pub struct Draft {
     pub user_id: Option<String>,
 }
 
+/// The last draft of an item carried onto its current version
+/// (`GET /v3/draft/merged`, a Copydesk extension).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, ToSchema)]
+pub struct MergedDraft {
+    /// The draft as it was saved.
+    pub draft: Draft,
+    /// The item's version now, which `content` is based on.
+    pub version: String,
+    /// The draft merged onto that version, as HTML and Draft.js raw content.
+    pub content: String,
+    pub content_raw: String,
+    /// Paragraphs both changed in the same words: the version's wording is in
+    /// `content`, the draft's is here.
+    pub conflicts: Vec<TextConflict>,
+}
+
+/// One paragraph two texts changed in the same words.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, ToSchema)]
+pub struct TextConflict {
+    /// Its index among the merged text's paragraphs, from 0.
+    pub position: String,
+    /// This side's paragraph (the draft's), as HTML.
+    pub mine: String,
+    /// The other side's, which the merged text holds.
+    pub theirs: String,
+    pub before: Option<String>,
+    pub after: Option<String>,
+}
+
 /// A content item as a container lists it.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, ToSchema)]
 pub struct ContainedContent {

@@ -5,10 +5,11 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { query, type Page } from '../api';
 import { useDesk } from '../context';
+import { textOf } from '../text';
 import { fromRaw, parseRaw, toRaw, type PmNode } from '../draftjs';
 import { attempt, Problem, useLoad } from '../load';
 import { RichText, type Body } from '../rich-text';
-import type { ContentItem, Draft, Named } from '../types';
+import type { ContentItem, Draft, MergedDraft, Named } from '../types';
 import { AttachmentPanel } from './attachment';
 import { Comments } from './comments';
 import { Versions } from './versions';
@@ -22,20 +23,53 @@ export function Editor({ uuid }: { uuid: string }) {
   const loaded = useLoad(async () => {
     const item = await api.get<ContentItem>(`/v3/content/${uuid}`);
     const drafts = await api.get<Draft[]>(`/v3/draft${query({ content: item.srn })}`);
-    return { item, draft: drafts[0] };
+    const draft = drafts[0];
+    // A draft of an older version is merged onto this one, paragraph by
+    // paragraph and word by word, rather than dropped or restored over it.
+    const merged =
+      draft && Number(draft.version) < Number(item.version)
+        ? await api.get<MergedDraft>(`/v3/draft/merged${query({ content: item.srn })}`).catch(() => undefined)
+        : undefined;
+    return { item, draft, merged };
   }, [uuid, round]);
   if (loaded.error) return <Problem message={loaded.error} />;
   if (!loaded.data) return <p class="loading">Opening…</p>;
   // A new version or a restore starts the editor afresh from the item.
-  return <Story key={`${loaded.data.item.version}-${round}`} item={loaded.data.item} draft={loaded.data.draft} reopen={() => setRound((r) => r + 1)} />;
+  return (
+    <Story
+      key={`${loaded.data.item.version}-${round}`}
+      item={loaded.data.item}
+      draft={loaded.data.draft}
+      merged={loaded.data.merged}
+      reopen={() => setRound((r) => r + 1)}
+    />
+  );
 }
 
-function Story({ item, draft, reopen }: { item: ContentItem; draft?: Draft; reopen: () => void }) {
+/** What the editor reopens with instead of the saved text: a draft of this version, or an older one merged onto it. */
+function reopened(item: ContentItem, draft?: Draft, merged?: MergedDraft) {
+  if (draft && draft.version === item.version) {
+    return { html: draft.content, raw: draft.content_raw, said: `Restored your draft from ${draft.created_at}.` };
+  }
+  if (merged) {
+    const clashes = merged.conflicts.length;
+    return {
+      html: merged.content,
+      raw: merged.content_raw,
+      said:
+        `Your draft from ${merged.draft.created_at} (on version ${merged.draft.version}) was merged with version ${merged.version}, ` +
+        `which someone saved since.` +
+        (clashes ? ` In ${clashes === 1 ? 'one paragraph' : `${clashes} paragraphs`} you both changed the same words: version ${merged.version}'s wording is kept, yours is shown below.` : ''),
+    };
+  }
+  return undefined;
+}
+
+function Story({ item, draft, merged, reopen }: { item: ContentItem; draft?: Draft; merged?: MergedDraft; reopen: () => void }) {
   const { api, me, may } = useDesk();
-  // A draft of this version is the text as it was left: it is restored.
-  const restoredDraft = draft && draft.version === item.version ? draft : undefined;
-  const restoredDoc = restoredDraft ? parseRaw(restoredDraft.content_raw) : undefined;
-  const initial: PmNode | string = restoredDoc ? fromRaw(restoredDoc) : item.content || '<p></p>';
+  const restored = reopened(item, draft, merged);
+  const restoredDoc = restored?.raw ? parseRaw(restored.raw) : undefined;
+  const initial: PmNode | string = restoredDoc ? fromRaw(restoredDoc) : restored?.html || item.content || '<p></p>';
   const [title, setTitle] = useState(item.title);
   const [slug, setSlug] = useState(item.slug);
   const [summary, setSummary] = useState(item.abstract);
@@ -45,7 +79,7 @@ function Story({ item, draft, reopen }: { item: ContentItem; draft?: Draft; reop
   const [published, setPublished] = useState(Boolean(item.published_at));
   const body = useRef<Body | undefined>(undefined);
   const unsaved = useRef(false);
-  const [draftState, setDraftState] = useState(restoredDraft ? `Restored your draft from ${restoredDraft.created_at}.` : '');
+  const [draftState, setDraftState] = useState(restored?.said ?? '');
   const [problem, setProblem] = useState<string>();
   const lockedByOther = item.lock_request && item.lock_request.user?.uuid !== me.user.uuid;
   const editable = may('CONTENT update') && !lockedByOther;
@@ -92,6 +126,10 @@ function Story({ item, draft, reopen }: { item: ContentItem; draft?: Draft; reop
     if (body.current) {
       change.content = body.current.html;
       change.content_raw = JSON.stringify(toRaw(body.current.doc));
+    } else if (restored) {
+      // Reopened from a draft and not touched since: the draft is what is saved.
+      change.content = restored.html;
+      change.content_raw = restored.raw;
     }
     if (may('CONTENT publish') && published !== Boolean(item.published_at)) {
       change.published_at = published ? new Date().toISOString().replace(/\.\d+Z$/, 'Z') : null;
@@ -146,6 +184,15 @@ function Story({ item, draft, reopen }: { item: ContentItem; draft?: Draft; reop
           <p class="draft-state" role="status" aria-live="polite">
             {draftState}
           </p>
+          {(merged?.conflicts ?? []).length > 0 && (
+            <section class="merge-conflicts" aria-label="Your wording where you both changed the same words">
+              {merged?.conflicts.map((c) => (
+                <p key={c.position}>
+                  Paragraph {Number(c.position) + 1}: yours was “{textOf(c.mine)}”; the text has “{textOf(c.theirs)}”.
+                </p>
+              ))}
+            </section>
+          )}
           <Choices
             legend="Authors"
             noun="author"

@@ -5,6 +5,7 @@
 import { diffWords } from 'diff';
 import { useEffect, useState } from 'preact/hooks';
 import { useDesk } from '../context';
+import { textOf } from '../text';
 import { attempt, Problem, useLoad } from '../load';
 
 interface Status {
@@ -28,11 +29,6 @@ interface Conflict {
   created_at: string;
   /** Set when the conflict is one paragraph of a story's body or abstract. */
   block: { position: string; before: string | null; after: string | null } | null;
-}
-
-/** The text of a paragraph's HTML (a conflict shows words, not markup). */
-function textOf(html: string): string {
-  return new DOMParser().parseFromString(html, 'text/html').body.textContent ?? html;
 }
 
 /** Settling a conflict with a text of one's own, starting from one's own version. */

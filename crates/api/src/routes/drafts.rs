@@ -34,6 +34,28 @@ pub async fn last(
 }
 
 #[utoipa::path(
+    get,
+    path = "/v3/draft/merged",
+    tag = "draft",
+    operation_id = "drafts_merged",
+    description = "Access action: DRAFT list. A Copydesk extension: the item's last draft merged paragraph by paragraph and word by word onto the item's current version, when someone saved a newer version since the draft was made (the draft's own version is the base). 404 when there is no draft; 409 when the draft's version is no longer kept.",
+    params(("content" = String, Query, description = "The content item's SRN")),
+    responses((status = 200, body = wire::MergedDraft), Refusals)
+)]
+pub async fn merged(
+    State(state): State<AppState>,
+    bearer: Bearer,
+    query: QueryPairs,
+) -> ApiResult<Json<wire::MergedDraft>> {
+    let merged = state
+        .call(bearer, move |cms, who| {
+            cms.merged_draft(who, query.get("content"))
+        })
+        .await?;
+    Ok(Json(present::merged_draft(merged)))
+}
+
+#[utoipa::path(
     post,
     path = "/v3/draft",
     tag = "draft",

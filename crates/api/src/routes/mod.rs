@@ -41,6 +41,7 @@ pub(crate) fn documented() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(versions::list))
         .routes(routes!(versions::get, versions::restore))
         .routes(routes!(drafts::last, drafts::create))
+        .routes(routes!(drafts::merged))
         .routes(routes!(attachments::update))
         .routes(routes!(attachments::upload))
         .routes(routes!(locks::create))

@@ -75,6 +75,16 @@ impl StoredText<'_> {
     }
 }
 
+/// One block written the way its field is stored, as a conflict shows it.
+pub fn write_block(plain: bool, block: &Block) -> String {
+    write_like(
+        plain,
+        &RichText {
+            blocks: vec![block.clone()],
+        },
+    )
+}
+
 /// Writes merged text the way the field was stored: plain text stays plain
 /// (one line a block), anything else is HTML.
 pub fn write_like(plain: bool, text: &RichText) -> String {
