@@ -110,6 +110,15 @@ fn different_paragraphs_both_arrive() {
         html(&["The new lede.", "The middle.", "The trimmed kicker."])
     );
     assert!(desk.conflicts().is_empty());
+    let audit = desk.local_story()["audit"].clone();
+    let last = audit
+        .as_array()
+        .and_then(|a| a.last())
+        .expect("an audit entry");
+    assert_eq!(
+        last["action"], "merged",
+        "the story says it was merged: {audit}"
+    );
 }
 
 #[test]

@@ -69,6 +69,9 @@ it('settles a paragraph conflict in its context, the rest of the story merged', 
   assert.match(syncOnce(replica.dir, central.base, laptop), /conflicts 1/);
 
   const { context, page } = await signedIn(browser, replica, me);
+  // The open story says it was merged, and that a paragraph waits.
+  await page.goto(`${replica.base}/#/content/${story.uuid}`);
+  await page.getByText(/your edits here were merged with the newsroom server's changes; one conflict to settle/).waitFor();
   await page.getByRole('link', { name: 'Sync', exact: true }).click();
   const conflict = page.getByRole('article', { name: 'Conflict on content' });
   await conflict.getByRole('heading', { name: /Paragraph 2 of the field “content”/ }).waitFor();

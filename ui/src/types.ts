@@ -45,6 +45,8 @@ export interface ContentItem {
   attachment: Attachment | null;
   /** The item's planning assignment, by its numeric id. */
   assignment_id: string | null;
+  /** Who did what to the item, oldest first (`merged`: sync merged the server's changes with edits made here). */
+  audit: { action: string; detail: string; created_at: string }[];
 }
 
 export interface Version {

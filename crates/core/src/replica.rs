@@ -419,6 +419,22 @@ fn adopt(
     set_base(tx, kind, uuid, remote_uuid, base)
 }
 
+/// Tells the story's readers (its audit, which the editor shows) that its
+/// text now holds the server's changes merged with the edits made here.
+fn note_merge(tx: &Transaction<'_>, uuid: &str, conflicts: usize) -> Result<()> {
+    let detail = match conflicts {
+        0 => "your edits here were merged with the newsroom server's changes".to_owned(),
+        1 => "your edits here were merged with the newsroom server's changes; one conflict to settle (Sync)".to_owned(),
+        n => format!("your edits here were merged with the newsroom server's changes; {n} conflicts to settle (Sync)"),
+    };
+    tx.prepare_cached(
+        "INSERT INTO audit (uuid, content_id, user_id, action, detail, created_at)
+         SELECT ?1, id, NULL, 'merged', ?2, ?3 FROM content WHERE uuid = ?4",
+    )?
+    .execute(params![new_uuid(), detail, clock::now(), uuid])?;
+    Ok(())
+}
+
 fn has_pending(tx: &Transaction<'_>, record_type: &str, uuid: &str) -> Result<bool> {
     Ok(tx
         .prepare_cached(
@@ -775,6 +791,9 @@ impl Cms {
                     Some(mine) => {
                         let (merged, conflicts) = three_way(kind, &base, &mine, theirs);
                         write(tx, &uuid, &merged)?;
+                        if kind == "content" {
+                            note_merge(tx, &uuid, conflicts.len())?;
+                        }
                         conflicts
                     }
                     // Deleted here, edited there: the edit survives.

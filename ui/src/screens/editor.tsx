@@ -14,6 +14,17 @@ import { AttachmentPanel } from './attachment';
 import { Comments } from './comments';
 import { Versions } from './versions';
 
+/** Says when the text on screen holds someone else's changes merged with the edits made here by sync. */
+function MergeNotice({ item }: { item: ContentItem }) {
+  const last = item.audit?.[item.audit.length - 1];
+  if (last?.action !== 'merged') return null;
+  return (
+    <p class="merge-notice" role="status">
+      Merged at {last.created_at}: {last.detail}.
+    </p>
+  );
+}
+
 /** How often a changed body is saved as a draft. */
 export const AUTOSAVE_MS = 3000;
 
@@ -155,6 +166,7 @@ function Story({ item, draft, merged, reopen }: { item: ContentItem; draft?: Dra
           {item.type} · version {item.version}
         </h1>
         <LockBanner item={item} onChange={reopen} />
+        <MergeNotice item={item} />
         <Problem message={problem} />
         <form
           onSubmit={(e) => {
