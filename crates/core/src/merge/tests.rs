@@ -460,3 +460,91 @@ proptest! {
         prop_assert_eq!(draft_raw::from_raw(&raw).map(|t| texts(&t)), Some(texts(&merged.text)));
     }
 }
+
+/// The merged raw content the UI's test suite checks against the real
+/// `draft-js` (`ui/test/merged-raw.test.ts`): `UPDATE_FIXTURES=1` rewrites it.
+#[test]
+fn merged_raw_content_fixture_for_draft_js_is_current() {
+    const FIXTURE: &str = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../ui/test/fixtures/merged-raw.json"
+    );
+    let link = |url: &str| Entity {
+        kind: "LINK".into(),
+        mutability: "MUTABLE".into(),
+        data: json!({"url": url}).to_string(),
+    };
+    let with_link = |mut text: RichText, block: usize, word: &str, url: &str| {
+        let b = &mut text.blocks[block];
+        let start = b.text()[..b.text().find(word).expect("the word")]
+            .chars()
+            .count();
+        for mark in &mut b.marks[start..start + word.chars().count()] {
+            mark.entity = Some(link(url));
+        }
+        text
+    };
+    let list = |items: &[&str]| RichText {
+        blocks: items
+            .iter()
+            .enumerate()
+            .map(|(i, t)| Block {
+                key: Some(format!("l{i}")),
+                ..Block::plain(
+                    if i == 0 {
+                        "header-two"
+                    } else {
+                        "unordered-list-item"
+                    },
+                    t,
+                )
+            })
+            .collect(),
+    };
+    let cases = [
+        (
+            "emoji, a bold word and a link, each side editing around the other's",
+            doc(&["🌊 Water rises at the north bank"]),
+            styled(
+                doc(&["🌊 Water rises at the north bank today 👷🏽"]),
+                0,
+                "Water",
+                "BOLD",
+            ),
+            with_link(
+                doc(&["🌊 Water rose at the north bank"]),
+                0,
+                "north bank",
+                "https://example.org/n",
+            ),
+        ),
+        (
+            "a heading and a list, items added and edited on both sides",
+            list(&["Flood", "sandbags", "pumps"]),
+            list(&["Flood 🌊", "sandbags", "pumps", "boats"]),
+            list(&["Flood", "sandbags at the dam", "pumps"]),
+        ),
+    ];
+    let fixtures: Vec<serde_json::Value> = cases
+        .into_iter()
+        .map(|(name, base, mine, theirs)| {
+            let merged = merge(&base, &mine, &theirs);
+            assert!(merged.conflicts.is_empty(), "{name}");
+            json!({
+                "name": name,
+                "raw": draft_raw::to_raw(&merged.text),
+                "texts": texts(&merged.text),
+            })
+        })
+        .collect();
+    let mut written = serde_json::to_string_pretty(&fixtures).expect("JSON");
+    written.push('\n');
+    if std::env::var_os("UPDATE_FIXTURES").is_some() {
+        std::fs::write(FIXTURE, &written).expect("writes the fixture");
+    }
+    let committed = std::fs::read_to_string(FIXTURE).unwrap_or_default();
+    assert!(
+        committed == written,
+        "ui/test/fixtures/merged-raw.json is not what the merge writes: run `UPDATE_FIXTURES=1 cargo test -p copydesk-core merge` and review"
+    );
+}

@@ -81,19 +81,19 @@ impl Sides<'_> {
     }
 
     /// The character of a stable region next to a change: its first, or
-    /// (`last`) its last that is not a space, since a change's words may
-    /// align either side of the space before them.
-    fn kept_edge(&self, region: &Region, last: bool) -> Option<Kept> {
+    /// (`last`) its last. For a pure insertion whose last character is the
+    /// same as the one before it (`slides`: "today " after "report "), the
+    /// insertion could as well stand one character earlier (" today" after
+    /// "report"), so the neighbour is the character before that one.
+    fn kept_edge(&self, region: &Region, last: bool, slides: Option<char>) -> Option<Kept> {
         if region.resolution.is_some() || region.base.is_empty() {
             return None;
         }
         let base_chars = Self::chars(&self.base_tokens, &region.base);
         let step = if last {
-            base_chars
-                .clone()
-                .rev()
-                .position(|i| !self.base.text[i].is_whitespace())
-                .map_or(base_chars.len() - 1, |back| base_chars.len() - 1 - back)
+            let end = base_chars.len() - 1;
+            let slid = slides == Some(self.base.text[base_chars.start + end]) && end > 0;
+            if slid { end - 1 } else { end }
         } else {
             0
         };
@@ -168,10 +168,26 @@ pub fn merge_block(base: &Block, mine: &Block, theirs: &Block) -> Option<Block> 
     let mut text = Vec::with_capacity(mine.text.len().max(theirs.text.len()));
     let mut marks = Vec::with_capacity(text.capacity());
     for (i, region) in regions.iter().enumerate() {
+        // A pure insertion's last character, for the slide in `kept_edge`.
+        let inserted_last = match region.resolution {
+            Some(Resolution::Mine) if region.base.is_empty() => {
+                Sides::chars(&sides.mine_tokens, &region.mine)
+                    .last()
+                    .map(|i| mine.text[i])
+            }
+            Some(Resolution::Theirs) if region.base.is_empty() => {
+                Sides::chars(&sides.theirs_tokens, &region.theirs)
+                    .last()
+                    .map(|i| theirs.text[i])
+            }
+            _ => None,
+        };
         let before = i
             .checked_sub(1)
-            .and_then(|j| sides.kept_edge(&regions[j], true));
-        let after = regions.get(i + 1).and_then(|r| sides.kept_edge(r, false));
+            .and_then(|j| sides.kept_edge(&regions[j], true, inserted_last));
+        let after = regions
+            .get(i + 1)
+            .and_then(|r| sides.kept_edge(r, false, None));
         match region.resolution {
             None => {
                 let b = Sides::chars(&sides.base_tokens, &region.base);
