@@ -299,6 +299,7 @@ fn six_hundred_slow_uploads_leave_the_server_answering() {
             let text = String::from_utf8_lossy(&answer[..n]).to_lowercase();
             if text.starts_with("http/1.1 429") {
                 assert!(text.contains("retry-after: 5"), "{text}");
+                assert!(text.contains("connection: close"), "{text}");
                 assert!(text.contains("too_many_requests"), "{text}");
                 refused += 1;
             }

@@ -107,6 +107,15 @@ pub async fn layer(State(state): State<AppState>, request: Request, next: Next) 
     if !is_upload(&request) {
         return next.run(request).await;
     }
+    let response = admitted(state, request, next).await;
+    if response.status().is_success() {
+        response
+    } else {
+        closing(response)
+    }
+}
+
+async fn admitted(state: AppState, request: Request, next: Next) -> Response {
     let token = bearer_token(request.headers());
     let cms = Arc::clone(&state.cms);
     let who = match tokio::task::spawn_blocking(move || cms.authenticate(token.as_deref())).await {
@@ -120,6 +129,17 @@ pub async fn layer(State(state): State<AppState>, request: Request, next: Next) 
     };
     let response = next.run(request).await;
     drop(slot);
+    response
+}
+
+/// A refused upload's body may be left unread on the connection, so the
+/// connection ends with the answer: said, so that no client sends its next
+/// request down a connection the server is closing.
+fn closing(mut response: Response) -> Response {
+    response.headers_mut().insert(
+        axum::http::header::CONNECTION,
+        axum::http::HeaderValue::from_static("close"),
+    );
     response
 }
 
