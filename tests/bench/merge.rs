@@ -74,7 +74,7 @@ fn main() {
         html: "",
         raw: Some(raw),
     };
-    let first = merge_stored(side(&base), side(&mine), side(&theirs));
+    let first = merge_stored(side(&base), side(&mine), side(&theirs)).expect("mergeable");
     assert!(
         first.conflicts.is_empty(),
         "disjoint edits merge without conflict"

@@ -1,6 +1,7 @@
 //! A cap on the file uploads in flight, in total and per key, so that slow or many uploads cannot take the server.
 //!
-//! An upload (`PUT /v3/attachment/{uuid}/file`) holds a connection, a file
+//! An upload (`PUT /v3/attachment/{uuid}/file`, or the same file as base64
+//! in `PUT /v3/attachment/{uuid}`) holds a connection, a file
 //! being written and, for an image, memory to decode it. Past the cap the
 //! request is answered at once with 429 and `Retry-After`, before its body
 //! is read.
@@ -90,14 +91,15 @@ impl Drop for UploadSlot {
     }
 }
 
-/// `PUT /v3/attachment/{uuid}/file`: the one request that streams a file.
+/// A new file for an item: streamed (`PUT /v3/attachment/{uuid}/file`) or
+/// as base64 in JSON (`PUT /v3/attachment/{uuid}`, up to the body limit in memory).
 fn is_upload(request: &Request) -> bool {
     request.method() == Method::PUT
         && request
             .uri()
             .path()
             .strip_prefix("/v3/attachment/")
-            .and_then(|rest| rest.strip_suffix("/file"))
+            .map(|rest| rest.strip_suffix("/file").unwrap_or(rest))
             .is_some_and(|uuid| !uuid.is_empty() && !uuid.contains('/'))
 }
 
@@ -162,7 +164,11 @@ mod tests {
             "/v3/attachment/abc/file?name=a.png"
         )));
         assert!(!is_upload(&request(Method::GET, "/v3/attachment/abc/file")));
-        assert!(!is_upload(&request(Method::PUT, "/v3/attachment/abc")));
+        assert!(is_upload(&request(Method::PUT, "/v3/attachment/abc")));
+        assert!(!is_upload(&request(
+            Method::PUT,
+            "/v3/attachment/abc/other"
+        )));
         assert!(!is_upload(&request(Method::PUT, "/v3/attachment//file")));
         assert!(!is_upload(&request(Method::PUT, "/v3/attachment/a/b/file")));
     }

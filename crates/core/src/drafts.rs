@@ -125,14 +125,18 @@ impl Cms {
                 ),
                 field: None,
             })?;
-            let parse = |raw: &str| serde_json::from_str::<Value>(raw).ok().filter(Value::is_object);
+            let parse = crate::merge::parse_raw;
             let raws = (parse(&base_raw), parse(&draft.body_raw), parse(&body_raw));
             use crate::merge::StoredText;
             let merged = crate::merge::merge_stored(
                 StoredText { html: &base_body, raw: raws.0.as_ref() },
                 StoredText { html: &draft.body, raw: raws.1.as_ref() },
                 StoredText { html: &body, raw: raws.2.as_ref() },
-            );
+            )
+            .ok_or_else(|| CoreError::Conflict {
+                message: "this draft or the newer version holds what cannot be merged paragraph by paragraph (an image, a table, a nested list)".into(),
+                field: None,
+            })?;
             Ok(MergedDraft {
                 version,
                 body: merged.html,

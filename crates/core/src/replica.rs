@@ -113,24 +113,35 @@ fn replace_block(
     };
     let theirs = paragraph(theirs_html);
     let mine = paragraph(mine_html);
-    let by_key = key.and_then(|key| {
-        text.blocks
-            .iter()
-            .position(|b| b.key.as_deref() == Some(key))
-    });
-    let by_text = || {
-        let wanted = theirs.first()?.text();
-        text.blocks.iter().position(|b| b.text() == wanted)
-    };
-    let at = by_key
-        .or_else(by_text)
-        .or_else(|| (position < text.blocks.len()).then_some(position))
+    // Only a paragraph that still reads as the server's wording is replaced:
+    // the one with the conflict's key, else the nearest to where it stood.
+    let wanted = theirs.first().map(crate::merge::Block::text);
+    let candidates: Vec<usize> = (0..text.blocks.len())
+        .filter(|i| Some(text.blocks[*i].text()) == wanted)
+        .collect();
+    let at = candidates
+        .iter()
+        .copied()
+        .find(|i| key.is_some() && text.blocks[*i].key.as_deref() == key)
+        .or_else(|| {
+            candidates
+                .iter()
+                .copied()
+                .min_by_key(|i| i.abs_diff(position))
+        })
         .ok_or_else(|| CoreError::Conflict {
-            message: "that paragraph is no longer in the text; edit it by hand".into(),
+            message: "that paragraph has changed since; edit it in the story by hand".into(),
             field: Some(html.to_owned()),
         })?;
     let kept_key = text.blocks[at].key.clone();
     let mut replacement = mine;
+    // Text typed to settle it keeps the paragraph what it was (a heading stays one).
+    if !mine_html.contains('<') {
+        for block in &mut replacement {
+            block.kind.clone_from(&text.blocks[at].kind);
+            block.depth = text.blocks[at].depth;
+        }
+    }
     if let Some(first) = replacement.first_mut() {
         first.key = kept_key;
     }
@@ -167,10 +178,7 @@ fn stored_text<'a>(
 
 /// The Draft.js raw content stored in a field (a JSON text, or empty).
 fn raw_of(fields: &Fields, raw: &str) -> Option<Value> {
-    let text = fields.get(raw).and_then(Value::as_str)?;
-    serde_json::from_str::<Value>(text)
-        .ok()
-        .filter(Value::is_object)
+    crate::merge::parse_raw(fields.get(raw).and_then(Value::as_str)?)
 }
 
 /// Merges a story's body or abstract changed on both sides; writes the
@@ -197,11 +205,20 @@ fn merge_rich_text(
         return Vec::new();
     }
     let raws = (raw_of(base, raw), raw_of(mine, raw), raw_of(theirs, raw));
-    let result = crate::merge::merge_stored(
+    let Some(result) = crate::merge::merge_stored(
         stored_text(base, html, &raws.0),
         stored_text(mine, html, &raws.1),
         stored_text(theirs, html, &raws.2),
-    );
+    ) else {
+        // Something the merge would not write back as it was (an image, a
+        // table): the field as one value, theirs current, mine listed.
+        return vec![FieldConflict {
+            field: html.to_owned(),
+            mine: field_text(m.0.as_ref()),
+            theirs: field_text(t.0.as_ref()),
+            block: None,
+        }];
+    };
     let plain = result.plain;
     merged.insert(html.to_owned(), Value::String(result.html));
     merged.insert(

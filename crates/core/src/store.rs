@@ -255,31 +255,58 @@ pub fn full_check(dir: &Path) -> Result<Vec<String>> {
 /// consistent snapshot (`VACUUM INTO`), compacted, owner-only, and checked
 /// with `quick_check` once written. Returns the copy's size in bytes.
 pub fn backup(dir: &Path, to: &Path) -> Result<u64> {
-    if to.exists() {
-        return Err(CoreError::Conflict {
-            message: format!(
-                "{} exists already; a backup never overwrites a file",
-                to.display()
-            ),
-            field: None,
-        });
-    }
     let conn = open_untouched(dir)?;
     let target = to
         .to_str()
         .ok_or_else(|| CoreError::invalid(format!("{} is not a UTF-8 path", to.display())))?;
-    create_private_file(to)?;
-    let copied = conn.execute("VACUUM INTO ?1", [target]).map(|_| ());
-    if let Err(err) = copied {
+    // Made here, owner-only, and only if nothing is there yet: a backup
+    // never overwrites or removes a file it did not make.
+    if let Err(err) = create_new_private_file(to) {
+        return Err(if err.kind() == std::io::ErrorKind::AlreadyExists {
+            CoreError::Conflict {
+                message: format!(
+                    "{} exists already; a backup never overwrites a file",
+                    to.display()
+                ),
+                field: None,
+            }
+        } else {
+            err.into()
+        });
+    }
+    let written = (|| {
+        conn.execute("VACUUM INTO ?1", [target])?;
+        let copy = Connection::open_with_flags(to, OpenFlags::SQLITE_OPEN_READ_ONLY)?;
+        let problems = quick_check(&copy)?;
+        if !problems.is_empty() {
+            return Err(CoreError::Damaged(problems));
+        }
+        Ok(fs::metadata(to)?.len())
+    })();
+    if written.is_err() {
         let _ = fs::remove_file(to);
-        return Err(err.into());
     }
-    let copy = Connection::open_with_flags(to, OpenFlags::SQLITE_OPEN_READ_ONLY)?;
-    let problems = quick_check(&copy)?;
-    if !problems.is_empty() {
-        return Err(CoreError::Damaged(problems));
-    }
-    Ok(fs::metadata(to)?.len())
+    written
+}
+
+#[cfg(unix)]
+fn create_new_private_file(path: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::OpenOptionsExt;
+    fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)
+        .map(drop)
+}
+
+#[cfg(not(unix))]
+fn create_new_private_file(path: &Path) -> std::io::Result<()> {
+    fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
+        .map(drop)
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> Result<MutexGuard<'_, T>> {

@@ -9,7 +9,7 @@
 use std::hash::Hash;
 use std::ops::Range;
 
-use similar::{Algorithm, DiffOp, capture_diff_slices};
+use similar::{Algorithm, DiffOp, capture_diff_slices_deadline};
 
 /// How a changed chunk resolves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,10 +34,16 @@ pub struct Region {
     pub resolution: Option<Resolution>,
 }
 
+/// How long one diff may search for the smallest difference before it
+/// settles for a larger one (still exact, only coarser): the merge runs in
+/// a write transaction, and a huge paragraph must not hold it for long.
+pub const DIFF_DEADLINE: std::time::Duration = std::time::Duration::from_millis(200);
+
 /// For each base token, the index of the token a side kept it as.
 fn kept_at<T: Eq + Hash>(base: &[T], side: &[T]) -> Vec<Option<usize>> {
     let mut kept = vec![None; base.len()];
-    for op in capture_diff_slices(Algorithm::Myers, base, side) {
+    let deadline = std::time::Instant::now() + DIFF_DEADLINE;
+    for op in capture_diff_slices_deadline(Algorithm::Myers, base, side, Some(deadline)) {
         if let DiffOp::Equal {
             old_index,
             new_index,

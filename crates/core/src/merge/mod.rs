@@ -17,7 +17,7 @@ pub mod words;
 
 use std::collections::HashMap;
 
-use similar::{Algorithm, DiffOp, capture_diff_slices_by_key};
+use similar::{Algorithm, DiffOp, capture_diff_slices_by_key_deadline};
 
 use diff3::{Resolution, diff3};
 pub use rich_text::{Block, Entity, Marks, RichText};
@@ -50,11 +50,114 @@ pub struct StoredText<'a> {
     pub raw: Option<&'a serde_json::Value>,
 }
 
+/// Block types the merge writes back as they were (a nested list, an
+/// image or other atomic block would not be).
+const MERGEABLE_BLOCKS: [&str; 11] = [
+    "unstyled",
+    "header-one",
+    "header-two",
+    "header-three",
+    "header-four",
+    "header-five",
+    "header-six",
+    "blockquote",
+    "code-block",
+    "unordered-list-item",
+    "ordered-list-item",
+];
+
+/// HTML elements the merge reads and writes back as they were: anything
+/// else (an image, a table, a rule, an ordered list, code) would be lost or
+/// changed by a round trip through `html.rs`.
+const MERGEABLE_TAGS: [&str; 20] = [
+    "p",
+    "div",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "ul",
+    "li",
+    "blockquote",
+    "strong",
+    "b",
+    "em",
+    "i",
+    "u",
+    "ins",
+    "a",
+    "br",
+    "span",
+];
+
+/// Whether every element of `html` is one the merge writes back as it was.
+fn tags_mergeable(html: &str) -> bool {
+    let mut rest = html;
+    while let Some(at) = rest.find('<') {
+        rest = &rest[at + 1..];
+        let name: String = rest
+            .trim_start_matches('/')
+            .chars()
+            .take_while(char::is_ascii_alphanumeric)
+            .collect::<String>()
+            .to_ascii_lowercase();
+        if !name.is_empty() && !MERGEABLE_TAGS.contains(&name.as_str()) {
+            return false;
+        }
+    }
+    true
+}
+
+/// All the words of a text, spaces collapsed: to tell whether HTML and raw content tell the same text.
+fn words_of(text: &RichText) -> String {
+    text.blocks
+        .iter()
+        .map(Block::text)
+        .collect::<Vec<_>>()
+        .join(" ")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Draft.js raw content as a field stores it (JSON text); `None` for none.
+pub fn parse_raw(text: &str) -> Option<serde_json::Value> {
+    serde_json::from_str::<serde_json::Value>(text)
+        .ok()
+        .filter(serde_json::Value::is_object)
+}
+
 impl StoredText<'_> {
-    /// The blocks: from the raw content where there is some, else from the
-    /// HTML, else (no markup at all) one block a line of plain text.
+    /// The raw content's blocks, when it tells the same text as the HTML (a
+    /// client that sent only new HTML leaves an older raw content behind).
+    fn current_raw(&self) -> Option<RichText> {
+        let from_raw = draft_raw::from_raw(self.raw?)?;
+        (words_of(&from_raw) == words_of(&html::from_html(self.html))).then_some(from_raw)
+    }
+
+    /// Whether a merge writes this text back as it was: plain text, HTML of
+    /// paragraphs, headings, lists, quotes, bold, italic, underline and
+    /// links, or raw content of such blocks (not nested).
+    pub fn mergeable(&self) -> bool {
+        match self.current_raw() {
+            Some(text) => text.blocks.iter().all(|b| {
+                b.depth == 0
+                    && MERGEABLE_BLOCKS.contains(&b.kind.as_str())
+                    && b.marks
+                        .iter()
+                        .all(|m| m.entity.as_ref().is_none_or(|e| e.kind == "LINK"))
+            }),
+            None => self.is_plain() || tags_mergeable(self.html),
+        }
+    }
+
+    /// The blocks: from the raw content where it tells the same text as the
+    /// HTML, else from the HTML, else (no markup at all) one block a line of
+    /// plain text.
     pub fn read(&self) -> RichText {
-        if let Some(text) = self.raw.and_then(draft_raw::from_raw) {
+        if let Some(text) = self.current_raw() {
             return text;
         }
         if self.is_plain() {
@@ -106,26 +209,41 @@ pub struct MergedText {
     pub conflicts: Vec<BlockConflict>,
 }
 
-/// Merges a stored field (a body or an abstract) three ways.
+/// Merges a stored field (a body or an abstract) three ways; `None` when a
+/// version holds what the merge would not write back as it was (then the
+/// field is merged as one value).
 pub fn merge_stored(
     base: StoredText<'_>,
     mine: StoredText<'_>,
     theirs: StoredText<'_>,
-) -> MergedText {
-    let merged = merge(&base.read(), &mine.read(), &theirs.read());
+) -> Option<MergedText> {
     let sides = [base, mine, theirs];
+    if !sides.iter().all(StoredText::mergeable) {
+        return None;
+    }
+    let merged = merge(&base.read(), &mine.read(), &theirs.read());
     let with_raw = sides.iter().any(|side| side.raw.is_some());
     let plain = sides.iter().all(StoredText::is_plain);
-    MergedText {
+    Some(MergedText {
         html: write_like(plain, &merged.text),
         plain,
         raw: with_raw.then(|| draft_raw::to_raw(&merged.text)),
         conflicts: merged.conflicts,
-    }
+    })
+}
+
+/// How many blocks an alignment pairs with a base block of the same kind and text.
+fn unchanged_pairs(base: &[Block], side: &[Block], found: &[Option<usize>]) -> usize {
+    found
+        .iter()
+        .zip(side)
+        .filter(|(f, s)| f.is_some_and(|b| base[b].kind == s.kind && base[b].text == s.text))
+        .count()
 }
 
 /// Which base block (by index) each block of `side` stands for; `None` for a block the side added.
 fn align(base: &[Block], side: &[Block]) -> Vec<Option<usize>> {
+    let by_content = align_by_content(base, side);
     let keyed = |blocks: &[Block]| {
         let keys: Vec<&str> = blocks.iter().filter_map(|b| b.key.as_deref()).collect();
         keys.len() == blocks.len() && {
@@ -145,18 +263,32 @@ fn align(base: &[Block], side: &[Block]) -> Vec<Option<usize>> {
             .iter()
             .map(|b| b.key.as_deref().and_then(|k| by_key.get(k).copied()))
             .collect();
-        // Keys that carried over: trust them. An editor that re-keys every
-        // block (HTML converted again) shares none; align by content then.
-        if found.iter().any(Option::is_some) || side.is_empty() {
+        // Keys are trusted while they pair at least as many unchanged blocks
+        // as the content does. An editor that numbers its blocks by position
+        // (ours does) or re-keys them all (HTML converted again) gives keys
+        // that name other blocks once one is added or removed.
+        if found.iter().any(Option::is_some)
+            && unchanged_pairs(base, side, &found) >= unchanged_pairs(base, side, &by_content)
+        {
             return found;
         }
     }
+    by_content
+}
+
+/// Aligns by content (see [`align`]).
+fn align_by_content(base: &[Block], side: &[Block]) -> Vec<Option<usize>> {
     // By content: unchanged blocks match; in a stretch that changed, blocks
     // pair up in order (edited), and the rest were added or deleted.
     let mut found = vec![None; side.len()];
-    let ops = capture_diff_slices_by_key(Algorithm::Myers, base, side, |b: &Block| {
-        (b.kind.clone(), b.text.clone())
-    });
+    let deadline = std::time::Instant::now() + diff3::DIFF_DEADLINE;
+    let ops = capture_diff_slices_by_key_deadline(
+        Algorithm::Myers,
+        base,
+        side,
+        |b: &Block| (b.kind.clone(), b.text.clone()),
+        Some(deadline),
+    );
     // The same number of blocks, as many unchanged in place as the diff
     // finds anywhere: the blocks were edited where they stand (a diff could
     // pair a block with a lookalike elsewhere when an edit made two alike).
@@ -275,21 +407,23 @@ pub fn merge(base: &RichText, mine: &RichText, theirs: &RichText) -> Merged {
             None | Some(Resolution::Mine | Resolution::Both) => order.extend_from_slice(mine_ids),
             Some(Resolution::Theirs) => order.extend_from_slice(theirs_ids),
             Some(Resolution::Conflict) => {
-                // Both sides moved or added blocks here: theirs' blocks that
-                // mine kept too or that theirs added, then mine's additions
-                // that theirs did not also make; never interleaved.
+                // Both sides moved or added blocks here: theirs' blocks (those
+                // theirs added, and base blocks mine still has anywhere),
+                // then mine's (likewise, less additions theirs also made);
+                // never interleaved. A block placed twice stands once, below.
+                let is_new = |id: &BlockId| *id >= base_blocks.len();
                 for id in theirs_ids {
-                    if *id >= base_blocks.len() || mine_ids.contains(id) {
+                    if is_new(id) || mine_side.by_id.contains_key(id) {
                         order.push(*id);
                     }
                 }
                 for id in mine_ids {
-                    let added_by_mine = *id >= base_blocks.len();
-                    let also_theirs = theirs_ids.iter().any(|t| {
-                        *t >= base_blocks.len()
-                            && theirs_side.by_id[t].same_content(mine_side.by_id[id])
-                    });
-                    if added_by_mine && !also_theirs {
+                    let also_theirs = is_new(id)
+                        && theirs_ids.iter().any(|t| {
+                            is_new(t) && theirs_side.by_id[t].same_content(mine_side.by_id[id])
+                        });
+                    let kept_by_theirs = !is_new(id) && theirs_side.by_id.contains_key(id);
+                    if (is_new(id) && !also_theirs) || kept_by_theirs {
                         order.push(*id);
                     }
                 }
@@ -300,6 +434,15 @@ pub fn merge(base: &RichText, mine: &RichText, theirs: &RichText) -> Merged {
     // A block both sides moved, to different places, stands once: where mine put it.
     let mut placed = std::collections::HashSet::new();
     order.retain(|id| placed.insert(*id));
+    // No block both sides kept goes missing, whatever the walk did with it.
+    for id in 0..base_blocks.len() {
+        if !placed.contains(&id)
+            && mine_side.by_id.contains_key(&id)
+            && theirs_side.by_id.contains_key(&id)
+        {
+            order.push(id);
+        }
+    }
 
     let mut blocks = Vec::with_capacity(order.len());
     let mut conflicted = Vec::new();

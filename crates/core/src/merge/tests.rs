@@ -268,11 +268,17 @@ fn stored_fields_merge_into_html_and_raw_that_tell_the_same_text() {
         raw("The new lede.", "Kicker."),
         raw("The lede.", "Kicker, trimmed."),
     );
-    let side = |r| StoredText {
-        html: "",
-        raw: Some(r),
+    let as_html = |r: &serde_json::Value| -> String {
+        let blocks = r["blocks"].as_array().expect("blocks");
+        format!(
+            "<p>{}</p><h2>{}</h2>",
+            blocks[0]["text"].as_str().unwrap_or(""),
+            blocks[1]["text"].as_str().unwrap_or("")
+        )
     };
-    let merged = merge_stored(side(&b), side(&m), side(&t));
+    let (bh, mh, th) = (as_html(&b), as_html(&m), as_html(&t));
+    let side = |html, r| StoredText { html, raw: Some(r) };
+    let merged = merge_stored(side(&bh, &b), side(&mh, &m), side(&th, &t)).expect("mergeable");
     assert!(merged.conflicts.is_empty());
     assert_eq!(
         merged.html,
@@ -292,12 +298,41 @@ fn stored_fields_merge_into_html_and_raw_that_tell_the_same_text() {
         html("<p>One <strong>two</strong>.</p><ul><li>Item</li></ul>"),
         html("<p>One <strong>two</strong> three.</p><ul><li>Item</li></ul>"),
         html("<p>One <strong>two</strong>.</p><ul><li>Item, edited</li></ul>"),
-    );
+    )
+    .expect("mergeable");
     assert_eq!(
         merged.html,
         "<p>One <strong>two</strong> three.</p><ul><li>Item, edited</li></ul>"
     );
     assert!(merged.raw.is_none());
+    // What a round trip would lose is not merged paragraph by paragraph.
+    for unmergeable in [
+        "<p>A.</p><img src=\"x.png\">",
+        "<ol><li>A.</li></ol>",
+        "<table><tr><td>A.</td></tr></table>",
+    ] {
+        assert!(
+            merge_stored(html(unmergeable), html("<p>B.</p>"), html("<p>C.</p>")).is_none(),
+            "{unmergeable}"
+        );
+    }
+    // Raw content left behind by a client that sent only new HTML is not read.
+    let stale = b.clone();
+    let merged = merge_stored(
+        side(&bh, &b),
+        StoredText {
+            html: "<p>The lede, from the web.</p><h2>Kicker.</h2>",
+            raw: Some(&stale),
+        },
+        side(&th, &t),
+    )
+    .expect("mergeable");
+    assert!(
+        merged.html.contains("The lede, from the web."),
+        "{}",
+        merged.html
+    );
+    assert!(merged.html.contains("Kicker, trimmed."), "{}", merged.html);
 }
 
 // Properties, over documents of short paragraphs drawn from a small
@@ -400,6 +435,48 @@ proptest! {
         let merged = merge(&as_keyed(&base), &as_keyed(&mine), &as_keyed(&theirs));
         prop_assert!(merged.conflicts.is_empty());
         prop_assert_eq!(texts(&merged.text), expected);
+    }
+
+    #[test]
+    fn a_paragraph_both_sides_kept_is_never_lost(
+        base in distinct_document(),
+        mine_moves in prop::collection::vec((any::<prop::sample::Index>(), any::<prop::sample::Index>()), 0..3),
+        theirs_adds in prop::collection::vec((any::<prop::sample::Index>(), paragraph()), 0..3),
+        positional_keys in any::<bool>(),
+    ) {
+        // Mine moves paragraphs around; theirs adds some. Keys are stable
+        // ids, or positions as our own editor writes them.
+        let with_ids: Vec<(String, String)> =
+            base.iter().enumerate().map(|(i, p)| (format!("k{i}"), p.clone())).collect();
+        let mut mine = with_ids.clone();
+        for (from, to) in mine_moves {
+            let moved = mine.remove(from.index(mine.len()));
+            let at = to.index(mine.len() + 1);
+            mine.insert(at, moved);
+        }
+        let mut theirs = with_ids.clone();
+        for (n, (at, text)) in theirs_adds.into_iter().enumerate() {
+            let at = at.index(theirs.len() + 1);
+            theirs.insert(at, (format!("t{n}"), format!("{text} new")));
+        }
+        let keyed = |blocks: &[(String, String)]| RichText {
+            blocks: blocks
+                .iter()
+                .enumerate()
+                .map(|(i, (key, text))| Block {
+                    key: Some(if positional_keys { format!("b{i}") } else { key.clone() }),
+                    ..Block::plain("unstyled", text)
+                })
+                .collect(),
+        };
+        let merged = merge(&keyed(&with_ids), &keyed(&mine), &keyed(&theirs));
+        let result = texts(&merged.text);
+        for paragraph in &base {
+            prop_assert!(result.contains(paragraph), "{paragraph} was lost: {result:?}");
+        }
+        for (_, added) in theirs.iter().filter(|(k, _)| k.starts_with('t')) {
+            prop_assert!(result.contains(added), "{added} was lost: {result:?}");
+        }
     }
 
     #[test]
@@ -547,4 +624,73 @@ fn merged_raw_content_fixture_for_draft_js_is_current() {
         committed == written,
         "ui/test/fixtures/merged-raw.json is not what the merge writes: run `UPDATE_FIXTURES=1 cargo test -p copydesk-core merge` and review"
     );
+}
+
+/// Blocks keyed by their position, as our editor writes `content_raw`.
+fn positional(paragraphs: &[&str]) -> RichText {
+    RichText {
+        blocks: paragraphs
+            .iter()
+            .enumerate()
+            .map(|(i, text)| Block {
+                key: Some(format!("b{i}")),
+                ..Block::plain("unstyled", text)
+            })
+            .collect(),
+    }
+}
+
+#[test]
+fn keys_that_are_positions_do_not_pair_the_wrong_paragraphs() {
+    let merged = merge(
+        &positional(&["A.", "B.", "C."]),
+        &positional(&["A.", "B.", "C, mine."]),
+        &positional(&["B.", "C."]),
+    );
+    assert!(merged.conflicts.is_empty());
+    assert_eq!(texts(&merged.text), ["B.", "C, mine."]);
+    let merged = merge(
+        &positional(&["Intro.", "The mayor said no.", "The mayor said yes."]),
+        &positional(&["X.", "Intro.", "The mayor said no.", "The mayor said yes."]),
+        &positional(&["Intro.", "The mayor said no.", "Now the mayor said yes."]),
+    );
+    assert!(merged.conflicts.is_empty());
+    assert_eq!(
+        texts(&merged.text),
+        [
+            "X.",
+            "Intro.",
+            "The mayor said no.",
+            "Now the mayor said yes."
+        ]
+    );
+}
+
+#[test]
+fn a_paragraph_moved_on_one_side_stays_when_the_other_adds_at_its_new_place() {
+    let merged = merge(
+        &keyed(&[
+            ("a", "A."),
+            ("b", "B."),
+            ("c", "C."),
+            ("d", "D."),
+            ("e", "E."),
+        ]),
+        &keyed(&[
+            ("a", "A."),
+            ("c", "C."),
+            ("d", "D."),
+            ("e", "E."),
+            ("b", "B."),
+        ]),
+        &keyed(&[
+            ("a", "A."),
+            ("b", "B."),
+            ("c", "C."),
+            ("d", "D."),
+            ("e", "E."),
+            ("t", "T."),
+        ]),
+    );
+    assert_eq!(texts(&merged.text), ["A.", "C.", "D.", "E.", "T.", "B."]);
 }
