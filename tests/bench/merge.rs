@@ -70,11 +70,22 @@ fn main() {
     let theirs = story(args.words, &|p| {
         (p % stride == 1 && p / stride < args.edits).then_some("THEIRS")
     });
-    let side = |raw| StoredText {
-        html: "",
-        raw: Some(raw),
+    // Each version stored as the editor stores it: HTML and raw content telling the same text.
+    let html_of = |raw: &Value| {
+        copydesk_core::merge::html::to_html(
+            &copydesk_core::merge::draft_raw::from_raw(raw).expect("raw content"),
+        )
     };
-    let first = merge_stored(side(&base), side(&mine), side(&theirs)).expect("mergeable");
+    let stored = [
+        (html_of(&base), &base),
+        (html_of(&mine), &mine),
+        (html_of(&theirs), &theirs),
+    ];
+    let side = |i: usize| StoredText {
+        html: &stored[i].0,
+        raw: Some(stored[i].1),
+    };
+    let first = merge_stored(side(0), side(1), side(2)).expect("mergeable");
     assert!(
         first.conflicts.is_empty(),
         "disjoint edits merge without conflict"
@@ -90,7 +101,7 @@ fn main() {
     let mut times = Vec::with_capacity(args.runs);
     for _ in 0..args.runs {
         let started = Instant::now();
-        let merged = merge_stored(side(&base), side(&mine), side(&theirs));
+        let merged = merge_stored(side(0), side(1), side(2));
         times.push(started.elapsed());
         std::hint::black_box(merged);
     }

@@ -129,47 +129,90 @@ pub fn parse_raw(text: &str) -> Option<serde_json::Value> {
         .filter(serde_json::Value::is_object)
 }
 
+/// Elements that end a line of text: between them words are apart.
+const BLOCK_TAGS: [&str; 14] = [
+    "p",
+    "div",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "li",
+    "ul",
+    "ol",
+    "blockquote",
+    "pre",
+    "br",
+];
+
+/// The words of HTML, read cheaply (tags dropped, entities decoded): enough
+/// to tell whether raw content tells the same text, without a full parse.
+fn html_words(html: &str) -> String {
+    let mut text = String::with_capacity(html.len());
+    let mut rest = html;
+    while let Some(open) = rest.find('<') {
+        text.push_str(&rest[..open]);
+        let Some(close) = rest[open..].find('>') else {
+            rest = "";
+            break;
+        };
+        let tag = &rest[open + 1..open + close];
+        let name: String = tag
+            .trim_start_matches('/')
+            .chars()
+            .take_while(char::is_ascii_alphanumeric)
+            .collect::<String>()
+            .to_ascii_lowercase();
+        if BLOCK_TAGS.contains(&name.as_str()) {
+            text.push(' ');
+        }
+        rest = &rest[open + close + 1..];
+    }
+    text.push_str(rest);
+    let text = quick_xml::escape::unescape(&text).map_or(text.clone(), |t| t.into_owned());
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 impl StoredText<'_> {
     /// The raw content's blocks, when it tells the same text as the HTML (a
     /// client that sent only new HTML leaves an older raw content behind).
     fn current_raw(&self) -> Option<RichText> {
         let from_raw = draft_raw::from_raw(self.raw?)?;
-        (words_of(&from_raw) == words_of(&html::from_html(self.html))).then_some(from_raw)
+        (words_of(&from_raw) == html_words(self.html)).then_some(from_raw)
     }
 
-    /// Whether a merge writes this text back as it was: plain text, HTML of
-    /// paragraphs, headings, lists, quotes, bold, italic, underline and
-    /// links, or raw content of such blocks (not nested).
-    pub fn mergeable(&self) -> bool {
-        match self.current_raw() {
-            Some(text) => text.blocks.iter().all(|b| {
+    /// The blocks, and whether a merge writes them back as they were: plain
+    /// text (one block a line); raw content where it tells the same text as
+    /// the HTML, of paragraphs, headings, lists and quotes (not nested) with
+    /// links as the only entities; else the HTML, of paragraphs, headings,
+    /// unordered lists, quotes, bold, italic, underline and links.
+    pub fn parse(&self) -> (RichText, bool) {
+        if let Some(text) = self.current_raw() {
+            let mergeable = text.blocks.iter().all(|b| {
                 b.depth == 0
                     && MERGEABLE_BLOCKS.contains(&b.kind.as_str())
                     && b.marks
                         .iter()
                         .all(|m| m.entity.as_ref().is_none_or(|e| e.kind == "LINK"))
-            }),
-            None => self.is_plain() || tags_mergeable(self.html),
-        }
-    }
-
-    /// The blocks: from the raw content where it tells the same text as the
-    /// HTML, else from the HTML, else (no markup at all) one block a line of
-    /// plain text.
-    pub fn read(&self) -> RichText {
-        if let Some(text) = self.current_raw() {
-            return text;
+            });
+            return (text, mergeable);
         }
         if self.is_plain() {
-            return RichText {
-                blocks: self
-                    .html
-                    .split('\n')
-                    .map(|line| Block::plain("unstyled", line))
-                    .collect(),
-            };
+            let blocks = self
+                .html
+                .split('\n')
+                .map(|line| Block::plain("unstyled", line))
+                .collect();
+            return (RichText { blocks }, true);
         }
-        html::from_html(self.html)
+        (html::from_html(self.html), tags_mergeable(self.html))
+    }
+
+    /// The blocks (see [`StoredText::parse`]).
+    pub fn read(&self) -> RichText {
+        self.parse().0
     }
 
     /// Text with no markup and no raw content (an abstract typed as text).
@@ -218,10 +261,13 @@ pub fn merge_stored(
     theirs: StoredText<'_>,
 ) -> Option<MergedText> {
     let sides = [base, mine, theirs];
-    if !sides.iter().all(StoredText::mergeable) {
+    let (base_text, base_ok) = base.parse();
+    let (mine_text, mine_ok) = mine.parse();
+    let (theirs_text, theirs_ok) = theirs.parse();
+    if !(base_ok && mine_ok && theirs_ok) {
         return None;
     }
-    let merged = merge(&base.read(), &mine.read(), &theirs.read());
+    let merged = merge(&base_text, &mine_text, &theirs_text);
     let with_raw = sides.iter().any(|side| side.raw.is_some());
     let plain = sides.iter().all(StoredText::is_plain);
     Some(MergedText {
