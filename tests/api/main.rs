@@ -9,6 +9,7 @@ mod containers;
 mod content;
 mod durability;
 mod errors;
+mod existing_clients;
 mod exports;
 mod extensions;
 mod hardening;

@@ -6,15 +6,16 @@ use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::StatusCode;
 use axum::http::header::{AUTHORIZATION, CONTENT_TYPE};
 use axum::http::request::Parts;
+use copydesk_core::access::Credential;
 use copydesk_core::paging::ListQuery;
 use serde::de::DeserializeOwned;
 
 use crate::error::ApiError;
 
-/// The caller: the token of `Authorization: Bearer <token>` (if any), and the
+/// The caller: the credential of `Authorization` (if any), and the
 /// idempotency key of a keyed write (set by the idempotency layer).
 pub struct Bearer {
-    pub token: Option<String>,
+    pub credential: Option<Credential>,
     pub keyed: Option<KeyedWrite>,
 }
 
@@ -25,18 +26,31 @@ pub struct KeyedWrite {
     pub hash: String,
 }
 
-/// The bearer token of a request's headers.
-pub fn bearer_token(headers: &axum::http::HeaderMap) -> Option<String> {
-    headers
-        .get(AUTHORIZATION)
-        .and_then(|value| value.to_str().ok())
-        .and_then(|value| {
-            let (scheme, token) = value.trim().split_once(' ')?;
-            scheme
-                .eq_ignore_ascii_case("bearer")
-                .then(|| token.trim().to_owned())
-        })
-        .filter(|token| !token.is_empty())
+/// The credential of a request's headers: `Bearer <token>`, or `Basic`
+/// with the private key as the user name and no password (as some clients
+/// of the hosted service send it). Never logged.
+pub fn credential(headers: &axum::http::HeaderMap) -> Option<Credential> {
+    use base64::Engine as _;
+    let value = headers.get(AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, rest) = value.trim().split_once(' ')?;
+    let rest = rest.trim();
+    if rest.is_empty() {
+        return None;
+    }
+    if scheme.eq_ignore_ascii_case("bearer") {
+        return Some(Credential::Token(rest.to_owned()));
+    }
+    if scheme.eq_ignore_ascii_case("basic") {
+        // A malformed Basic header is still a credential: refused as invalid, not as missing.
+        let text = base64::engine::general_purpose::STANDARD
+            .decode(rest)
+            .ok()
+            .and_then(|decoded| String::from_utf8(decoded).ok())
+            .unwrap_or_default();
+        let private_key = text.split_once(':').map_or(text.as_str(), |(user, _)| user);
+        return Some(Credential::PrivateKey(private_key.to_owned()));
+    }
+    None
 }
 
 impl<S: Send + Sync> FromRequestParts<S> for Bearer {
@@ -44,7 +58,7 @@ impl<S: Send + Sync> FromRequestParts<S> for Bearer {
 
     async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
         Ok(Self {
-            token: bearer_token(&parts.headers),
+            credential: credential(&parts.headers),
             keyed: parts.extensions.get::<KeyedWrite>().cloned(),
         })
     }

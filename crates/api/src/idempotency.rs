@@ -16,7 +16,7 @@ use copydesk_core::idempotency::{KeyState, StoredReply, parse_key};
 use sha2::{Digest, Sha256};
 
 use crate::error::ApiError;
-use crate::extract::{KeyedWrite, bearer_token};
+use crate::extract::{KeyedWrite, credential};
 use crate::{AppState, BodyLimit};
 
 pub const HEADER: &str = "idempotency-key";
@@ -86,10 +86,10 @@ pub async fn layer(State(state): State<AppState>, request: Request, next: Next) 
     let hash = fingerprint(&parts.method, &path, &bytes);
 
     let cms = std::sync::Arc::clone(&state.cms);
-    let token = bearer_token(&parts.headers);
+    let token = credential(&parts.headers);
     let (lookup_key, lookup_hash) = (key.clone(), hash.clone());
     let looked = tokio::task::spawn_blocking(move || {
-        let who = cms.authenticate(token.as_deref())?;
+        let who = cms.authenticate(token.as_ref())?;
         let found = cms.idempotency_state(&who, &lookup_key, &lookup_hash)?;
         Ok::<_, CoreError>((who, found))
     })

@@ -9,6 +9,7 @@ pub mod extract;
 mod idempotency;
 mod local_only;
 pub mod openapi;
+mod paths;
 pub mod present;
 mod routes;
 mod upload_slots;
@@ -57,7 +58,7 @@ impl AppState {
     ) -> ApiResult<T> {
         let cms = Arc::clone(&self.cms);
         tokio::task::spawn_blocking(move || {
-            let who = cms.authenticate(bearer.token.as_deref())?;
+            let who = cms.authenticate(bearer.credential.as_ref())?;
             match &bearer.keyed {
                 Some(keyed) => {
                     cms.applying_once(&who, &keyed.key, &keyed.hash, || work(&cms, &who))
@@ -169,7 +170,8 @@ pub fn router(cms: Arc<Cms>, options: Options) -> Router {
             local_only::layer,
         ));
     }
-    app.with_state(state)
+    let service = app
+        .with_state(state)
         .layer(DefaultBodyLimit::max(body_limit))
         .layer(tower_http::timeout::RequestBodyTimeoutLayer::new(
             options.body_idle_timeout,
@@ -180,7 +182,12 @@ pub fn router(cms: Arc<Cms>, options: Options) -> Router {
                 use axum::response::IntoResponse as _;
                 ApiError::Core(CoreError::Internal("a handler panicked".into())).into_response()
             },
-        ))
+        ));
+    // Paths are made plain before any route is matched, so the rewrite sits
+    // in front of the whole router.
+    Router::new()
+        .fallback_service(service)
+        .layer(axum::middleware::from_fn(paths::layer))
 }
 
 /// A plain server has no change feed; idempotency keys are simply not looked at.

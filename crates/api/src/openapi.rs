@@ -83,6 +83,15 @@ impl Modify for BearerToken {
                     .build(),
             ),
         );
+        components.add_security_scheme(
+            "basic",
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Basic)
+                    .description(Some("For existing clients of the hosted service: the key pair's private key as the user name, no password."))
+                    .build(),
+            ),
+        );
     }
 }
 
@@ -94,7 +103,7 @@ impl Modify for BearerToken {
         license(name = "MIT")
     ),
     modifiers(&BearerToken),
-    security(("bearer" = []))
+    security(("bearer" = []), ("basic" = []))
 )]
 pub struct ApiDoc;
 

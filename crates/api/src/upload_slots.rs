@@ -17,7 +17,7 @@ use copydesk_core::CoreError;
 
 use crate::AppState;
 use crate::error::ApiError;
-use crate::extract::bearer_token;
+use crate::extract::credential;
 
 /// Uploads the whole server takes at once.
 pub const TOTAL_UPLOADS: usize = 64;
@@ -118,9 +118,9 @@ pub async fn layer(State(state): State<AppState>, request: Request, next: Next) 
 }
 
 async fn admitted(state: AppState, request: Request, next: Next) -> Response {
-    let token = bearer_token(request.headers());
+    let token = credential(request.headers());
     let cms = Arc::clone(&state.cms);
-    let who = match tokio::task::spawn_blocking(move || cms.authenticate(token.as_deref())).await {
+    let who = match tokio::task::spawn_blocking(move || cms.authenticate(token.as_ref())).await {
         Ok(Ok(who)) => who,
         Ok(Err(err)) => return ApiError::from(err).into_response(),
         Err(err) => return ApiError::Core(CoreError::Internal(err.to_string())).into_response(),

@@ -237,6 +237,44 @@ fn unverified_public_key(token: &str) -> Result<String> {
         .ok_or_else(invalid)
 }
 
+/// What a request proves who it is with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Credential {
+    /// `Authorization: Bearer <token>`: a token signed with the private key.
+    Token(String),
+    /// `Authorization: Basic base64("<private key>:")`, as some clients of
+    /// the hosted service send it: the secret a token is signed with.
+    PrivateKey(String),
+}
+
+/// Verifies a credential and loads its user's grants.
+pub fn authenticate_credential(tx: &Transaction<'_>, credential: &Credential) -> Result<Principal> {
+    match credential {
+        Credential::Token(token) => authenticate(tx, token),
+        Credential::PrivateKey(private_key) => {
+            let found = tx
+                .prepare_cached(
+                    "SELECT k.public_key, u.id, u.uuid, u.name FROM key_pairs k JOIN users u ON u.id = k.user_id
+                     WHERE k.private_key = ?1",
+                )?
+                .query_row([private_key], |row| {
+                    Ok((row.get::<_, String>(0)?, row.get::<_, i64>(1)?, row.get::<_, String>(2)?, row.get::<_, String>(3)?))
+                })
+                .optional()?;
+            let (public_key, user_id, user_uuid, name) =
+                found.ok_or(CoreError::Token(TokenProblem::Invalid))?;
+            with_grants(
+                tx,
+                user_id,
+                user_uuid,
+                name,
+                public_key,
+                private_key.clone(),
+            )
+        }
+    }
+}
+
 /// Verifies a bearer token and loads its user's grants.
 pub fn authenticate(tx: &Transaction<'_>, token: &str) -> Result<Principal> {
     let public_key = unverified_public_key(token)?;
@@ -273,6 +311,18 @@ pub fn authenticate(tx: &Transaction<'_>, token: &str) -> Result<Principal> {
         }
         _ => CoreError::Token(TokenProblem::Invalid),
     })?;
+    with_grants(tx, user_id, user_uuid, name, public_key, private_key)
+}
+
+/// The principal of a verified key pair, with its user's roles and actions.
+fn with_grants(
+    tx: &Transaction<'_>,
+    user_id: i64,
+    user_uuid: String,
+    name: String,
+    public_key: String,
+    private_key: String,
+) -> Result<Principal> {
     let roles = collect(
         tx,
         "SELECT role FROM user_roles WHERE user_id = ?1",

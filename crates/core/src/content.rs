@@ -140,6 +140,14 @@ pub struct ContentInput {
 pub struct ContentFilter {
     pub has_attachment: Option<String>,
     pub content_type: Option<String>,
+    /// `published` (a publication time set and reached), `scheduled` (set,
+    /// still ahead), `draft` or `unpublished` (none), as clients of the
+    /// hosted service filter.
+    pub status: Option<String>,
+    /// A workflow's numeric id.
+    pub workflow: Option<String>,
+    /// Words each item must hold in its title, abstract, body or slug.
+    pub keywords: Option<String>,
 }
 
 /// The fields a version snapshots and an update may change.
@@ -393,8 +401,62 @@ impl Cms {
             None | Some("") => None,
             Some(raw) => Some(parse_content_type(raw)?),
         };
+        let now = clock::now();
+        let status_condition = match filter.status.as_deref().map(str::trim) {
+            None | Some("") | Some("any") => None,
+            Some("published") => {
+                Some("content.published_at IS NOT NULL AND content.published_at <= ?")
+            }
+            Some("scheduled") => Some("content.published_at > ?"),
+            Some("draft" | "unpublished") => Some("content.published_at IS NULL"),
+            Some(other) => {
+                return Err(CoreError::invalid_field(
+                    "status",
+                    format!(
+                        "\"status\" is published, scheduled, draft, unpublished or any, not \"{other}\""
+                    ),
+                ));
+            }
+        };
+        let workflow = match filter.workflow.as_deref().map(str::trim) {
+            None | Some("") => None,
+            Some(raw) => Some(raw.parse::<i64>().map_err(|_| {
+                CoreError::invalid_field(
+                    "workflow",
+                    format!("\"workflow\" is a workflow's id, not \"{raw}\""),
+                )
+            })?),
+        };
+        let patterns: Vec<String> =
+            crate::search::search_words(filter.keywords.as_deref().unwrap_or(""))?
+                .into_iter()
+                .map(crate::search::like_pattern)
+                .collect();
         let mut conditions = Vec::new();
         let mut args: Vec<&dyn ToSql> = Vec::new();
+        if let Some(condition) = status_condition {
+            if condition.contains('?') {
+                args.push(&now);
+            }
+            conditions.push(condition.replace('?', &format!("?{}", args.len())));
+        }
+        if let Some(workflow) = &workflow {
+            args.push(workflow);
+            conditions.push(format!("content.workflow_id = +?{}", args.len()));
+        }
+        conditions.extend(crate::search::keyword_conditions(
+            &patterns,
+            &[
+                "content.title",
+                "content.abstract",
+                "content.content",
+                "content.slug",
+            ],
+            args.len() + 1,
+        ));
+        for pattern in &patterns {
+            args.push(pattern);
+        }
         if let Some(flag) = &has_attachment {
             args.push(flag);
             conditions.push(format!("content.has_attachment = +?{}", args.len()));

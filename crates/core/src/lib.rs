@@ -85,10 +85,11 @@ impl Cms {
         &self.namespace
     }
 
-    /// Verifies a bearer token (`None` when the request had none).
-    pub fn authenticate(&self, token: Option<&str>) -> Result<Principal> {
-        let token = token.ok_or(CoreError::Token(TokenProblem::Missing))?;
-        self.store.read(|tx| access::authenticate(tx, token))
+    /// Verifies a request's credential (`None` when the request had none).
+    pub fn authenticate(&self, credential: Option<&access::Credential>) -> Result<Principal> {
+        let credential = credential.ok_or(CoreError::Token(TokenProblem::Missing))?;
+        self.store
+            .read(|tx| access::authenticate_credential(tx, credential))
     }
 
     /// Creates a key pair (and its user when new), as `key create` does.

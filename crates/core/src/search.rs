@@ -35,7 +35,7 @@ pub const MAX_SEARCH_WORD_CHARS: usize = 200;
 
 /// The words of a search, refused with the limit named when there are too
 /// many or one is too long (SQLite would otherwise fail on the query).
-fn search_words(keywords: &str) -> Result<Vec<&str>> {
+pub(crate) fn search_words(keywords: &str) -> Result<Vec<&str>> {
     let words: Vec<&str> = keywords.split_whitespace().collect();
     if words.len() > MAX_SEARCH_WORDS {
         return Err(CoreError::invalid_field(
@@ -62,7 +62,7 @@ fn search_words(keywords: &str) -> Result<Vec<&str>> {
 }
 
 /// A `LIKE` pattern that matches `word` literally anywhere.
-fn like_pattern(word: &str) -> String {
+pub(crate) fn like_pattern(word: &str) -> String {
     let escaped = word
         .replace('\\', "\\\\")
         .replace('%', "\\%")
@@ -71,7 +71,11 @@ fn like_pattern(word: &str) -> String {
 }
 
 /// One condition per keyword: each must appear in one of `columns`.
-fn keyword_conditions(words: &[String], columns: &[&str], first_arg: usize) -> Vec<String> {
+pub(crate) fn keyword_conditions(
+    words: &[String],
+    columns: &[&str],
+    first_arg: usize,
+) -> Vec<String> {
     words
         .iter()
         .enumerate()
@@ -186,15 +190,23 @@ impl Cms {
             "modified_at",
         )?;
         self.store.read(|tx| {
-            let mut conditions = keyword_conditions(patterns, &["content.title", "content.abstract", "content.content"], 1);
+            // The slug too (a story's `title_url`): clients search by the URL they saw.
+            let mut conditions = keyword_conditions(
+                patterns,
+                &["content.title", "content.abstract", "content.content", "content.slug"],
+                1,
+            );
             let mut args: Vec<Box<dyn ToSql>> = patterns.iter().map(|p| Box::new(p.clone()) as Box<dyn ToSql>).collect();
             if let Some(tag) = search.tag.as_deref().map(str::trim).filter(|t| !t.is_empty()) {
                 let tag_id = match TAGS.try_id_of(tx, tag)? {
                     Some(id) => id,
-                    None => tx
-                        .prepare_cached("SELECT id FROM tags WHERE slug = ?1 ORDER BY id LIMIT 1")?
-                        .query_row([tag], |row| row.get::<_, i64>(0))
-                        .map_err(|_| CoreError::not_found_field("tag", format!("no tag {tag}")))?,
+                    None => by_slug_or_name(
+                        tx,
+                        "SELECT id FROM tags WHERE slug = ?1 OR lower(name) = lower(?1)
+                         ORDER BY slug = ?1 DESC, id LIMIT 1",
+                        "tag",
+                        tag,
+                    )?,
                 };
                 args.push(Box::new(tag_id));
                 conditions.push(format!(
@@ -203,7 +215,16 @@ impl Cms {
                 ));
             }
             if let Some(author) = search.author.as_deref().map(str::trim).filter(|a| !a.is_empty()) {
-                let author_id = AUTHORS.id_of_field(tx, "author", author)?;
+                let author_id = match AUTHORS.try_id_of(tx, author)? {
+                    Some(id) => id,
+                    None => by_slug_or_name(
+                        tx,
+                        "SELECT id FROM authors WHERE slug = ?1 OR lower(name) = lower(?1)
+                         ORDER BY slug = ?1 DESC, id LIMIT 1",
+                        "author",
+                        author,
+                    )?,
+                };
                 args.push(Box::new(author_id));
                 conditions.push(format!(
                     "EXISTS (SELECT 1 FROM content_authors ca WHERE ca.content_id = content.id AND ca.author_id = ?{})",
@@ -220,6 +241,21 @@ impl Cms {
             Ok(page.with_items(items))
         })
     }
+}
+
+/// A tag or author named by its slug or its name (any case), as clients of
+/// the hosted service pass them; 404 naming the field when there is none.
+fn by_slug_or_name(
+    tx: &rusqlite::Transaction<'_>,
+    sql: &str,
+    field: &str,
+    value: &str,
+) -> Result<i64> {
+    use rusqlite::OptionalExtension as _;
+    tx.prepare_cached(sql)?
+        .query_row([value], |row| row.get::<_, i64>(0))
+        .optional()?
+        .ok_or_else(|| CoreError::not_found_field(field, format!("no {field} {value}")))
 }
 
 fn where_all(conditions: &[String]) -> String {

@@ -92,7 +92,7 @@ pub async fn upload(
     let name = query.get("name").map(str::to_owned);
     // Only the last step writes; it alone carries an idempotency key.
     let checking = Bearer {
-        token: bearer.token.clone(),
+        credential: bearer.credential.clone(),
         keyed: None,
     };
     let incoming = state

@@ -47,7 +47,15 @@ pub(crate) fn input(body: wire::ContentBody) -> ContentInput {
     tag = "content",
     operation_id = "content_list",
     description = "Access action: CONTENT list.",
-    params(ListParams, ("has_attachment" = Option<u8>, Query, description = "0: items without attachments, 1: items with"), ("type" = Option<String>, Query, description = "article, post, media or page")),
+    params(
+        ListParams,
+        ("has_attachment" = Option<u8>, Query, description = "0: items without attachments, 1: items with"),
+        ("type" = Option<String>, Query, description = "article, post, media or page"),
+        ("status" = Option<String>, Query, description = "published (publication time set and reached), scheduled (still ahead), draft or unpublished (none), any"),
+        ("workflow" = Option<String>, Query, description = "A workflow's id"),
+        ("keywords" = Option<String>, Query, description = "Words each item holds in its title, abstract, body or slug"),
+        ("grid" = Option<String>, Query, description = "Accepted from clients of the hosted service; no meaning here")
+    ),
     responses((status = 200, body = wire::Envelope<wire::Content>), Refusals)
 )]
 pub async fn list(
@@ -55,9 +63,16 @@ pub async fn list(
     bearer: Bearer,
     query: QueryPairs,
 ) -> ApiResult<Json<wire::Envelope<wire::Content>>> {
+    // `grid` (a layout hint of the hosted service's own pages) is accepted and has no meaning here.
     let filter = ContentFilter {
         has_attachment: query.get("has_attachment").map(str::to_owned),
         content_type: query.get("type").map(str::to_owned),
+        status: query.get("status").map(str::to_owned),
+        workflow: query.get("workflow").map(str::to_owned),
+        keywords: query
+            .get("keywords")
+            .or_else(|| query.get("keyword"))
+            .map(str::to_owned),
     };
     let page = state
         .call(bearer, move |cms, who| {

@@ -1,0 +1,169 @@
+//! Requests shaped as existing clients of the hosted `/v3` service send them (a PHP plugin, scripts): doubled and trailing slashes, HTTP Basic with the private key, names in search, `status=published`.
+
+use base64::Engine as _;
+use copydesk_tests::TestServer;
+use reqwest::Method;
+use serde_json::json;
+
+fn basic(private_key: &str) -> String {
+    format!(
+        "Basic {}",
+        base64::engine::general_purpose::STANDARD.encode(format!("{private_key}:"))
+    )
+}
+
+#[test]
+fn paths_with_doubled_and_trailing_slashes_reach_their_operation() {
+    let server = TestServer::start();
+    let item = server
+        .post(
+            "/v3/content",
+            &json!({"title": "Slashes", "type": "article"}),
+        )
+        .expect(200)
+        .body;
+    let uuid = item["uuid"].as_str().expect("uuid");
+    let got = server.get(&format!("/v3/content/{uuid}/")).expect(200).body;
+    assert_eq!(got["uuid"], uuid);
+    server.get("/v3/workflow//?per_page=150").expect(200);
+    let list = server.get("/v3//content/?per_page=5").expect(200).body;
+    assert_eq!(list["limit"], 5, "the query string survives: {list}");
+    server.get("/v3/nothing/").expect_error(404, "not_found");
+}
+
+#[test]
+fn http_basic_with_the_private_key_proves_the_key_pair() {
+    let server = TestServer::start();
+    let reporter = server.key("Basic Reporter", &["journalist"], &[]);
+    let me = server.send(
+        server
+            .request(Method::GET, "/v3/me")
+            .header("Authorization", basic(&reporter.private_key)),
+    );
+    let me = me.expect(200).body;
+    assert_eq!(me["user"]["uuid"], reporter.user_uuid.as_str(), "{me}");
+    // A write, as the plugin makes it.
+    server
+        .send(
+            server
+                .request(Method::POST, "/v3/content")
+                .header("Authorization", basic(&reporter.private_key))
+                .json(&json!({"title": "Filed by the plugin", "type": "article"})),
+        )
+        .expect(200);
+    // A wrong or unknown key, or a malformed header: the same 403 as a bad token.
+    for header in [
+        basic("not-a-key"),
+        basic(&reporter.public_key),
+        "Basic !!!".to_owned(),
+    ] {
+        server
+            .send(
+                server
+                    .request(Method::GET, "/v3/me")
+                    .header("Authorization", header),
+            )
+            .expect_error(403, "token_invalid");
+    }
+}
+
+#[test]
+fn search_takes_tags_and_authors_by_name_and_keywords_that_are_slugs() {
+    let server = TestServer::start();
+    let tag = server
+        .post("/v3/tag", &json!({"name": "Campus News"}))
+        .expect(200)
+        .body[0]
+        .clone();
+    let author = server
+        .post("/v3/author", &json!({"name": "Sam Editor"}))
+        .expect(200)
+        .body[0]
+        .clone();
+    server
+        .post(
+            "/v3/content",
+            &json!({"title": "Tuition rises again", "type": "article",
+                    "tags": [tag["uuid"]], "authors": [author["uuid"]]}),
+        )
+        .expect(200);
+    server
+        .post(
+            "/v3/content",
+            &json!({"title": "Other news", "type": "article"}),
+        )
+        .expect(200);
+    let titles = |path: &str| -> Vec<String> {
+        server.get(path).expect(200).body["items"]
+            .as_array()
+            .expect("items")
+            .iter()
+            .map(|item| item["title"].as_str().unwrap_or("").to_owned())
+            .collect()
+    };
+    for path in [
+        "/v3/search?type=content&tag=Campus%20News",
+        "/v3/search?type=content&tag=campus%20news",
+        "/v3/search?type=content&tag=campus-news",
+        "/v3/search?type=content&author=Sam%20Editor",
+        "/v3/search?type=content&author=sam-editor",
+        "/v3/search?type=content&keywords=tuition-rises-again",
+    ] {
+        assert_eq!(titles(path), ["Tuition rises again"], "{path}");
+    }
+    let missing = server
+        .get("/v3/search?type=content&tag=Sports")
+        .expect_error(404, "not_found");
+    assert_eq!(missing.body["field"], "tag");
+}
+
+#[test]
+fn the_content_list_filters_by_status_and_takes_what_clients_send() {
+    let server = TestServer::start();
+    server
+        .post(
+            "/v3/content",
+            &json!({"title": "Out", "type": "article", "published_at": "2026-01-05 08:00:00"}),
+        )
+        .expect(200);
+    server
+        .post(
+            "/v3/content",
+            &json!({"title": "Not yet", "type": "article"}),
+        )
+        .expect(200);
+    server
+        .post(
+            "/v3/content",
+            &json!({"title": "Tomorrow", "type": "article", "published_at": "2099-01-01 08:00:00"}),
+        )
+        .expect(200);
+    let listed = |query: &str| -> Vec<(String, serde_json::Value)> {
+        server.get(&format!("/v3/content?{query}")).expect(200).body["items"]
+            .as_array()
+            .expect("items")
+            .iter()
+            .map(|item| {
+                (
+                    item["title"].as_str().unwrap_or("").to_owned(),
+                    item["published_at"].clone(),
+                )
+            })
+            .collect()
+    };
+    // What an analytics script sends, reading published_at of every item.
+    let published =
+        listed("per_page=50&page=1&order=published_at&dir=desc&status=published&grid=1");
+    assert_eq!(published.len(), 1, "{published:?}");
+    assert_eq!(published[0].0, "Out");
+    assert!(published[0].1.is_string());
+    let drafts = listed("status=draft");
+    assert_eq!(drafts.len(), 1);
+    assert_eq!(drafts[0].0, "Not yet");
+    assert_eq!(listed("status=scheduled")[0].0, "Tomorrow");
+    assert_eq!(listed("keywords=tomorrow&workflow=0").len(), 1);
+    let refused = server
+        .get("/v3/content?status=whenever")
+        .expect_error(400, "invalid_request");
+    assert_eq!(refused.body["field"], "status");
+}
