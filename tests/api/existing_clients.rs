@@ -167,3 +167,47 @@ fn the_content_list_filters_by_status_and_takes_what_clients_send() {
         .expect_error(400, "invalid_request");
     assert_eq!(refused.body["field"], "status");
 }
+
+#[test]
+fn workflow_sections_say_whether_they_are_for_print_or_the_web() {
+    let server = TestServer::start();
+    server
+        .post(
+            "/v3/workflow-section",
+            &json!({"name": "Front page", "is_print": true, "is_web": false}),
+        )
+        .expect(200);
+    server
+        .post(
+            "/v3/workflow-section",
+            &json!({"name": "Homepage", "is_print": "0", "is_web": "1"}),
+        )
+        .expect(200);
+    let both = server
+        .post("/v3/workflow-section", &json!({"name": "Sport"}))
+        .expect(200)
+        .body[0]
+        .clone();
+    assert_eq!(
+        (both["is_print"].clone(), both["is_web"].clone()),
+        (json!(true), json!(true))
+    );
+    // As the print plugin reads them: a trailing slash, Basic auth, print sections only.
+    let sections = server
+        .send(
+            server
+                .request(Method::GET, "/v3/workflow-section/?per_page=150")
+                .header("Authorization", basic(&server.admin.private_key)),
+        )
+        .expect(200)
+        .body;
+    let mut print: Vec<&str> = sections["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .filter(|s| s["is_print"] == json!(true))
+        .filter_map(|s| s["name"].as_str())
+        .collect();
+    print.sort_unstable();
+    assert_eq!(print, ["Front page", "Sport"]);
+}

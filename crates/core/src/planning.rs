@@ -61,6 +61,9 @@ pub struct WorkflowSection {
     pub created_at: String,
     pub modified_at: String,
     pub srn: String,
+    /// For print pages, for the web, or both.
+    pub is_print: bool,
+    pub is_web: bool,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -68,6 +71,9 @@ pub struct SectionInput {
     pub name: Option<String>,
     pub slug: Option<String>,
     pub workflow_id: Option<String>,
+    /// Unsaid: both.
+    pub is_print: Option<bool>,
+    pub is_web: Option<bool>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -94,7 +100,7 @@ pub struct IssueInput {
 }
 
 const WORKFLOW_COLUMNS: &str = "workflows.id, workflows.uuid, workflows.slug, workflows.name, workflows.status, workflows.is_web, workflows.is_print, workflows.priority, workflows.is_content, workflows.is_assignment";
-const SECTION_COLUMNS: &str = "workflow_sections.id, workflow_sections.uuid, workflow_sections.workflow_id, workflow_sections.name, workflow_sections.slug, workflow_sections.created_at, workflow_sections.modified_at";
+const SECTION_COLUMNS: &str = "workflow_sections.id, workflow_sections.uuid, workflow_sections.workflow_id, workflow_sections.name, workflow_sections.slug, workflow_sections.created_at, workflow_sections.modified_at, workflow_sections.is_print, workflow_sections.is_web";
 const ISSUE_COLUMNS: &str = "issues.id, issues.uuid, issues.label, issues.description, issues.status, issues.created_at, issues.modified_at, issues.published_at, issues.decorated_label";
 
 impl Cms {
@@ -126,6 +132,8 @@ impl Cms {
             slug: row.get(4)?,
             created_at: row.get(5)?,
             modified_at: row.get(6)?,
+            is_print: row.get(7)?,
+            is_web: row.get(8)?,
         })
     }
 
@@ -262,10 +270,18 @@ impl Cms {
                 Some(raw) => Some(WORKFLOWS.id_of_ref(tx, "workflow_id", raw)?),
             };
             tx.prepare_cached(
-                "INSERT INTO workflow_sections (uuid, workflow_id, name, slug, created_at, modified_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?5)",
+                "INSERT INTO workflow_sections (uuid, workflow_id, name, slug, created_at, modified_at, is_print, is_web)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?6, ?7)",
             )?
-            .execute(params![new_uuid(), workflow_id, name, slug.as_str(), clock::now()])?;
+            .execute(params![
+                new_uuid(),
+                workflow_id,
+                name,
+                slug.as_str(),
+                clock::now(),
+                input.is_print.unwrap_or(true),
+                input.is_web.unwrap_or(true)
+            ])?;
             self.section_by_id(tx, tx.last_insert_rowid())
         })
     }

@@ -55,6 +55,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0007_block_conflicts",
         include_str!("../migrations/0007_block_conflicts.sql"),
     ),
+    (
+        "0008_section_channels",
+        include_str!("../migrations/0008_section_channels.sql"),
+    ),
 ];
 
 const READERS: usize = 8;

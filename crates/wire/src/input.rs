@@ -284,6 +284,10 @@ pub struct WorkflowSectionBody {
     pub name: Option<String>,
     pub slug: Option<String>,
     pub workflow_id: Option<Reference>,
+    /// For print pages (default true).
+    pub is_print: Option<Flag>,
+    /// For the web (default true).
+    pub is_web: Option<Flag>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize, Serialize, ToSchema)]

@@ -433,6 +433,10 @@ pub struct WorkflowSection {
     pub created_at: String,
     pub modified_at: String,
     pub srn: String,
+    /// For print pages (a print plugin keeps only these).
+    pub is_print: bool,
+    /// For the web.
+    pub is_web: bool,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, ToSchema)]

@@ -162,6 +162,8 @@ pub async fn create_section(
                         name: body.name,
                         slug: body.slug,
                         workflow_id: body.workflow_id.map(|r| r.0),
+                        is_print: body.is_print.map(|f| f.0),
+                        is_web: body.is_web.map(|f| f.0),
                     },
                 )
             },
