@@ -211,3 +211,117 @@ fn workflow_sections_say_whether_they_are_for_print_or_the_web() {
     print.sort_unstable();
     assert_eq!(print, ["Front page", "Sport"]);
 }
+
+/// `key create --json` with extra flags, as an operator runs it for such a client.
+fn key_with(server: &TestServer, name: &str, extra: &[&str]) -> copydesk_tests::KeyPair {
+    let output = std::process::Command::new(copydesk_tests::server_binary())
+        .args([
+            "key", "create", "--json", "--role", "editor", "--name", name, "--data",
+        ])
+        .arg(server.dir.path())
+        .args(extra)
+        .output()
+        .expect("key create runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).expect("one JSON object")
+}
+
+#[test]
+fn a_key_marked_content_as_array_reads_single_items_as_one_element_arrays() {
+    let server = TestServer::start();
+    let app = key_with(&server, "News app backend", &["--content-as-array"]);
+    let token = app.token();
+    // What a Ruby client does: create, then read element 0 of the answer.
+    let created = server
+        .call(
+            Method::POST,
+            "/v3/content",
+            Some(&token),
+            Some(&json!({"title": "Dam holds", "type": "article"})),
+        )
+        .expect(200)
+        .body;
+    let first = created.as_array().map(|a| a[0].clone()).expect("an array");
+    let uuid = first["uuid"].as_str().expect("uuid").to_owned();
+    let read = server
+        .call(
+            Method::GET,
+            &format!("/v3/content/{uuid}"),
+            Some(&token),
+            None,
+        )
+        .expect(200)
+        .body;
+    assert_eq!(read.as_array().map(Vec::len), Some(1), "{read}");
+    assert_eq!(read[0]["title"], "Dam holds");
+    let updated = server
+        .call(
+            Method::PUT,
+            &format!("/v3/content/{uuid}"),
+            Some(&token),
+            Some(&json!({"title": "Dam still holds"})),
+        )
+        .expect(200)
+        .body;
+    assert_eq!(updated[0]["title"], "Dam still holds");
+    // With Basic auth too (the credential, not the scheme, decides).
+    let by_basic = server
+        .send(
+            server
+                .request(Method::GET, &format!("/v3/content/{uuid}"))
+                .header("Authorization", basic(&app.private_key)),
+        )
+        .expect(200)
+        .body;
+    assert!(by_basic.is_array());
+    // Every other key: an object, as the specification has it.
+    let plain = server.get(&format!("/v3/content/{uuid}")).expect(200).body;
+    assert!(plain.is_object(), "{plain}");
+    // The operator turns it off for the key: objects again.
+    let set = std::process::Command::new(copydesk_tests::server_binary())
+        .args([
+            "key",
+            "set",
+            "--content-as-array",
+            "false",
+            "--public-key",
+            &app.public_key,
+            "--data",
+        ])
+        .arg(server.dir.path())
+        .output()
+        .expect("key set runs");
+    assert!(
+        set.status.success(),
+        "{}",
+        String::from_utf8_lossy(&set.stderr)
+    );
+    let now = server
+        .call(
+            Method::GET,
+            &format!("/v3/content/{uuid}"),
+            Some(&token),
+            None,
+        )
+        .expect(200)
+        .body;
+    assert!(now.is_object(), "{now}");
+    let unknown = std::process::Command::new(copydesk_tests::server_binary())
+        .args([
+            "key",
+            "set",
+            "--content-as-array",
+            "true",
+            "--public-key",
+            "nobody",
+            "--data",
+        ])
+        .arg(server.dir.path())
+        .output()
+        .expect("key set runs");
+    assert!(!unknown.status.success(), "an unknown key is refused");
+}

@@ -83,6 +83,51 @@ impl AppState {
             .await
     }
 
+    /// Like [`AppState::call`] for an operation that answers one content
+    /// item, shaped as the caller's key asks ([`ContentAnswer`]).
+    pub(crate) async fn call_content(
+        &self,
+        bearer: Bearer,
+        work: impl FnOnce(
+            &Cms,
+            &Principal,
+        ) -> copydesk_core::Result<copydesk_core::content::ContentItem>
+        + Send
+        + 'static,
+    ) -> ApiResult<ContentAnswer> {
+        let (item, as_array) = self
+            .call(bearer, move |cms, who| {
+                Ok((work(cms, who)?, who.content_as_array))
+            })
+            .await?;
+        Ok(ContentAnswer::new(present::content(item), as_array))
+    }
+
+    /// [`AppState::call_with`] for an operation that answers one content item.
+    pub(crate) async fn call_with_content<B>(
+        &self,
+        bearer: Bearer,
+        action: &'static str,
+        body: RawJson,
+        work: impl FnOnce(
+            &Cms,
+            &Principal,
+            B,
+        ) -> copydesk_core::Result<copydesk_core::content::ContentItem>
+        + Send
+        + 'static,
+    ) -> ApiResult<ContentAnswer>
+    where
+        B: DeserializeOwned,
+    {
+        let (item, as_array) = self
+            .call_with(bearer, action, body, move |cms, who, body| {
+                Ok((work(cms, who, body)?, who.content_as_array))
+            })
+            .await?;
+        Ok(ContentAnswer::new(present::content(item), as_array))
+    }
+
     /// Like [`AppState::call`] for an operation with a JSON body: the token and
     /// `action` are checked before the body is parsed.
     pub(crate) async fn call_with<B, T>(
@@ -102,6 +147,30 @@ impl AppState {
             Ok(work(cms, who, parsed)?)
         })
         .await
+    }
+}
+
+/// One content item as an answer: an object, as the specification has it,
+/// or for a key made with `--content-as-array` a one-element array, as some
+/// clients of the hosted service read it.
+pub struct ContentAnswer {
+    content: copydesk_wire::Content,
+    as_array: bool,
+}
+
+impl ContentAnswer {
+    fn new(content: copydesk_wire::Content, as_array: bool) -> Self {
+        Self { content, as_array }
+    }
+}
+
+impl axum::response::IntoResponse for ContentAnswer {
+    fn into_response(self) -> axum::response::Response {
+        if self.as_array {
+            axum::Json(vec![self.content]).into_response()
+        } else {
+            axum::Json(self.content).into_response()
+        }
     }
 }
 

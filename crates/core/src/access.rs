@@ -149,6 +149,9 @@ pub struct Principal {
     private_key: String,
     roles: BTreeSet<String>,
     actions: BTreeSet<String>,
+    /// The key was made for a client that reads a single content item as
+    /// element 0 of an array.
+    pub content_as_array: bool,
 }
 
 impl Principal {
@@ -254,23 +257,23 @@ pub fn authenticate_credential(tx: &Transaction<'_>, credential: &Credential) ->
         Credential::PrivateKey(private_key) => {
             let found = tx
                 .prepare_cached(
-                    "SELECT k.public_key, u.id, u.uuid, u.name FROM key_pairs k JOIN users u ON u.id = k.user_id
-                     WHERE k.private_key = ?1",
+                    "SELECT k.public_key, u.id, u.uuid, u.name, k.content_as_array FROM key_pairs k
+                     JOIN users u ON u.id = k.user_id WHERE k.private_key = ?1",
                 )?
                 .query_row([private_key], |row| {
-                    Ok((row.get::<_, String>(0)?, row.get::<_, i64>(1)?, row.get::<_, String>(2)?, row.get::<_, String>(3)?))
+                    Ok((
+                        row.get::<_, String>(0)?,
+                        row.get::<_, i64>(1)?,
+                        row.get::<_, String>(2)?,
+                        row.get::<_, String>(3)?,
+                        row.get::<_, bool>(4)?,
+                    ))
                 })
                 .optional()?;
-            let (public_key, user_id, user_uuid, name) =
+            let (public_key, user_id, user_uuid, name, content_as_array) =
                 found.ok_or(CoreError::Token(TokenProblem::Invalid))?;
-            with_grants(
-                tx,
-                user_id,
-                user_uuid,
-                name,
-                public_key,
-                private_key.clone(),
-            )
+            let key = (public_key, private_key.clone(), content_as_array);
+            with_grants(tx, user_id, user_uuid, name, key)
         }
     }
 }
@@ -280,14 +283,14 @@ pub fn authenticate(tx: &Transaction<'_>, token: &str) -> Result<Principal> {
     let public_key = unverified_public_key(token)?;
     let found = tx
         .prepare_cached(
-            "SELECT k.private_key, u.id, u.uuid, u.name FROM key_pairs k JOIN users u ON u.id = k.user_id
+            "SELECT k.private_key, u.id, u.uuid, u.name, k.content_as_array FROM key_pairs k JOIN users u ON u.id = k.user_id
              WHERE k.public_key = ?1",
         )?
         .query_row([&public_key], |row| {
-            Ok((row.get::<_, String>(0)?, row.get::<_, i64>(1)?, row.get::<_, String>(2)?, row.get::<_, String>(3)?))
+            Ok((row.get::<_, String>(0)?, row.get::<_, i64>(1)?, row.get::<_, String>(2)?, row.get::<_, String>(3)?, row.get::<_, bool>(4)?))
         })
         .optional()?;
-    let (private_key, user_id, user_uuid, name) =
+    let (private_key, user_id, user_uuid, name, content_as_array) =
         found.ok_or(CoreError::Token(TokenProblem::Invalid))?;
     let mut validation = Validation::new(Algorithm::HS256);
     validation.required_spec_claims.clear();
@@ -311,7 +314,13 @@ pub fn authenticate(tx: &Transaction<'_>, token: &str) -> Result<Principal> {
         }
         _ => CoreError::Token(TokenProblem::Invalid),
     })?;
-    with_grants(tx, user_id, user_uuid, name, public_key, private_key)
+    with_grants(
+        tx,
+        user_id,
+        user_uuid,
+        name,
+        (public_key, private_key, content_as_array),
+    )
 }
 
 /// The principal of a verified key pair, with its user's roles and actions.
@@ -320,8 +329,7 @@ fn with_grants(
     user_id: i64,
     user_uuid: String,
     name: String,
-    public_key: String,
-    private_key: String,
+    (public_key, private_key, content_as_array): (String, String, bool),
 ) -> Result<Principal> {
     let roles = collect(
         tx,
@@ -341,7 +349,22 @@ fn with_grants(
         private_key,
         roles,
         actions,
+        content_as_array,
     })
+}
+
+/// Marks a key pair's answers for a client that reads a single content
+/// item as element 0 of an array (or unmarks it); unknown key: 404.
+pub fn set_content_as_array(tx: &Transaction<'_>, public_key: &str, on: bool) -> Result<()> {
+    let changed = tx
+        .prepare_cached("UPDATE key_pairs SET content_as_array = ?2 WHERE public_key = ?1")?
+        .execute(params![public_key, on])?;
+    if changed == 0 {
+        return Err(CoreError::not_found(format!(
+            "no key with public key {public_key}"
+        )));
+    }
+    Ok(())
 }
 
 fn collect(tx: &Transaction<'_>, sql: &str, user_id: i64) -> Result<BTreeSet<String>> {

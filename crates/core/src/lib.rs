@@ -103,6 +103,12 @@ impl Cms {
             .write(|tx| access::create_key(tx, name, roles, actions))
     }
 
+    /// Marks a key's content answers as one-element arrays, or not (`key set`).
+    pub fn set_key_content_as_array(&self, public_key: &str, on: bool) -> Result<()> {
+        self.store
+            .write(|tx| access::set_content_as_array(tx, public_key, on))
+    }
+
     pub(crate) fn srn(&self, record_type: &str, uuid: &str) -> String {
         srn::Srn::new(&self.namespace, record_type, uuid).to_string()
     }

@@ -59,6 +59,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0008_section_channels",
         include_str!("../migrations/0008_section_channels.sql"),
     ),
+    (
+        "0009_content_as_array",
+        include_str!("../migrations/0009_content_as_array.sql"),
+    ),
 ];
 
 const READERS: usize = 8;

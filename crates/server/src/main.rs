@@ -134,6 +134,21 @@ enum KeyCommand {
         /// Print exactly one JSON object with user_uuid, public_key and private_key.
         #[arg(long)]
         json: bool,
+        /// Answer this key's requests for a single content item with a
+        /// one-element array, as some clients of the hosted service read it.
+        #[arg(long)]
+        content_as_array: bool,
+    },
+    /// Change how an existing key's answers are shaped.
+    Set {
+        #[command(flatten)]
+        data: DataArgs,
+        /// The key's public key.
+        #[arg(long)]
+        public_key: String,
+        /// Single content items as one-element arrays (true) or objects (false).
+        #[arg(long, action = clap::ArgAction::Set)]
+        content_as_array: bool,
     },
 }
 
@@ -252,16 +267,40 @@ fn main() -> Result<()> {
         }
         Command::Key {
             command:
+                KeyCommand::Set {
+                    data,
+                    public_key,
+                    content_as_array,
+                },
+        } => {
+            let (cms, _) = data.open()?;
+            cms.set_key_content_as_array(&public_key, content_as_array)?;
+            println!(
+                "key {public_key}: single content items as {}",
+                if content_as_array {
+                    "one-element arrays"
+                } else {
+                    "objects"
+                }
+            );
+            Ok(())
+        }
+        Command::Key {
+            command:
                 KeyCommand::Create {
                     data,
                     name,
                     roles,
                     actions,
                     json,
+                    content_as_array,
                 },
         } => {
             let (cms, _) = data.open()?;
             let key = cms.create_key(&name, &roles, &actions)?;
+            if content_as_array {
+                cms.set_key_content_as_array(&key.public_key, true)?;
+            }
             if json {
                 println!(
                     "{}",

@@ -1,19 +1,17 @@
 //! `PUT /v3/attachment/{content uuid}`: replace the file, turn the preview, or set its metadata.
 
 use axum::Extension;
-use axum::Json;
 use axum::body::Body;
 use axum::extract::{Path, State};
 use copydesk_core::CoreError;
 use copydesk_core::attachments::{AttachmentChange, Upload};
 use copydesk_wire as wire;
 
-use crate::AppState;
 use crate::BodyLimit;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Bearer, QueryPairs, RawJson};
 use crate::openapi::{Refusals, UploadRefusals};
-use crate::present;
+use crate::{AppState, ContentAnswer};
 
 /// Exactly one kind of change per request, as the spec says.
 fn change(body: wire::AttachmentBody) -> copydesk_core::Result<AttachmentChange> {
@@ -58,13 +56,13 @@ pub async fn update(
     bearer: Bearer,
     Path(uuid): Path<String>,
     body: RawJson,
-) -> ApiResult<Json<wire::Content>> {
+) -> ApiResult<ContentAnswer> {
     let item = state
-        .call_with(bearer, "ATTACHMENT update", body, move |cms, who, body| {
+        .call_with_content(bearer, "ATTACHMENT update", body, move |cms, who, body| {
             cms.update_attachment(who, &uuid, change(body)?)
         })
         .await?;
-    Ok(Json(present::content(item)))
+    Ok(item)
 }
 
 #[utoipa::path(
@@ -88,7 +86,7 @@ pub async fn upload(
     query: QueryPairs,
     Extension(limit): Extension<BodyLimit>,
     body: Body,
-) -> ApiResult<Json<wire::Content>> {
+) -> ApiResult<ContentAnswer> {
     let name = query.get("name").map(str::to_owned);
     // Only the last step writes; it alone carries an idempotency key.
     let checking = Bearer {
@@ -104,11 +102,11 @@ pub async fn upload(
     // holds no blocking thread while it sends.
     receive(body, &incoming.path(), limit.0).await?;
     let item = state
-        .call(bearer, move |cms, who| {
+        .call_content(bearer, move |cms, who| {
             cms.finish_attachment_upload(who, incoming)
         })
         .await?;
-    Ok(Json(present::content(item)))
+    Ok(item)
 }
 
 /// Writes a request body to `path`, refusing more than `limit` bytes.

@@ -6,11 +6,11 @@ use copydesk_core::attachments::Upload;
 use copydesk_core::content::{ContentFilter, ContentInput};
 use copydesk_wire as wire;
 
-use crate::AppState;
 use crate::error::ApiResult;
 use crate::extract::{Bearer, QueryPairs, RawJson};
 use crate::openapi::{ListParams, Refusals};
 use crate::present;
+use crate::{AppState, ContentAnswer};
 
 /// An empty `published_at` means "not published", like `null`.
 fn nullable_text(value: Option<Option<String>>) -> Option<Option<String>> {
@@ -95,11 +95,11 @@ pub async fn get(
     State(state): State<AppState>,
     bearer: Bearer,
     Path(uuid): Path<String>,
-) -> ApiResult<Json<wire::Content>> {
+) -> ApiResult<ContentAnswer> {
     let item = state
-        .call(bearer, move |cms, who| cms.get_content(who, &uuid))
+        .call_content(bearer, move |cms, who| cms.get_content(who, &uuid))
         .await?;
-    Ok(Json(present::content(item)))
+    Ok(item)
 }
 
 #[utoipa::path(
@@ -116,13 +116,13 @@ pub async fn create(
     State(state): State<AppState>,
     bearer: Bearer,
     body: RawJson,
-) -> ApiResult<Json<wire::Content>> {
+) -> ApiResult<ContentAnswer> {
     let item = state
-        .call_with(bearer, "CONTENT create", body, |cms, who, body| {
+        .call_with_content(bearer, "CONTENT create", body, |cms, who, body| {
             cms.create_content(who, input(body))
         })
         .await?;
-    Ok(Json(present::content(item)))
+    Ok(item)
 }
 
 #[utoipa::path(
@@ -140,13 +140,13 @@ pub async fn update(
     bearer: Bearer,
     Path(uuid): Path<String>,
     body: RawJson,
-) -> ApiResult<Json<wire::Content>> {
+) -> ApiResult<ContentAnswer> {
     let item = state
-        .call_with(bearer, "CONTENT update", body, move |cms, who, body| {
+        .call_with_content(bearer, "CONTENT update", body, move |cms, who, body| {
             cms.update_content(who, &uuid, input(body))
         })
         .await?;
-    Ok(Json(present::content(item)))
+    Ok(item)
 }
 
 #[utoipa::path(

@@ -1,17 +1,15 @@
 //! `/v3/export`: the print side of a content item, its push, pull and notice lock, and its print formats.
 
-use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::header::{CONTENT_DISPOSITION, CONTENT_TYPE};
 use axum::response::{IntoResponse, Response};
 use copydesk_core::exports::{ExportFormat, ExportInput};
 use copydesk_wire as wire;
 
-use crate::AppState;
 use crate::error::ApiResult;
 use crate::extract::{Bearer, RawJson};
 use crate::openapi::Refusals;
-use crate::present;
+use crate::{AppState, ContentAnswer};
 
 #[utoipa::path(
     get,
@@ -26,11 +24,11 @@ pub async fn get(
     State(state): State<AppState>,
     bearer: Bearer,
     Path(uuid): Path<String>,
-) -> ApiResult<Json<wire::Content>> {
+) -> ApiResult<ContentAnswer> {
     let item = state
-        .call(bearer, move |cms, who| cms.get_export(who, &uuid))
+        .call_content(bearer, move |cms, who| cms.get_export(who, &uuid))
         .await?;
-    Ok(Json(present::content(item)))
+    Ok(item)
 }
 
 #[utoipa::path(
@@ -48,9 +46,9 @@ pub async fn update(
     bearer: Bearer,
     Path(uuid): Path<String>,
     body: RawJson,
-) -> ApiResult<Json<wire::Content>> {
+) -> ApiResult<ContentAnswer> {
     let item = state
-        .call_with(
+        .call_with_content(
             bearer,
             "EXPORT update",
             body,
@@ -70,7 +68,7 @@ pub async fn update(
             },
         )
         .await?;
-    Ok(Json(present::content(item)))
+    Ok(item)
 }
 
 #[utoipa::path(
@@ -86,11 +84,11 @@ pub async fn push(
     State(state): State<AppState>,
     bearer: Bearer,
     Path(uuid): Path<String>,
-) -> ApiResult<Json<wire::Content>> {
+) -> ApiResult<ContentAnswer> {
     let item = state
-        .call(bearer, move |cms, who| cms.push_export(who, &uuid))
+        .call_content(bearer, move |cms, who| cms.push_export(who, &uuid))
         .await?;
-    Ok(Json(present::content(item)))
+    Ok(item)
 }
 
 #[utoipa::path(
@@ -106,11 +104,11 @@ pub async fn pull(
     State(state): State<AppState>,
     bearer: Bearer,
     Path(uuid): Path<String>,
-) -> ApiResult<Json<wire::Content>> {
+) -> ApiResult<ContentAnswer> {
     let item = state
-        .call(bearer, move |cms, who| cms.pull_export(who, &uuid))
+        .call_content(bearer, move |cms, who| cms.pull_export(who, &uuid))
         .await?;
-    Ok(Json(present::content(item)))
+    Ok(item)
 }
 
 #[utoipa::path(
@@ -126,13 +124,13 @@ pub async fn lock(
     State(state): State<AppState>,
     bearer: Bearer,
     Path(uuid): Path<String>,
-) -> ApiResult<Json<wire::Content>> {
+) -> ApiResult<ContentAnswer> {
     let item = state
-        .call(bearer, move |cms, who| {
+        .call_content(bearer, move |cms, who| {
             cms.set_export_lock(who, &uuid, true)
         })
         .await?;
-    Ok(Json(present::content(item)))
+    Ok(item)
 }
 
 #[utoipa::path(
@@ -148,13 +146,13 @@ pub async fn unlock(
     State(state): State<AppState>,
     bearer: Bearer,
     Path(uuid): Path<String>,
-) -> ApiResult<Json<wire::Content>> {
+) -> ApiResult<ContentAnswer> {
     let item = state
-        .call(bearer, move |cms, who| {
+        .call_content(bearer, move |cms, who| {
             cms.set_export_lock(who, &uuid, false)
         })
         .await?;
-    Ok(Json(present::content(item)))
+    Ok(item)
 }
 
 /// The media type of each print format.

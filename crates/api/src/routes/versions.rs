@@ -4,11 +4,11 @@ use axum::Json;
 use axum::extract::{Path, State};
 use copydesk_wire as wire;
 
-use crate::AppState;
 use crate::error::ApiResult;
 use crate::extract::{Bearer, QueryPairs};
 use crate::openapi::{ListParams, Refusals};
 use crate::present;
+use crate::{AppState, ContentAnswer};
 
 #[utoipa::path(
     get,
@@ -65,9 +65,9 @@ pub async fn restore(
     State(state): State<AppState>,
     bearer: Bearer,
     Path(uuid): Path<String>,
-) -> ApiResult<Json<wire::Content>> {
+) -> ApiResult<ContentAnswer> {
     let item = state
-        .call(bearer, move |cms, who| cms.restore_version(who, &uuid))
+        .call_content(bearer, move |cms, who| cms.restore_version(who, &uuid))
         .await?;
-    Ok(Json(present::content(item)))
+    Ok(item)
 }
