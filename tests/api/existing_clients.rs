@@ -325,3 +325,85 @@ fn a_key_marked_content_as_array_reads_single_items_as_one_element_arrays() {
         .expect("key set runs");
     assert!(!unknown.status.success(), "an unknown key is refused");
 }
+
+#[test]
+fn a_story_names_its_lead_photo_as_an_embedded_media_item() {
+    let server = TestServer::start();
+    let photographer = server
+        .post("/v3/author", &json!({"name": "Pat Lens"}))
+        .expect(200)
+        .body[0]
+        .clone();
+    let photo = server
+        .post(
+            "/v3/content",
+            &json!({"title": "Dam at dawn", "type": "media", "content": "<p>The dam at dawn.</p>",
+                    "authors": [photographer["uuid"]],
+                    "attachment": {"name": "dam.png", "file": crate::png_base64(40, 30)}}),
+        )
+        .expect(200)
+        .body;
+    let photo_uuid = photo["uuid"].as_str().expect("uuid");
+    // A WordPress plugin sets the lead photo by the media item's UUID.
+    let story = server
+        .post(
+            "/v3/content",
+            &json!({"title": "Dam holds", "type": "article", "dominantAttachment": photo_uuid}),
+        )
+        .expect(200)
+        .body;
+    assert_eq!(story["dominant_attachment_id"], photo["attachment"]["id"]);
+    // A news app backend reads it as the hosted service's clients do.
+    let read = server
+        .get(&format!(
+            "/v3/content/{}",
+            story["uuid"].as_str().expect("uuid")
+        ))
+        .expect(200)
+        .body;
+    let lead = &read["dominantAttachment"];
+    assert_eq!(lead["uuid"], photo_uuid);
+    assert_eq!(lead["content"], "<p>The dam at dawn.</p>", "the caption");
+    assert_eq!(lead["authors"][0]["name"], "Pat Lens");
+    assert_eq!(lead["attachment"]["width"], "40");
+    assert_eq!(lead["attachment"]["height"], "30");
+    let public_url = lead["attachment"]["public_url"].as_str().expect("a url");
+    server
+        .send(server.request(Method::GET, public_url))
+        .expect(200);
+    // Then fetches the media item by that UUID.
+    server.get(&format!("/v3/content/{photo_uuid}")).expect(200);
+    // By the attachment's own UUID still, cleared with null, unknown: 404 naming the field.
+    let by_attachment = server
+        .put(
+            &format!("/v3/content/{}", story["uuid"].as_str().expect("uuid")),
+            &json!({"dominantAttachment": photo["attachment"]["uuid"]}),
+        )
+        .expect(200)
+        .body;
+    assert_eq!(by_attachment["dominantAttachment"]["uuid"], photo_uuid);
+    let cleared = server
+        .put(
+            &format!("/v3/content/{}", story["uuid"].as_str().expect("uuid")),
+            &json!({"dominantAttachment": null}),
+        )
+        .expect(200)
+        .body;
+    assert!(cleared["dominantAttachment"].is_null());
+    let missing = server
+        .put(
+            &format!("/v3/content/{}", story["uuid"].as_str().expect("uuid")),
+            &json!({"dominantAttachment": "5d1c8c1e-0000-4000-8000-000000000000"}),
+        )
+        .expect_error(404, "not_found");
+    assert_eq!(missing.body["field"], "dominantAttachment");
+    // A story without one says null.
+    let bare = server
+        .post(
+            "/v3/content",
+            &json!({"title": "No photo", "type": "article"}),
+        )
+        .expect(200)
+        .body;
+    assert!(bare["dominantAttachment"].is_null());
+}

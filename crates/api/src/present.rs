@@ -182,6 +182,14 @@ pub fn content(item: ContentItem) -> wire::Content {
         versions: item.versions.into_iter().map(version_summary).collect(),
         audit: item.audit.into_iter().map(audit_entry).collect(),
         attachment: item.attachment.map(attachment),
+        dominant_attachment: item.lead_photo.map(|photo| wire::LeadPhoto {
+            uuid: photo.uuid,
+            srn: photo.srn,
+            title: photo.title,
+            content: photo.caption,
+            authors: photo.authors.into_iter().map(author).collect(),
+            attachment: attachment(photo.attachment),
+        }),
     }
 }
 

@@ -110,6 +110,20 @@ pub struct ContentItem {
     pub lock_request: Option<crate::locks::LockRequest>,
     /// The print side, once the item has one.
     pub export: Option<crate::exports::Export>,
+    /// The media item whose attachment is the dominant one (the lead photo).
+    pub lead_photo: Option<LeadPhoto>,
+}
+
+/// The media item a story leads with, as clients of the hosted service read
+/// it (`dominantAttachment`): its file, its caption (its body) and its authors.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LeadPhoto {
+    pub uuid: String,
+    pub srn: String,
+    pub title: String,
+    pub caption: String,
+    pub authors: Vec<Author>,
+    pub attachment: Attachment,
 }
 
 /// A content create or update. `None` leaves a field as it is; for the
@@ -364,6 +378,7 @@ impl Cms {
             lock_request: self.lock_on(tx, crate::locks::Lockable::Content(id))?,
             lock: false,
             export: self.export_of(tx, id)?,
+            lead_photo: self.lead_photo(tx, record.dominant_attachment_id)?,
             record,
         })
         .map(|mut item| {
@@ -761,6 +776,39 @@ impl Cms {
         Ok(changed)
     }
 
+    /// The media item holding the attachment with row id `attachment_id`.
+    fn lead_photo(
+        &self,
+        tx: &Transaction<'_>,
+        attachment_id: Option<i64>,
+    ) -> Result<Option<LeadPhoto>> {
+        let Some(attachment_id) = attachment_id else {
+            return Ok(None);
+        };
+        let media: Option<i64> = tx
+            .prepare_cached("SELECT content_id FROM attachments WHERE id = ?1")?
+            .query_row([attachment_id], |row| row.get(0))
+            .optional()?;
+        let Some(media) = media else {
+            return Ok(None);
+        };
+        let Some(attachment) = self.attachment_of_content(tx, media)? else {
+            return Ok(None);
+        };
+        let record = self.content_record(tx, media)?;
+        Ok(Some(LeadPhoto {
+            uuid: record.uuid,
+            srn: record.srn,
+            title: record.title,
+            caption: record.body,
+            authors: self.authors_of_content(tx, media)?,
+            attachment,
+        }))
+    }
+
+    /// The attachment `dominantAttachment` names: by the attachment's own
+    /// UUID, or (as clients of the hosted service send it) by the UUID of
+    /// the media item that holds it.
     fn dominant_attachment_id(
         &self,
         tx: &Transaction<'_>,
@@ -770,13 +818,18 @@ impl Cms {
             None | Some("") => Ok(None),
             Some(uuid) => {
                 let id = tx
-                    .prepare_cached("SELECT id FROM attachments WHERE uuid = ?1")?
+                    .prepare_cached(
+                        "SELECT id FROM attachments WHERE uuid = ?1
+                         UNION ALL
+                         SELECT a.id FROM attachments a JOIN content c ON c.id = a.content_id WHERE c.uuid = ?1
+                         LIMIT 1",
+                    )?
                     .query_row([uuid], |row| row.get::<_, i64>(0))
                     .optional()?;
                 id.map(Some).ok_or_else(|| {
                     CoreError::not_found_field(
                         "dominantAttachment",
-                        format!("no attachment with UUID {uuid}"),
+                        format!("no attachment, or media item with one, has UUID {uuid}"),
                     )
                 })
             }

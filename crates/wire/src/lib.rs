@@ -198,6 +198,15 @@ pub struct Content {
     pub lock_request: Option<LockRequest>,
     pub versions: Vec<VersionSummary>,
     pub audit: Vec<AuditEntry>,
+    /// The lead photo: the media item whose attachment is the dominant one
+    /// (its UUID, file, caption and authors), or null; as the hosted
+    /// service's clients read it.
+    #[serde(
+        rename = "dominantAttachment",
+        default,
+        deserialize_with = "lead_photo_if_readable"
+    )]
+    pub dominant_attachment: Option<LeadPhoto>,
     pub attachment: Option<Attachment>,
 }
 
@@ -268,6 +277,29 @@ pub struct TextConflict {
     pub theirs: String,
     pub before: Option<String>,
     pub after: Option<String>,
+}
+
+/// Another server's `dominantAttachment` may be shaped otherwise (the
+/// hosted service's carries fields of its own): a client reads what it can
+/// and never fails on it.
+fn lead_photo_if_readable<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<LeadPhoto>, D::Error> {
+    let value = Value::deserialize(deserializer)?;
+    Ok(serde_json::from_value(value).ok())
+}
+
+/// The media item a story leads with (`dominantAttachment`).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, ToSchema)]
+pub struct LeadPhoto {
+    /// The media item's UUID (fetch it as a content item).
+    pub uuid: String,
+    pub srn: String,
+    pub title: String,
+    /// The caption: the media item's body.
+    pub content: String,
+    pub authors: Vec<Author>,
+    pub attachment: Attachment,
 }
 
 /// A content item as a container lists it.

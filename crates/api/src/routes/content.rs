@@ -87,7 +87,7 @@ pub async fn list(
     path = "/v3/content/{uuid}",
     tag = "content",
     operation_id = "content_get",
-    description = "Access action: CONTENT get.",
+    description = "Access action: CONTENT get. For a key made with `key create --content-as-array`, the item comes as a one-element array (so do the other operations that answer one content item).",
     params(("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
     responses((status = 200, body = wire::Content), Refusals)
 )]
