@@ -198,16 +198,7 @@ impl Cms {
             );
             let mut args: Vec<Box<dyn ToSql>> = patterns.iter().map(|p| Box::new(p.clone()) as Box<dyn ToSql>).collect();
             if let Some(tag) = search.tag.as_deref().map(str::trim).filter(|t| !t.is_empty()) {
-                let tag_id = match TAGS.try_id_of(tx, tag)? {
-                    Some(id) => id,
-                    None => by_slug_or_name(
-                        tx,
-                        "SELECT id FROM tags WHERE slug = ?1 OR lower(name) = lower(?1)
-                         ORDER BY slug = ?1 DESC, id LIMIT 1",
-                        "tag",
-                        tag,
-                    )?,
-                };
+                let tag_id = named(tx, TAGS, TAG_BY_SLUG_OR_NAME, "tag", tag)?;
                 args.push(Box::new(tag_id));
                 conditions.push(format!(
                     "EXISTS (SELECT 1 FROM content_tags ct WHERE ct.content_id = content.id AND ct.tag_id = ?{})",
@@ -215,16 +206,7 @@ impl Cms {
                 ));
             }
             if let Some(author) = search.author.as_deref().map(str::trim).filter(|a| !a.is_empty()) {
-                let author_id = match AUTHORS.try_id_of(tx, author)? {
-                    Some(id) => id,
-                    None => by_slug_or_name(
-                        tx,
-                        "SELECT id FROM authors WHERE slug = ?1 OR lower(name) = lower(?1)
-                         ORDER BY slug = ?1 DESC, id LIMIT 1",
-                        "author",
-                        author,
-                    )?,
-                };
+                let author_id = named(tx, AUTHORS, AUTHOR_BY_SLUG_OR_NAME, "author", author)?;
                 args.push(Box::new(author_id));
                 conditions.push(format!(
                     "EXISTS (SELECT 1 FROM content_authors ca WHERE ca.content_id = content.id AND ca.author_id = ?{})",
@@ -243,16 +225,27 @@ impl Cms {
     }
 }
 
-/// A tag or author named by its slug or its name (any case), as clients of
-/// the hosted service pass them; 404 naming the field when there is none.
-fn by_slug_or_name(
+const TAG_BY_SLUG_OR_NAME: &str = "SELECT id FROM tags WHERE slug = ?1 OR lower(name) = lower(?1)
+     ORDER BY slug = ?1 DESC, id LIMIT 1";
+const AUTHOR_BY_SLUG_OR_NAME: &str =
+    "SELECT id FROM authors WHERE slug = ?1 OR lower(name) = lower(?1)
+     ORDER BY slug = ?1 DESC, id LIMIT 1";
+
+/// A tag or author named by its UUID, its slug or its name (any case), as
+/// clients of the hosted service pass them; 404 naming the field when there
+/// is none.
+fn named(
     tx: &rusqlite::Transaction<'_>,
-    sql: &str,
+    table: crate::records::Table,
+    by_slug_or_name: &str,
     field: &str,
     value: &str,
 ) -> Result<i64> {
     use rusqlite::OptionalExtension as _;
-    tx.prepare_cached(sql)?
+    if let Some(id) = table.try_id_of(tx, value)? {
+        return Ok(id);
+    }
+    tx.prepare_cached(by_slug_or_name)?
         .query_row([value], |row| row.get::<_, i64>(0))
         .optional()?
         .ok_or_else(|| CoreError::not_found_field(field, format!("no {field} {value}")))
