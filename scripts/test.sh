@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
-# Sets up and runs every check and test: formatting, clippy, the UI's type
-# check and unit tests, Rust unit tests, and the end-to-end suites against the
-# real server binary (HTTP, two-server sync, the UI in a real browser) and
-# the desktop app in its real window.
+# Sets up and runs every check and test: formatting, clippy, the UI's types
+# against the OpenAPI document, its type check and unit tests, Rust unit
+# tests, and the end-to-end suites against the real server binary (HTTP,
+# two-server sync, the UI in a real browser) and the desktop app in its real
+# window.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash scripts/setup.sh desktop
 
-echo "== the UI: type check, unit tests (Vitest), build"
-(cd ui && npm run typecheck && npm test && npm run build)
+echo "== the UI: its types against docs/openapi.json, type check, unit tests (Vitest), build"
+(cd ui && npm run schema:check && npm run typecheck && npm test && npm run build)
 
 echo "== cargo fmt --check"
 cargo fmt --all -- --check
