@@ -1,6 +1,62 @@
-// The one client of the /v3 service the whole UI codes against. It branches
-// on the contract's error `code`, never on message text, and turns every
-// refusal into words a journalist understands.
+// The one client of the /v3 service the whole UI codes against: no other
+// module calls `fetch`. It branches on the contract's error `code`, never on
+// message text, and turns every refusal into words a journalist understands.
+// What it sends and receives is typed by the service's own OpenAPI document
+// (src/schema.ts, generated from docs/openapi.json by `npm run schema`).
+
+import type { components, paths } from './schema';
+
+type Schemas = components['schemas'];
+
+/** The names `Prefix_Name` of the document's schemas, without the prefix. */
+type NamesAfter<Prefix extends string> = { [K in keyof Schemas]: K extends `${Prefix}_${infer Name}` ? Name : never }[keyof Schemas];
+
+/** The names `NameBody` of the document's request bodies, without `Body`. */
+type BodyNames = { [K in keyof Schemas]: K extends `${infer Name}Body` ? Name : never }[keyof Schemas];
+
+// The records the UI shows, as the service answers them.
+export type ContentItem = Schemas['Content'];
+export type Version = Schemas['Version'];
+export type Draft = Schemas['Draft'];
+export type MergedDraft = Schemas['MergedDraft'];
+export type NoteComment = Schemas['NoteComment'];
+export type Assignment = Schemas['Assignment'];
+export type Author = Schemas['Author'];
+export type Tag = Schemas['Tag'];
+export type User = Schemas['User'];
+export type Container = Schemas['Container'];
+export type PrintDocument = Schemas['PrintDocument'];
+export type Workflow = Schemas['Workflow'];
+export type Issue = Schemas['Issue'];
+export type Me = Schemas['Me'];
+export type SyncStatus = Schemas['SyncStatus'];
+export type SyncConflict = Schemas['SyncConflict'];
+
+/** One page of a list (`Page<'Content'>`): its `items` and where it stands (`current` of `last`, `total_items`, `limit`). */
+export type Page<Name extends NamesAfter<'Envelope'>> = Schemas[`Envelope_${Name}`];
+
+/** A list the service answers whole, as `items` only (comments, sync conflicts). */
+export type Items<Name extends NamesAfter<'Items'>> = Schemas[`Items_${Name}`];
+
+/** A request body (`RequestBody<'Content'>` is what POST and PUT of a content item take). */
+export type RequestBody<Name extends BodyNames> = Schemas[`${Name}Body`];
+
+/**
+ * A page of `GET /v3/search?type=content`. Written here because the document
+ * describes a search hit only as "a content item, an author or a tag, as the
+ * search type asks"; asked for content, the hits are content items.
+ */
+export type ContentSearchPage = Omit<Page<'SearchHit'>, 'items'> & { items: ContentItem[] };
+
+/**
+ * An attachment's crops, keyed by preview name (`default`), each of text
+ * fields (`crop`, `w`, `h`, `fp-x`, `fp-y`). Written here because the
+ * document leaves an attachment's `metadata` open (any JSON).
+ */
+export type Crops = Record<string, Record<string, string> | undefined>;
+
+/** The body of every refusal (the document gives each operation's 4xx answers this shape). */
+type Refusal = paths['/v3/me']['get']['responses'][403]['content']['application/json'];
 
 /** A refusal in the contract's shape: `{"error", "code", "field"?}`. */
 export class ApiError extends Error {
@@ -22,46 +78,42 @@ export interface Connection {
   token: () => Promise<string>;
 }
 
-/** One page of a list, as the service answers it. */
-export interface Page<T> {
-  items: T[];
-  total_items: number;
-  page: number;
-  last: number;
-  per_page: number;
+/** What a request carries besides its path: a body and its media type. */
+interface Sent {
+  body: BodyInit;
+  type: string;
 }
 
 export class Api {
   constructor(readonly connection: Connection) {}
 
-  async call<T>(method: string, path: string, body?: unknown): Promise<T> {
+  /**
+   * Sends one request with a fresh token and answers the service's response
+   * when it is a success; a refusal, or a service that cannot be reached,
+   * becomes an `ApiError`.
+   */
+  private async send(method: string, path: string, sent?: Sent): Promise<Response> {
     let response: Response;
     try {
       const headers: Record<string, string> = {
         Authorization: `Bearer ${await this.connection.token()}`,
       };
-      if (body !== undefined) headers['Content-Type'] = 'application/json';
-      response = await fetch(`${this.connection.base}${path}`, {
-        method,
-        headers,
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
+      if (sent) headers['Content-Type'] = sent.type;
+      response = await fetch(`${this.connection.base}${path}`, { method, headers, body: sent?.body });
     } catch (err) {
       if (err instanceof ApiError) throw err;
       throw new ApiError(0, 'unreachable', 'The Copydesk service cannot be reached.');
     }
-    const text = await response.text();
-    let parsed: unknown = undefined;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      parsed = undefined;
-    }
     if (!response.ok) {
-      const error = (parsed ?? {}) as { error?: string; code?: string; field?: string };
-      throw new ApiError(response.status, error.code ?? 'unknown', error.error ?? response.statusText, error.field);
+      const refusal = (await parsed(response)) as Partial<Refusal> | undefined;
+      throw new ApiError(response.status, refusal?.code ?? 'unknown', refusal?.error ?? response.statusText, refusal?.field ?? undefined);
     }
-    return parsed as T;
+    return response;
+  }
+
+  async call<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const sent = body === undefined ? undefined : { body: JSON.stringify(body), type: 'application/json' };
+    return (await parsed(await this.send(method, path, sent))) as T;
   }
 
   get<T>(path: string): Promise<T> {
@@ -75,6 +127,30 @@ export class Api {
   }
   delete<T>(path: string): Promise<T> {
     return this.call<T>('DELETE', path);
+  }
+
+  /** Puts a file on a media item as its attachment, streamed as it is, not base64 (`PUT /v3/attachment/{uuid}/file`). */
+  async uploadAttachment(uuid: string, file: File): Promise<ContentItem> {
+    const response = await this.send('PUT', `/v3/attachment/${uuid}/file${query({ name: file.name })}`, {
+      body: file,
+      type: 'application/octet-stream',
+    });
+    return (await parsed(response)) as ContentItem;
+  }
+
+  /** A story's export to print as a file: `icml`, `html` or `text` (`GET /v3/export/{uuid}/as/{format}`). */
+  async exportFile(uuid: string, format: string): Promise<Blob> {
+    return (await this.send('GET', `/v3/export/${uuid}/as/${format}`)).blob();
+  }
+}
+
+/** A response's JSON, or `undefined` when it has none (or what it has is not JSON). */
+async function parsed(response: Response): Promise<unknown> {
+  const text = await response.text();
+  try {
+    return text ? JSON.parse(text) : undefined;
+  } catch {
+    return undefined;
   }
 }
 

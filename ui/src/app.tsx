@@ -1,8 +1,8 @@
 // The desk: navigation, the sync state at a glance, and the screen the address names.
 
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { Api, explain, isTokenRefusal, type Connection } from './api';
-import { DeskContext, type Desk, type Me } from './context';
+import { Api, explain, isTokenRefusal, type Connection, type Me } from './api';
+import { DeskContext, type Desk } from './context';
 import { go, useRoute } from './route';
 import { forgetKey, inDesktopApp, keyConnection, parseKey, rememberKey, startingConnection } from './session';
 import { ContentList } from './screens/content-list';

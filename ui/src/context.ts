@@ -2,14 +2,7 @@
 
 import { createContext } from 'preact';
 import { useContext } from 'preact/hooks';
-import type { Api } from './api';
-
-/** The caller, as `GET /v3/me` answers. */
-export interface Me {
-  user: { uuid: string; name: string; email: string };
-  roles: string[];
-  actions: string[];
-}
+import type { Api, Me } from './api';
 
 export interface Desk {
   api: Api;

@@ -1,16 +1,15 @@
 // A media item's attachment: upload (streamed, not base64), preview, angle and crop.
 
 import { useState } from 'preact/hooks';
-import { ApiError, query } from '../api';
+import type { ContentItem, Crops, RequestBody } from '../api';
 import { useDesk } from '../context';
 import { attempt, Problem } from '../load';
-import type { ContentItem } from '../types';
 
 export function AttachmentPanel({ item, onChange }: { item: ContentItem; onChange: () => void }) {
   const { api, may } = useDesk();
   const [problem, setProblem] = useState<string>();
   const attachment = item.attachment;
-  const crop = attachment?.metadata?.default ?? {};
+  const crop = (attachment?.metadata as Crops | null | undefined)?.default ?? {};
   const [w, setW] = useState(crop.w ?? '');
   const [h, setH] = useState(crop.h ?? '');
   const [fx, setFx] = useState(crop['fp-x'] ?? '');
@@ -18,18 +17,7 @@ export function AttachmentPanel({ item, onChange }: { item: ContentItem; onChang
   const allowed = may('ATTACHMENT update');
 
   const upload = async (file: File) => {
-    const failed = await attempt(async () => {
-      const token = await api.connection.token();
-      const response = await fetch(`${api.connection.base}/v3/attachment/${item.uuid}/file${query({ name: file.name })}`, {
-        method: 'PUT',
-        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/octet-stream' },
-        body: file,
-      });
-      if (!response.ok) {
-        const error = await response.json().catch(() => ({}));
-        throw new ApiError(response.status, error.code ?? 'unknown', error.error ?? response.statusText, error.field);
-      }
-    });
+    const failed = await attempt(() => api.uploadAttachment(item.uuid, file));
     setProblem(failed);
     if (!failed) onChange();
   };
@@ -67,7 +55,8 @@ export function AttachmentPanel({ item, onChange }: { item: ContentItem; onChang
                 <select
                   value={attachment.angle}
                   onChange={async (e) => {
-                    const failed = await attempt(() => api.put(`/v3/attachment/${item.uuid}`, { angle: e.currentTarget.value }));
+                    const turned = { angle: Number(e.currentTarget.value) } satisfies RequestBody<'Attachment'>;
+                    const failed = await attempt(() => api.put(`/v3/attachment/${item.uuid}`, turned));
                     setProblem(failed);
                     if (!failed) onChange();
                   }}
@@ -84,9 +73,8 @@ export function AttachmentPanel({ item, onChange }: { item: ContentItem; onChang
                 aria-label="Crop"
                 onSubmit={async (e) => {
                   e.preventDefault();
-                  const failed = await attempt(() =>
-                    api.put(`/v3/attachment/${item.uuid}`, { metadata: { default: { crop: 'true', w, h, 'fp-x': fx, 'fp-y': fy } } }),
-                  );
+                  const cropped = { metadata: { default: { crop: 'true', w, h, 'fp-x': fx, 'fp-y': fy } } satisfies Crops };
+                  const failed = await attempt(() => api.put(`/v3/attachment/${item.uuid}`, cropped satisfies RequestBody<'Attachment'>));
                   setProblem(failed);
                   if (!failed) onChange();
                 }}

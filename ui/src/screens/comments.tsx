@@ -2,14 +2,14 @@
 // on the item's assignment. Comments show as text: nothing in them runs.
 
 import { useState } from 'preact/hooks';
+import type { Assignment, ContentItem, Items, NoteComment, RequestBody } from '../api';
 import { useDesk } from '../context';
 import { attempt, Problem, useLoad } from '../load';
 import { paragraphsOf, textOf } from '../text';
-import type { ContentItem, NoteComment } from '../types';
 
 export function Comments({ item }: { item: ContentItem }) {
   const { api } = useDesk();
-  const thread = useLoad(() => api.get<{ items: NoteComment[] }>(`/v3/note-comment/${item.uuid}`), [item.uuid]);
+  const thread = useLoad(() => api.get<Items<'NoteComment'>>(`/v3/note-comment/${item.uuid}`), [item.uuid]);
   const notes = thread.data?.items ?? [];
   const roots = notes.filter((n) => n.parent_id === '0');
   return (
@@ -73,7 +73,11 @@ function CommentForm({ label, parent, item, onPosted }: { label: string; parent:
         e.preventDefault();
         if (!text.trim()) return;
         const failed = await attempt(() =>
-          api.post(`/v3/note-comment/${parent}`, { comment: paragraphsOf(text), reference: item.uuid, version: Number(item.version) }),
+          api.post(`/v3/note-comment/${parent}`, {
+            comment: paragraphsOf(text),
+            reference: item.uuid,
+            version: Number(item.version),
+          } satisfies RequestBody<'NoteComment'>),
         );
         setProblem(failed);
         if (!failed) {
@@ -92,18 +96,13 @@ function CommentForm({ label, parent, item, onPosted }: { label: string; parent:
   );
 }
 
-interface Assignment {
-  uuid: string;
-  title: string;
-}
-
 function AssignmentComments({ item }: { item: ContentItem }) {
   const { api, may } = useDesk();
   const loaded = useLoad(async () => {
     // The item names its assignment by id; the service finds it by that id too.
     if (!item.assignment_id || !may('ASSIGNMENT get')) return undefined;
     const [assignment] = await api.get<Assignment[]>(`/v3/assignment/${item.assignment_id}`);
-    const comments = await api.get<{ items: NoteComment[] }>(`/v3/assignment-comment/${assignment.uuid}`);
+    const comments = await api.get<Items<'AssignmentComment'>>(`/v3/assignment-comment/${assignment.uuid}`);
     return { assignment, comments: comments.items };
   }, [item.uuid, item.assignment_id]);
   const [text, setText] = useState('');
@@ -127,7 +126,9 @@ function AssignmentComments({ item }: { item: ContentItem }) {
         <form
           onSubmit={async (e) => {
             e.preventDefault();
-            const failed = await attempt(() => api.post(`/v3/assignment-comment/${found.assignment.uuid}`, { comment: paragraphsOf(text) }));
+            const failed = await attempt(() =>
+              api.post(`/v3/assignment-comment/${found.assignment.uuid}`, { comment: paragraphsOf(text) } satisfies RequestBody<'AssignmentComment'>),
+            );
             setProblem(failed);
             if (!failed) {
               setText('');

@@ -3,21 +3,9 @@
 // both, with its placeholder. Manual content can be put in order.
 
 import { useState } from 'preact/hooks';
-import { query, type Page } from '../api';
+import { query, type Container, type Page, type RequestBody } from '../api';
 import { useDesk } from '../context';
 import { attempt, Problem, useLoad } from '../load';
-import type { ContentItem, Named } from '../types';
-
-interface Container {
-  uuid: string;
-  title: string;
-  slug: string;
-  description: string;
-  type: string;
-  content: { uuid: string; title: string; type: string }[];
-  tags: Named[];
-  placeholder?: string | null;
-}
 
 export const TYPE_RULES: Record<string, { content: boolean; tags: boolean; rule: string }> = {
   manual: { content: true, tags: false, rule: 'A manual container holds the stories you pick, in your order. It takes no tags.' },
@@ -30,7 +18,7 @@ export function Containers() {
   const { api, may } = useDesk();
   const [type, setType] = useState('');
   const [editing, setEditing] = useState<Container | 'new'>();
-  const list = useLoad(() => api.get<Page<Container>>(`/v3/container${query({ type, per_page: 100 })}`), [type]);
+  const list = useLoad(() => api.get<Page<'Container'>>(`/v3/container${query({ type, per_page: 100 })}`), [type]);
   return (
     <section aria-labelledby="containers-heading">
       <h1 id="containers-heading">Containers</h1>
@@ -82,8 +70,8 @@ function ContainerForm({ container, onDone }: { container?: Container; onDone: (
   const [problem, setProblem] = useState<string>();
   const options = useLoad(
     async () => ({
-      content: (await api.get<Page<ContentItem>>('/v3/content?per_page=100&order=modified_at&dir=desc')).items,
-      tags: (await api.get<Page<Named>>('/v3/tag?per_page=200')).items,
+      content: (await api.get<Page<'Content'>>('/v3/content?per_page=100&order=modified_at&dir=desc')).items,
+      tags: (await api.get<Page<'Tag'>>('/v3/tag?per_page=200')).items,
     }),
     [],
   );
@@ -102,7 +90,7 @@ function ContainerForm({ container, onDone }: { container?: Container; onDone: (
       aria-label={container ? `Edit ${container.title}` : 'New container'}
       onSubmit={async (e) => {
         e.preventDefault();
-        const body = {
+        const body: RequestBody<'Container'> = {
           title,
           type,
           description,

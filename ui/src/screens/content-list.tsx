@@ -1,11 +1,10 @@
 // The content list: search, a type filter, pages, and a new story.
 
 import { useState } from 'preact/hooks';
-import { query, type Page } from '../api';
+import { query, type ContentItem, type ContentSearchPage, type Page, type RequestBody } from '../api';
 import { useDesk } from '../context';
 import { attempt, Problem, useLoad } from '../load';
 import { go } from '../route';
-import type { ContentItem } from '../types';
 
 const TYPES = ['article', 'post', 'media', 'page'];
 const PER_PAGE = 20;
@@ -16,15 +15,16 @@ export function ContentList() {
   const [searched, setSearched] = useState('');
   const [type, setType] = useState('');
   const [page, setPage] = useState(1);
-  const list = useLoad(
+  const list = useLoad<ContentSearchPage | Page<'Content'>>(
     () =>
       searched
-        ? api.get<Page<ContentItem>>(`/v3/search${query({ type: 'content', keywords: searched, page, per_page: PER_PAGE })}`)
-        : api.get<Page<ContentItem>>(
-            `/v3/content${query({ type, page, per_page: PER_PAGE, order: 'modified_at', dir: 'desc' })}`,
-          ),
+        ? api.get<ContentSearchPage>(`/v3/search${query({ type: 'content', keywords: searched, page, per_page: PER_PAGE })}`)
+        : api.get<Page<'Content'>>(`/v3/content${query({ type, page, per_page: PER_PAGE, order: 'modified_at', dir: 'desc' })}`),
     [searched, type, page],
   );
+  // The page on screen is the one the service answered (the rows' own page),
+  // not the one asked for, which may still be on its way.
+  const shown = list.data;
   const [title, setTitle] = useState('');
   const [newType, setNewType] = useState('article');
   const [problem, setProblem] = useState<string>();
@@ -73,7 +73,7 @@ export function ContentList() {
             e.preventDefault();
             let made: ContentItem | undefined;
             const failed = await attempt(async () => {
-              made = await api.post<ContentItem>('/v3/content', { title, type: newType });
+              made = await api.post<ContentItem>('/v3/content', { title, type: newType } satisfies RequestBody<'Content'>);
             });
             setProblem(failed);
             if (made) go('content', made.uuid);
@@ -122,13 +122,13 @@ export function ContentList() {
       </table>
       {list.data && items.length === 0 && <p>Nothing here yet.</p>}
       <nav class="pages" aria-label="Pages">
-        <button type="button" disabled={page <= 1} onClick={() => setPage(page - 1)}>
+        <button type="button" disabled={!shown || shown.current <= shown.first} onClick={() => shown && setPage(shown.before)}>
           Previous page
         </button>
         <span>
-          Page {list.data?.page ?? page} of {Math.max(1, list.data?.last ?? 1)} ({list.data?.total_items ?? 0} items)
+          Page {shown?.current ?? page} of {shown?.last ?? 1} ({shown?.total_items ?? 0} items)
         </span>
-        <button type="button" disabled={page >= (list.data?.last ?? 1)} onClick={() => setPage(page + 1)}>
+        <button type="button" disabled={!shown || shown.current >= shown.last} onClick={() => shown && setPage(shown.next)}>
           Next page
         </button>
       </nav>

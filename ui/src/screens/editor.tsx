@@ -3,13 +3,12 @@
 // the lock, the attachment, and the comment threads beside the text.
 
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { query, type Page } from '../api';
+import { query, type Author, type ContentItem, type Draft, type MergedDraft, type Page, type RequestBody, type Tag } from '../api';
 import { useDesk } from '../context';
 import { textOf } from '../text';
 import { fromRaw, parseRaw, toRaw, type PmNode } from '../draftjs';
 import { attempt, Problem, useLoad } from '../load';
 import { RichText, type Body } from '../rich-text';
-import type { ContentItem, Draft, MergedDraft, Named } from '../types';
 import { AttachmentPanel } from './attachment';
 import { Comments } from './comments';
 import { Versions } from './versions';
@@ -97,8 +96,8 @@ function Story({ item, draft, merged, reopen }: { item: ContentItem; draft?: Dra
 
   const people = useLoad(
     async () => ({
-      authors: (await api.get<Page<Named>>('/v3/author?per_page=200&order=name&dir=asc')).items,
-      tags: (await api.get<Page<Named>>('/v3/tag?per_page=200')).items,
+      authors: (await api.get<Page<'Author'>>('/v3/author?per_page=200&order=name&dir=asc')).items,
+      tags: (await api.get<Page<'Tag'>>('/v3/tag?per_page=200')).items,
     }),
     [],
   );
@@ -110,7 +109,10 @@ function Story({ item, draft, merged, reopen }: { item: ContentItem; draft?: Dra
       unsaved.current = false;
       const { html, doc } = body.current;
       const failed = await attempt(() =>
-        api.post(`/v3/draft${query({ content: item.srn })}`, { content: html, content_raw: JSON.stringify(toRaw(doc)) }),
+        api.post(`/v3/draft${query({ content: item.srn })}`, {
+          content: html,
+          content_raw: JSON.stringify(toRaw(doc)),
+        } satisfies RequestBody<'Draft'>),
       );
       if (failed) {
         unsaved.current = true;
@@ -123,7 +125,7 @@ function Story({ item, draft, merged, reopen }: { item: ContentItem; draft?: Dra
   }, [item.srn]);
 
   const saveVersion = async () => {
-    const change: Record<string, unknown> = {
+    const change: RequestBody<'Content'> = {
       title,
       slug,
       abstract: summary,
@@ -212,7 +214,7 @@ function Story({ item, draft, merged, reopen }: { item: ContentItem; draft?: Dra
             chosen={authors}
             disabled={!editable}
             onToggle={(uuid) => toggle(authors, setAuthors, uuid)}
-            add={may('AUTHOR create') ? (name) => api.post<Named | Named[]>('/v3/author', { name }) : undefined}
+            add={may('AUTHOR create') ? (name) => api.post<Author[]>('/v3/author', { name } satisfies RequestBody<'Author'>) : undefined}
             onAdded={(uuid) => {
               setAuthors([...authors, uuid]);
               people.reload();
@@ -225,7 +227,7 @@ function Story({ item, draft, merged, reopen }: { item: ContentItem; draft?: Dra
             chosen={tags}
             disabled={!editable}
             onToggle={(uuid) => toggle(tags, setTags, uuid)}
-            add={may('TAG create') ? (name) => api.post<Named | Named[]>('/v3/tag', { name }) : undefined}
+            add={may('TAG create') ? (name) => api.post<Tag[]>('/v3/tag', { name } satisfies RequestBody<'Tag'>) : undefined}
             onAdded={(uuid) => {
               setTags([...tags, uuid]);
               people.reload();
@@ -296,15 +298,16 @@ function LockBanner({ item, onChange }: { item: ContentItem; onChange: () => voi
   );
 }
 
-/** Checkboxes over named records (authors, tags), and a field to add a new one for those allowed to. */
+/** Checkboxes over authors or tags, and a field to add a new one for those allowed to. */
 function Choices(props: {
   legend: string;
   noun: string;
-  options: Named[];
+  options: (Author | Tag)[];
   chosen: string[];
   disabled: boolean;
   onToggle: (uuid: string) => void;
-  add?: (name: string) => Promise<Named | Named[]>;
+  /** Makes a new one; the service answers it as a one-element list. */
+  add?: (name: string) => Promise<(Author | Tag)[]>;
   onAdded: (uuid: string) => void;
 }) {
   const [name, setName] = useState('');
@@ -312,12 +315,12 @@ function Choices(props: {
   const adding = async () => {
     const add = props.add;
     if (!add || !name.trim()) return;
-    let made: Named | Named[] | undefined;
+    let made: (Author | Tag)[] | undefined;
     const failed = await attempt(async () => {
       made = await add(name.trim());
     });
     setProblem(failed);
-    const record = Array.isArray(made) ? made[0] : made;
+    const record = made?.[0];
     if (record) {
       setName('');
       props.onAdded(record.uuid);

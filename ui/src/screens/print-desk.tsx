@@ -3,37 +3,26 @@
 // hold PRINTDOCUMENT passThruLock), and the export panel of a story.
 
 import { useState } from 'preact/hooks';
-import { ApiError, type Page } from '../api';
+import type { Issue, Page, PrintDocument, RequestBody, User, Workflow } from '../api';
 import { useDesk } from '../context';
 import { attempt, Problem, useLoad } from '../load';
-import type { ContentItem, Named } from '../types';
-
-interface PrintDocument {
-  uuid: string;
-  label: string;
-  tracking_label: string;
-  print_locked: string;
-  print_locked_user: string | null;
-  issue?: { uuid: string; label: string } | null;
-  workflow?: { uuid: string; name: string } | null;
-}
 
 interface Plan {
-  workflows: { id: string; uuid: string; name: string }[];
-  issues: { id: string; uuid: string; label: string }[];
-  users: Named[];
+  workflows: Workflow[];
+  issues: Issue[];
+  users: User[];
 }
 
 const PASS_THRU = 'PRINTDOCUMENT passThruLock';
 
 export function PrintDesk() {
   const { api, may } = useDesk();
-  const documents = useLoad(() => api.get<Page<PrintDocument>>('/v3/print-document?per_page=100'), []);
+  const documents = useLoad(() => api.get<Page<'PrintDocument'>>('/v3/print-document?per_page=100'), []);
   const plan = useLoad<Plan>(
     async () => ({
-      workflows: (await api.get<Page<Plan['workflows'][number]>>('/v3/workflow?per_page=200')).items,
-      issues: (await api.get<Page<Plan['issues'][number]>>('/v3/issue?per_page=200')).items,
-      users: may('USER list') ? (await api.get<Page<Named>>('/v3/user?per_page=200')).items : [],
+      workflows: (await api.get<Page<'Workflow'>>('/v3/workflow?per_page=200')).items,
+      issues: (await api.get<Page<'Issue'>>('/v3/issue?per_page=200')).items,
+      users: may('USER list') ? (await api.get<Page<'User'>>('/v3/user?per_page=200')).items : [],
     }),
     [],
   );
@@ -112,7 +101,7 @@ function DocumentRow({ doc, plan, onChange }: { doc: PrintDocument; plan?: Plan;
             <button
               type="button"
               disabled={!forUser}
-              onClick={() => run(() => api.post(`/v3/print-document/${doc.uuid}/lock`, { on_behalf_of: forUser }))}
+              onClick={() => run(() => api.post(`/v3/print-document/${doc.uuid}/lock`, { on_behalf_of: forUser } satisfies RequestBody<'PrintLock'>))}
             >
               Lock for them
             </button>
@@ -143,7 +132,7 @@ function NewDocument({ plan, onMade }: { plan?: Plan; onMade: () => void }) {
             tracking_label: tracking,
             workflow_id: workflow || null,
             issue_id: issue || null,
-          }),
+          } satisfies RequestBody<'PrintDocument'>),
         );
         setProblem(failed);
         if (!failed) {
@@ -186,7 +175,7 @@ function Choose({ label, value, set, options }: { label: string; value: string; 
 
 function ExportPanel({ plan }: { plan?: Plan }) {
   const { api, may } = useDesk();
-  const stories = useLoad(() => api.get<Page<ContentItem>>('/v3/content?per_page=100&order=modified_at&dir=desc'), []);
+  const stories = useLoad(() => api.get<Page<'Content'>>('/v3/content?per_page=100&order=modified_at&dir=desc'), []);
   const [uuid, setUuid] = useState('');
   const [workflow, setWorkflow] = useState('');
   const [issue, setIssue] = useState('');
@@ -200,15 +189,8 @@ function ExportPanel({ plan }: { plan?: Plan }) {
   };
   const download = async (format: string) => {
     await run(`Downloaded the ${format.toUpperCase()}.`, async () => {
-      const response = await fetch(`${api.connection.base}/v3/export/${uuid}/as/${format}`, {
-        headers: { Authorization: `Bearer ${await api.connection.token()}` },
-      });
-      if (!response.ok) {
-        const error = await response.json().catch(() => ({}));
-        throw new ApiError(response.status, error.code ?? 'unknown', error.error ?? response.statusText);
-      }
       const link = document.createElement('a');
-      link.href = URL.createObjectURL(await response.blob());
+      link.href = URL.createObjectURL(await api.exportFile(uuid, format));
       link.download = `export.${format === 'text' ? 'txt' : format}`;
       link.click();
     });
@@ -244,7 +226,7 @@ function ExportPanel({ plan }: { plan?: Plan }) {
                     ...(workflow ? { workflow_id: Number(idOf(plan?.workflows, workflow)) } : {}),
                     ...(issue ? { issue_id: Number(idOf(plan?.issues, issue)) } : {}),
                     ...(text ? { content: text } : {}),
-                  }),
+                  } satisfies RequestBody<'Export'>),
                 )
               }
             >

@@ -1,6 +1,7 @@
 // Who I am, and the newsroom server this copy syncs with.
 
 import { useState } from 'preact/hooks';
+import type { SyncStatus } from '../api';
 import { useDesk } from '../context';
 import { attempt, Problem, useLoad } from '../load';
 import { desktopCommand, inDesktopApp, parseKey } from '../session';
@@ -8,7 +9,7 @@ import { desktopCommand, inDesktopApp, parseKey } from '../session';
 export function Settings({ signOut }: { signOut?: () => void }) {
   const { me, api, may } = useDesk();
   const status = useLoad(
-    () => (may('SYNC get') ? api.get<{ online: boolean; last_sync_at: string | null }>('/v3/sync/status') : Promise.resolve(undefined)),
+    () => (may('SYNC get') ? api.get<SyncStatus>('/v3/sync/status') : Promise.resolve(undefined)),
     [],
   );
   return (

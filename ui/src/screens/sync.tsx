@@ -4,35 +4,13 @@
 
 import { diffWords } from 'diff';
 import { useEffect, useState } from 'preact/hooks';
+import type { Items, RequestBody, SyncConflict, SyncStatus } from '../api';
 import { useDesk } from '../context';
 import { textOf } from '../text';
 import { attempt, Problem, useLoad } from '../load';
 
-interface Status {
-  remote?: string | null;
-  online: boolean;
-  last_sync_at: string | null;
-  pending: string;
-  conflicts: string;
-  needs_attention: string;
-  syncing?: boolean;
-  progress_pulled?: string;
-  progress_pushed?: string;
-}
-
-interface Conflict {
-  uuid: string;
-  srn: string;
-  field: string;
-  mine: string;
-  theirs: string;
-  created_at: string;
-  /** Set when the conflict is one paragraph of a story's body or abstract. */
-  block: { position: string; before: string | null; after: string | null } | null;
-}
-
 /** Settling a conflict with a text of one's own, starting from one's own version. */
-function EditedText({ conflict, onKeep }: { conflict: Conflict; onKeep: (text: string) => void }) {
+function EditedText({ conflict, onKeep }: { conflict: SyncConflict; onKeep: (text: string) => void }) {
   const [text, setText] = useState<string>();
   if (text === undefined) {
     return (
@@ -66,23 +44,15 @@ function MarkedWords({ text, other, mark }: { text: string; other: string; mark:
   );
 }
 
-interface Attention {
-  uuid: string;
-  srn: string;
-  record_type: string;
-  error: string;
-  since: string;
-}
-
 /** Polls the sync state every few seconds. */
-function useStatus(): Status | undefined {
+function useStatus(): SyncStatus | undefined {
   const { api, may } = useDesk();
-  const [status, setStatus] = useState<Status>();
+  const [status, setStatus] = useState<SyncStatus>();
   useEffect(() => {
     if (!may('SYNC get')) return;
     let stopped = false;
     const read = () =>
-      api.get<Status>('/v3/sync/status').then(
+      api.get<SyncStatus>('/v3/sync/status').then(
         (s) => !stopped && setStatus(s),
         () => !stopped && setStatus(undefined),
       );
@@ -118,11 +88,11 @@ export function SyncBadge() {
 export function SyncScreen() {
   const { api, may } = useDesk();
   const status = useStatus();
-  const conflicts = useLoad(() => api.get<{ items: Conflict[] }>('/v3/sync/conflicts'), []);
-  const attention = useLoad(() => api.get<{ items: Attention[] }>('/v3/sync/attention'), []);
+  const conflicts = useLoad(() => api.get<Items<'SyncConflict'>>('/v3/sync/conflicts'), []);
+  const attention = useLoad(() => api.get<Items<'NeedsAttention'>>('/v3/sync/attention'), []);
   const [problem, setProblem] = useState<string>();
   const resolve = async (uuid: string, keep: 'mine' | 'theirs' | 'edited', text?: string) => {
-    setProblem(await attempt(() => api.post(`/v3/sync/conflicts/${uuid}/resolve`, { keep, text })));
+    setProblem(await attempt(() => api.post(`/v3/sync/conflicts/${uuid}/resolve`, { keep, text } satisfies RequestBody<'Resolve'>)));
     conflicts.reload();
   };
   return (
@@ -176,7 +146,7 @@ export function SyncScreen() {
               <p class="hint">
                 Everything else in this text merged. Only this paragraph was changed in the same words on both sides.
               </p>
-              {c.block.before !== null && <p class="context" aria-label="The paragraph before">{c.block.before}</p>}
+              {c.block.before != null && <p class="context" aria-label="The paragraph before">{c.block.before}</p>}
               <div class="side-by-side">
                 <section aria-label="Yours">
                   <h4>Yours (kept in the history)</h4>
@@ -187,7 +157,7 @@ export function SyncScreen() {
                   <MarkedWords text={textOf(c.theirs)} other={textOf(c.mine)} mark="ins" />
                 </section>
               </div>
-              {c.block.after !== null && <p class="context" aria-label="The paragraph after">{c.block.after}</p>}
+              {c.block.after != null && <p class="context" aria-label="The paragraph after">{c.block.after}</p>}
             </>
           ) : (
             <div class="side-by-side">

@@ -2,16 +2,15 @@
 
 import { diffWords } from 'diff';
 import { useState } from 'preact/hooks';
-import { query, type Page } from '../api';
+import { query, type ContentItem, type Page, type Version } from '../api';
 import { useDesk } from '../context';
 import { attempt, Problem, useLoad } from '../load';
 import { textOf } from '../text';
-import type { ContentItem, Version } from '../types';
 
 export function Versions({ item, onRestored }: { item: ContentItem; onRestored: () => void }) {
   const { api, may } = useDesk();
   const versions = useLoad(
-    () => api.get<Page<Version>>(`/v3/version${query({ content: item.srn, per_page: 100, order: 'version', dir: 'desc' })}`),
+    () => api.get<Page<'Version'>>(`/v3/version${query({ content: item.srn, per_page: 100, order: 'version', dir: 'desc' })}`),
     [item.srn, item.version],
   );
   const [open, setOpen] = useState<Version>();
