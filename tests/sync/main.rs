@@ -1,6 +1,6 @@
 //! The typed remote client against real servers: a Copydesk server, a plain one, and none at all.
 
-use copydesk_sync::{Remote, RemoteKey, SyncError};
+use copydesk_sync::{ErrorCode, Remote, RemoteKey, SyncError};
 use copydesk_tests::{KeyPair, TestServer};
 use copydesk_wire as wire;
 
@@ -77,7 +77,7 @@ fn tells_refusals_from_passing_failures() {
     let remote = remote_for(&server, &server.admin);
     runtime().block_on(async {
         let missing = remote.content("00000000-0000-4000-8000-000000000000").await.expect_err("unknown");
-        assert_eq!(missing.code(), Some("not_found"));
+        assert_eq!(missing.code(), Some(ErrorCode::NotFound));
         assert!(!missing.is_transient());
         let invalid = remote.create_content(&wire::ContentBody::default(), "k-invalid").await.expect_err("no title");
         assert!(matches!(&invalid, SyncError::Remote { status: 400, field: Some(f), .. } if f == "title"), "{invalid:?}");
@@ -89,7 +89,7 @@ fn tells_refusals_from_passing_failures() {
     let refused = runtime()
         .block_on(remote_for(&server, &forged).content_page(1, 1))
         .expect_err("refused");
-    assert_eq!(refused.code(), Some("token_invalid"));
+    assert_eq!(refused.code(), Some(ErrorCode::TokenInvalid));
     assert!(!refused.is_transient());
     // A user without the action is told which one.
     let reader = server.key("rita", &["reader"], &[]);

@@ -3,7 +3,7 @@
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use copydesk_core::{CoreError, TokenProblem};
-use copydesk_wire::ErrorBody;
+use copydesk_wire::{ErrorBody, ErrorCode};
 
 /// Everything a request can fail with: the service's errors and the HTTP layer's own.
 #[derive(Debug, thiserror::Error)]
@@ -59,33 +59,42 @@ impl ApiError {
         }
     }
 
-    fn status_and_code(&self) -> (StatusCode, &'static str) {
+    fn status_and_code(&self) -> (StatusCode, ErrorCode) {
         match self {
             Self::Core(err) => match err {
-                CoreError::Invalid { .. } => (StatusCode::BAD_REQUEST, "invalid_request"),
-                CoreError::NotFound { .. } => (StatusCode::NOT_FOUND, "not_found"),
-                CoreError::Forbidden { .. } => (StatusCode::UNAUTHORIZED, "forbidden_action"),
-                CoreError::Token(TokenProblem::Missing) => (StatusCode::FORBIDDEN, "token_missing"),
-                CoreError::Token(TokenProblem::Invalid | TokenProblem::NotYetValid) => {
-                    (StatusCode::FORBIDDEN, "token_invalid")
+                CoreError::Invalid { .. } => (StatusCode::BAD_REQUEST, ErrorCode::InvalidRequest),
+                CoreError::NotFound { .. } => (StatusCode::NOT_FOUND, ErrorCode::NotFound),
+                CoreError::Forbidden { .. } => {
+                    (StatusCode::UNAUTHORIZED, ErrorCode::ForbiddenAction)
                 }
-                CoreError::Token(TokenProblem::Expired) => (StatusCode::FORBIDDEN, "token_expired"),
-                CoreError::Locked(_) => (StatusCode::CONFLICT, "locked"),
-                CoreError::Conflict { .. } => (StatusCode::CONFLICT, "conflict"),
-                CoreError::TooLarge(_) => (StatusCode::PAYLOAD_TOO_LARGE, "too_large"),
-                CoreError::Offline(_) => (StatusCode::SERVICE_UNAVAILABLE, "offline"),
-                CoreError::Damaged(_) => (StatusCode::SERVICE_UNAVAILABLE, "database_damaged"),
-                CoreError::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
+                CoreError::Token(TokenProblem::Missing) => {
+                    (StatusCode::FORBIDDEN, ErrorCode::TokenMissing)
+                }
+                CoreError::Token(TokenProblem::Invalid | TokenProblem::NotYetValid) => {
+                    (StatusCode::FORBIDDEN, ErrorCode::TokenInvalid)
+                }
+                CoreError::Token(TokenProblem::Expired) => {
+                    (StatusCode::FORBIDDEN, ErrorCode::TokenExpired)
+                }
+                CoreError::Locked(_) => (StatusCode::CONFLICT, ErrorCode::Locked),
+                CoreError::Conflict { .. } => (StatusCode::CONFLICT, ErrorCode::Conflict),
+                CoreError::TooLarge(_) => (StatusCode::PAYLOAD_TOO_LARGE, ErrorCode::TooLarge),
+                CoreError::Offline(_) => (StatusCode::SERVICE_UNAVAILABLE, ErrorCode::Offline),
+                CoreError::Damaged(_) => {
+                    (StatusCode::SERVICE_UNAVAILABLE, ErrorCode::DatabaseDamaged)
+                }
+                CoreError::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::Internal),
             },
-            Self::BadBody { .. } => (StatusCode::BAD_REQUEST, "invalid_request"),
-            Self::UnsupportedMediaType => {
-                (StatusCode::UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type")
-            }
-            Self::TooLarge { .. } => (StatusCode::PAYLOAD_TOO_LARGE, "too_large"),
-            Self::NoRoute(_) => (StatusCode::NOT_FOUND, "not_found"),
-            Self::ForeignCaller(_) => (StatusCode::FORBIDDEN, "foreign_origin"),
-            Self::Busy { .. } => (StatusCode::TOO_MANY_REQUESTS, "too_many_requests"),
-            Self::Timeout(_) => (StatusCode::REQUEST_TIMEOUT, "timeout"),
+            Self::BadBody { .. } => (StatusCode::BAD_REQUEST, ErrorCode::InvalidRequest),
+            Self::UnsupportedMediaType => (
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                ErrorCode::UnsupportedMediaType,
+            ),
+            Self::TooLarge { .. } => (StatusCode::PAYLOAD_TOO_LARGE, ErrorCode::TooLarge),
+            Self::NoRoute(_) => (StatusCode::NOT_FOUND, ErrorCode::NotFound),
+            Self::ForeignCaller(_) => (StatusCode::FORBIDDEN, ErrorCode::ForeignOrigin),
+            Self::Busy { .. } => (StatusCode::TOO_MANY_REQUESTS, ErrorCode::TooManyRequests),
+            Self::Timeout(_) => (StatusCode::REQUEST_TIMEOUT, ErrorCode::Timeout),
         }
     }
 
@@ -113,7 +122,7 @@ impl ApiError {
             status,
             ErrorBody {
                 error,
-                code: code.to_owned(),
+                code,
                 field: self.field(),
             },
         )

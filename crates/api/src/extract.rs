@@ -1,4 +1,4 @@
-//! What handlers take from a request: the bearer token, the query string, and a JSON body,
+//! What handlers take from a request: the bearer token, the query string (typed), and a JSON body,
 //! each failing with the contract's error rather than axum's plain-text rejections.
 
 use axum::body::Bytes;
@@ -8,7 +8,9 @@ use axum::http::header::{AUTHORIZATION, CONTENT_TYPE};
 use axum::http::request::Parts;
 use copydesk_core::access::Credential;
 use copydesk_core::paging::ListQuery;
+use serde::Deserialize;
 use serde::de::DeserializeOwned;
+use utoipa::IntoParams;
 
 use crate::error::ApiError;
 
@@ -64,49 +66,152 @@ impl<S: Send + Sync> FromRequestParts<S> for Bearer {
     }
 }
 
-/// The query string as name-value pairs, repeated names kept (`type[]=a&type[]=b`).
-pub struct QueryPairs(pub Vec<(String, String)>);
+/// A query string read into `T`, as `/v3` has always read its parameters:
+/// the first value of a repeated name wins, an empty value is a value
+/// (`keywords=` reads as `Some("")`), names `T` does not know are ignored,
+/// and a name `T` lists in [`QueryShape::LISTS`] collects every value of
+/// `name` and `name[]`, in order, each split at commas (`type[]=a&type=b,c`).
+///
+/// Fields are read as text and checked by the use case, so a query string
+/// never fails to read: a wrong value is refused by the service with the
+/// parameter named, as any other input.
+pub struct Query<T>(pub T);
 
-impl QueryPairs {
-    pub fn get(&self, name: &str) -> Option<&str> {
-        self.0
-            .iter()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.as_str())
+/// The typed shape of an operation's query string (see [`Query`]).
+pub trait QueryShape: DeserializeOwned {
+    /// Names whose values form one list.
+    const LISTS: &'static [&'static str] = &[];
+}
+
+impl<T: QueryShape> Query<T> {
+    /// Reads `query` (the part of a URI after `?`, percent-encoded).
+    pub fn parse(query: &str) -> Result<T, ApiError> {
+        let mut names: Vec<(String, Vec<String>)> = Vec::new();
+        for (key, value) in form_urlencoded::parse(query.as_bytes()) {
+            let list = T::LISTS
+                .iter()
+                .find(|name| key == **name || key.strip_suffix("[]") == Some(**name));
+            let (name, values) = match list {
+                Some(name) => (
+                    (*name).to_owned(),
+                    value.split(',').map(str::to_owned).collect(),
+                ),
+                None => (key.into_owned(), vec![value.into_owned()]),
+            };
+            match names.iter_mut().find(|(known, _)| *known == name) {
+                Some((_, known)) => known.extend(values),
+                None => names.push((name, values)),
+            }
+        }
+        let map = serde::de::value::MapDeserializer::new(
+            names
+                .into_iter()
+                .map(|(name, values)| (name, Values(values))),
+        );
+        T::deserialize(map).map_err(|err: serde::de::value::Error| ApiError::BadBody {
+            message: format!("the query string could not be read: {err}"),
+            field: None,
+        })
+    }
+}
+
+impl<S: Send + Sync, T: QueryShape> FromRequestParts<S> for Query<T> {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
+        Self::parse(parts.uri.query().unwrap_or("")).map(Self)
+    }
+}
+
+/// Every value one name of a query string carried: a single value reads
+/// the first, a list reads them all.
+struct Values(Vec<String>);
+
+impl<'de> serde::de::IntoDeserializer<'de, serde::de::value::Error> for Values {
+    type Deserializer = Self;
+
+    fn into_deserializer(self) -> Self {
+        self
+    }
+}
+
+impl<'de> serde::Deserializer<'de> for Values {
+    type Error = serde::de::value::Error;
+
+    fn deserialize_any<V: serde::de::Visitor<'de>>(
+        self,
+        visitor: V,
+    ) -> Result<V::Value, Self::Error> {
+        visitor.visit_string(self.0.into_iter().next().unwrap_or_default())
     }
 
-    /// Every value of `name` or `name[]`.
-    pub fn all(&self, name: &str) -> Vec<String> {
-        let bracketed = format!("{name}[]");
-        self.0
-            .iter()
-            .filter(|(k, _)| k == name || *k == bracketed)
-            .flat_map(|(_, v)| v.split(',').map(str::to_owned).collect::<Vec<_>>())
-            .collect()
+    fn deserialize_option<V: serde::de::Visitor<'de>>(
+        self,
+        visitor: V,
+    ) -> Result<V::Value, Self::Error> {
+        visitor.visit_some(self)
     }
 
-    pub fn list(&self) -> ListQuery {
-        ListQuery {
-            page: self.get("page").map(str::to_owned),
-            per_page: self.get("per_page").map(str::to_owned),
-            order: self.get("order").map(str::to_owned),
-            dir: self.get("dir").map(str::to_owned),
+    fn deserialize_seq<V: serde::de::Visitor<'de>>(
+        self,
+        visitor: V,
+    ) -> Result<V::Value, Self::Error> {
+        visitor.visit_seq(serde::de::value::SeqDeserializer::new(self.0.into_iter()))
+    }
+
+    fn deserialize_ignored_any<V: serde::de::Visitor<'de>>(
+        self,
+        visitor: V,
+    ) -> Result<V::Value, Self::Error> {
+        visitor.visit_unit()
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bytes byte_buf unit unit_struct newtype_struct tuple tuple_struct map
+        struct enum identifier
+    }
+}
+
+/// The paging and order every list takes.
+#[derive(Debug, Default, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct ListParams {
+    /// Page number, from 1.
+    #[param(value_type = Option<u64>)]
+    pub page: Option<String>,
+    /// Page size (default 50; more than 500 is served as 500).
+    #[param(value_type = Option<u64>)]
+    pub per_page: Option<String>,
+    /// A field of the record to order by.
+    pub order: Option<String>,
+    /// `asc` or `desc` (default).
+    pub dir: Option<String>,
+}
+
+impl QueryShape for ListParams {}
+
+impl From<ListParams> for ListQuery {
+    fn from(params: ListParams) -> Self {
+        Self {
+            page: params.page,
+            per_page: params.per_page,
+            order: params.order,
+            dir: params.dir,
         }
     }
 }
 
-impl<S: Send + Sync> FromRequestParts<S> for QueryPairs {
-    type Rejection = ApiError;
-
-    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
-        let query = parts.uri.query().unwrap_or("");
-        Ok(Self(
-            form_urlencoded::parse(query.as_bytes())
-                .map(|(k, v)| (k.into_owned(), v.into_owned()))
-                .collect(),
-        ))
-    }
+/// The content item an operation is about, by its SRN (versions, drafts).
+#[derive(Debug, Default, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct ContentSrn {
+    /// The content item's SRN
+    #[param(required = true, value_type = String)]
+    pub content: Option<String>,
 }
+
+impl QueryShape for ContentSrn {}
 
 /// A request body, read but not yet parsed: the caller's token and access
 /// action are checked first, so a refused caller learns nothing from the body.
@@ -207,7 +312,56 @@ impl<S: Send + Sync> FromRequest<S> for RawJson {
 
 #[cfg(test)]
 mod tests {
-    use super::is_json;
+    use serde::Deserialize;
+
+    use super::{ListParams, Query, QueryShape, is_json};
+
+    #[derive(Debug, Deserialize)]
+    struct Shape {
+        keywords: Option<String>,
+        keyword: Option<String>,
+        #[serde(default)]
+        r#type: Vec<String>,
+    }
+
+    impl QueryShape for Shape {
+        const LISTS: &'static [&'static str] = &["type"];
+    }
+
+    #[test]
+    fn queries_read_as_they_always_have() {
+        let read =
+            Query::<Shape>::parse("keywords=a%20b&keywords=c&keyword=&other=1").expect("reads");
+        assert_eq!(
+            read.keywords.as_deref(),
+            Some("a b"),
+            "the first of a repeat"
+        );
+        assert_eq!(
+            read.keyword.as_deref(),
+            Some(""),
+            "an empty value is a value"
+        );
+        assert!(read.r#type.is_empty());
+
+        let read =
+            Query::<Shape>::parse("type[]=blog&type=manual,gallery&type%5B%5D=").expect("reads");
+        assert_eq!(read.r#type, ["blog", "manual", "gallery", ""], "in order");
+        assert_eq!(read.keywords, None);
+
+        let list =
+            Query::<ListParams>::parse("page=2&per_page=&page=9&dir=asc&order").expect("reads");
+        assert_eq!(list.page.as_deref(), Some("2"));
+        assert_eq!(list.per_page.as_deref(), Some(""));
+        assert_eq!(
+            list.order.as_deref(),
+            Some(""),
+            "a name without = is an empty value"
+        );
+        assert_eq!(list.dir.as_deref(), Some("asc"));
+        let none = Query::<ListParams>::parse("").expect("reads");
+        assert!(none.page.is_none() && none.per_page.is_none() && none.order.is_none());
+    }
 
     #[test]
     fn json_media_types() {

@@ -4,68 +4,134 @@
 //! endpoint cannot be served without being documented, and a snapshot test
 //! keeps the committed `docs/openapi.json` equal to what the code generates.
 
-use copydesk_wire::ErrorBody;
+use copydesk_wire::{ErrorBody, ErrorCode};
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
-use utoipa::{IntoParams, IntoResponses, Modify, OpenApi};
+use utoipa::{IntoParams, IntoResponses, Modify, OpenApi, ToResponse};
+
+// The refusals, each defined once under `components/responses` (with the
+// one `ErrorBody` schema) and referenced by every operation.
+
+/// `invalid_request`: malformed JSON, a wrong type, a missing or bad field or parameter.
+#[derive(ToResponse)]
+#[allow(dead_code)]
+pub struct BadRequest(ErrorBody);
+
+/// `forbidden_action`: the user lacks the operation's access action (named in the message).
+#[derive(ToResponse)]
+#[allow(dead_code)]
+pub struct MissingAction(ErrorBody);
+
+/// `token_missing`, `token_invalid`, `token_expired`.
+#[derive(ToResponse)]
+#[allow(dead_code)]
+pub struct BadToken(ErrorBody);
+
+/// `not_found`: an unknown UUID, SRN or path.
+#[derive(ToResponse)]
+#[allow(dead_code)]
+pub struct NotFound(ErrorBody);
+
+/// `locked` (someone else holds the item) or `conflict` (a unique value is taken).
+#[derive(ToResponse)]
+#[allow(dead_code)]
+pub struct Conflict(ErrorBody);
+
+/// `too_large`: the body is over the server's limit.
+#[derive(ToResponse)]
+#[allow(dead_code)]
+pub struct TooLarge(ErrorBody);
+
+/// `unsupported_media_type`: the body is not JSON.
+#[derive(ToResponse)]
+#[allow(dead_code)]
+pub struct NotJson(ErrorBody);
+
+/// `offline`: a replica needs its central server for this (a lock) and
+/// cannot reach it; `database_damaged`: the server's database is damaged
+/// and takes no more changes.
+#[derive(ToResponse)]
+#[allow(dead_code)]
+pub struct Unavailable(ErrorBody);
+
+/// `timeout`: the client sent nothing for longer than the server waits.
+#[derive(ToResponse)]
+#[allow(dead_code)]
+pub struct Stalled(ErrorBody);
+
+/// `too_many_requests`: the server, or this key, already has as many
+/// uploads in flight as it takes; `Retry-After` says when to try again.
+#[derive(ToResponse)]
+#[response(headers(("Retry-After" = u64, description = "Seconds to wait")))]
+#[allow(dead_code)]
+pub struct Busy(ErrorBody);
 
 /// The refusals every operation may answer, each in the contract's error shape.
 #[derive(IntoResponses)]
 #[allow(dead_code)]
 pub enum Refusals {
-    /// `invalid_request`: malformed JSON, a wrong type, a missing or bad field or parameter.
     #[response(status = 400)]
-    BadRequest(#[to_schema] ErrorBody),
-    /// `forbidden_action`: the user lacks the operation's access action (named in the message).
+    BadRequest(#[ref_response] BadRequest),
     #[response(status = 401)]
-    MissingAction(#[to_schema] ErrorBody),
-    /// `token_missing`, `token_invalid`, `token_expired`.
+    MissingAction(#[ref_response] MissingAction),
     #[response(status = 403)]
-    BadToken(#[to_schema] ErrorBody),
-    /// `not_found`: an unknown UUID, SRN or path.
+    BadToken(#[ref_response] BadToken),
     #[response(status = 404)]
-    NotFound(#[to_schema] ErrorBody),
-    /// `locked` (someone else holds the item) or `conflict` (a unique value is taken).
+    NotFound(#[ref_response] NotFound),
     #[response(status = 409)]
-    Conflict(#[to_schema] ErrorBody),
-    /// `too_large`: the body is over the server's limit.
+    Conflict(#[ref_response] Conflict),
     #[response(status = 413)]
-    TooLarge(#[to_schema] ErrorBody),
-    /// `unsupported_media_type`: the body is not JSON.
+    TooLarge(#[ref_response] TooLarge),
     #[response(status = 415)]
-    NotJson(#[to_schema] ErrorBody),
-    /// `offline`: a replica needs its central server for this (a lock) and
-    /// cannot reach it; `database_damaged`: the server's database is damaged
-    /// and takes no more changes.
+    NotJson(#[ref_response] NotJson),
     #[response(status = 503)]
-    Offline(#[to_schema] ErrorBody),
+    Unavailable(#[ref_response] Unavailable),
 }
 
 /// What a raw upload may be refused with besides [`Refusals`].
 #[derive(IntoResponses)]
 #[allow(dead_code)]
 pub enum UploadRefusals {
-    /// `timeout`: the client sent nothing for longer than the server waits.
     #[response(status = 408)]
-    Stalled(#[to_schema] ErrorBody),
-    /// `too_many_requests`: the server, or this key, already has as many
-    /// uploads in flight as it takes; `Retry-After` says when to try again.
-    #[response(status = 429, headers(("Retry-After" = u64, description = "Seconds to wait")))]
-    Busy(#[to_schema] ErrorBody),
+    Stalled(#[ref_response] Stalled),
+    #[response(status = 429)]
+    Busy(#[ref_response] Busy),
 }
 
-/// The list parameters every list takes.
+/// The record a path names, by its UUID.
 #[derive(IntoParams)]
-#[into_params(parameter_in = Query)]
+#[into_params(parameter_in = Path)]
 #[allow(dead_code)]
-pub struct ListParams {
-    /// Page number, from 1.
-    page: Option<u64>,
-    /// Page size (default 50; more than 500 is served as 500).
-    per_page: Option<u64>,
-    /// A field of the record to order by.
-    order: Option<String>,
-    /// `asc` or `desc` (default).
-    dir: Option<String>,
+pub struct RecordUuid {
+    /// The record's UUID
+    uuid: String,
+}
+
+/// The records a delete names: one UUID, or several.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Path)]
+#[allow(dead_code)]
+pub struct RecordUuids {
+    /// The record's UUID, or several, comma-separated: all of them are deleted, or none
+    uuid: String,
+}
+
+/// The content item a path names (attachments and exports belong to one).
+#[derive(IntoParams)]
+#[into_params(parameter_in = Path)]
+#[allow(dead_code)]
+pub struct ContentUuid {
+    /// The content item's UUID
+    uuid: String,
+}
+
+/// The header that makes a write safe to repeat.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Header)]
+#[allow(dead_code)]
+pub struct IdempotencyKey {
+    /// Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice
+    #[param(rename = "Idempotency-Key", pattern = "^[!-~]{1,200}$")]
+    key: Option<String>,
 }
 
 struct BearerToken;
@@ -101,6 +167,21 @@ impl Modify for BearerToken {
         title = "Copydesk /v3",
         description = "The /v3 editorial service: content, containers, locks, comments and the print side. Every operation names its access action.",
         license(name = "MIT")
+    ),
+    components(
+        schemas(ErrorBody, ErrorCode),
+        responses(
+            BadRequest,
+            MissingAction,
+            BadToken,
+            NotFound,
+            Conflict,
+            TooLarge,
+            NotJson,
+            Unavailable,
+            Stalled,
+            Busy
+        )
     ),
     modifiers(&BearerToken),
     security(("bearer" = []), ("basic" = []))
@@ -158,6 +239,111 @@ mod tests {
                     );
                 }
             }
+        }
+    }
+
+    /// Every `$ref` in `value`, with where it stands.
+    fn refs<'a>(value: &'a serde_json::Value, at: &str, out: &mut Vec<(String, &'a str)>) {
+        match value {
+            serde_json::Value::Object(map) => {
+                for (key, inner) in map {
+                    if key == "$ref" {
+                        out.push((at.to_owned(), inner.as_str().unwrap_or_default()));
+                    } else {
+                        refs(inner, &format!("{at}/{key}"), out);
+                    }
+                }
+            }
+            serde_json::Value::Array(items) => {
+                for (index, inner) in items.iter().enumerate() {
+                    refs(inner, &format!("{at}/{index}"), out);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The error shape is defined once: every refusal of every operation is
+    /// a `$ref` to a response under `components/responses`, each of which
+    /// refers to the one `ErrorBody` schema, whose `code` is the enum of codes.
+    #[test]
+    fn every_refusal_refers_to_the_one_error_schema() {
+        let document: serde_json::Value = serde_json::from_str(&generated()).expect("JSON");
+        let responses = document["components"]["responses"]
+            .as_object()
+            .expect("components/responses");
+        for (name, response) in responses {
+            assert_eq!(
+                response["content"]["application/json"]["schema"]["$ref"],
+                "#/components/schemas/ErrorBody",
+                "{name}"
+            );
+        }
+        let mut refusals = 0;
+        for (path, item) in document["paths"].as_object().expect("paths") {
+            for (method, operation) in item.as_object().expect("operations") {
+                for (status, response) in operation["responses"].as_object().expect("responses") {
+                    if status.starts_with('2') {
+                        continue;
+                    }
+                    let target = response["$ref"].as_str().unwrap_or_else(|| {
+                        panic!("{method} {path} {status} is not a $ref: {response}")
+                    });
+                    let name = target
+                        .strip_prefix("#/components/responses/")
+                        .unwrap_or_else(|| panic!("{method} {path} {status}: {target}"));
+                    assert!(responses.contains_key(name), "{target}");
+                    assert_eq!(response.as_object().map(|r| r.len()), Some(1));
+                    refusals += 1;
+                }
+            }
+        }
+        assert!(refusals > 300, "{refusals}");
+        let error = &document["components"]["schemas"]["ErrorBody"];
+        assert_eq!(
+            error["properties"]["code"]["$ref"],
+            "#/components/schemas/ErrorCode"
+        );
+        let codes: Vec<&str> = document["components"]["schemas"]["ErrorCode"]["enum"]
+            .as_array()
+            .expect("the codes")
+            .iter()
+            .filter_map(serde_json::Value::as_str)
+            .collect();
+        let expected: Vec<&str> = copydesk_wire::ErrorCode::ALL
+            .iter()
+            .map(|code| code.as_str())
+            .collect();
+        assert_eq!(codes, expected);
+        // No schema is copied in full where it could be referred to: lists
+        // refer to their items' schema.
+        for (name, schema) in document["components"]["schemas"]
+            .as_object()
+            .expect("schemas")
+        {
+            if name.starts_with("Envelope_") || name.starts_with("Items_") {
+                assert!(
+                    schema["properties"]["items"]["items"]["$ref"].is_string(),
+                    "{name} copies its items' schema"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn every_reference_resolves() {
+        let document: serde_json::Value = serde_json::from_str(&generated()).expect("JSON");
+        let mut found = Vec::new();
+        refs(&document, "#", &mut found);
+        assert!(found.len() > 300);
+        for (at, target) in found {
+            let pointer = target
+                .strip_prefix('#')
+                .unwrap_or_else(|| panic!("{at}: {target} is outside the document"));
+            assert!(
+                document.pointer(pointer).is_some(),
+                "{at} refers to {target}, which is not there"
+            );
         }
     }
 }

@@ -461,9 +461,11 @@ fn sync(args: SyncArgs) -> Result<()> {
                 }
                 Err(err) => {
                     let hint = match err.code() {
-                        Some("token_invalid" | "token_expired" | "token_missing") => {
-                            " (the central server refuses this key)"
-                        }
+                        Some(
+                            copydesk_sync::ErrorCode::TokenInvalid
+                            | copydesk_sync::ErrorCode::TokenExpired
+                            | copydesk_sync::ErrorCode::TokenMissing,
+                        ) => " (the central server refuses this key)",
                         _ => "",
                     };
                     anyhow::bail!("sync with {} failed: {err}{hint}", remote.base());

@@ -8,11 +8,11 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use copydesk_core::Cms;
 use copydesk_core::replica::{
     Fields, PendingRecord, RemoteChange, SYNCED_TYPES, SyncProgress, append_only, field_text,
     path_of, read_through, references,
 };
+use copydesk_core::{Cms, CoreError};
 use serde_json::Value;
 
 use crate::error::SyncError;
@@ -74,7 +74,8 @@ impl Progress for Quiet {
     fn pushed(&self, _so_far: usize) {}
 }
 
-/// Runs blocking store work off the async runtime.
+/// Runs blocking store work off the async runtime. Its failures are the
+/// local store's ([`SyncError::Local`]), never the central server's.
 async fn blocking<T: Send + 'static>(
     cms: &Arc<Cms>,
     work: impl FnOnce(&Cms) -> copydesk_core::Result<T> + Send + 'static,
@@ -82,8 +83,8 @@ async fn blocking<T: Send + 'static>(
     let cms = Arc::clone(cms);
     tokio::task::spawn_blocking(move || work(&cms))
         .await
-        .map_err(|err| SyncError::Protocol(format!("a sync task failed: {err}")))?
-        .map_err(|err| SyncError::Protocol(format!("the local store: {err}")))
+        .map_err(|err| CoreError::Internal(format!("a sync task failed: {err}")))?
+        .map_err(SyncError::Local)
 }
 
 /// What a push pass did.

@@ -1,17 +1,54 @@
-//! The one error type of sync, telling a passing failure (retry later) from a refusal (needs attention).
+//! The one error type of sync, telling a passing failure (retry later) from a refusal (needs
+//! attention), and the central server's refusal from a failure of this copy's own store.
 
+use copydesk_core::CoreError;
+use copydesk_wire::ErrorCode;
 use thiserror::Error;
+
+/// An error code as the central server sent it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RemoteCode {
+    /// One of the contract's codes.
+    Known(ErrorCode),
+    /// A code this build does not know (a newer server's, or another
+    /// service's), kept as it was sent.
+    Unknown(String),
+}
+
+impl RemoteCode {
+    /// The code as the remote wrote it.
+    pub fn fields_of_answer(text: &str) -> Self {
+        ErrorCode::fields_of_answer(text)
+            .map_or_else(|| Self::Unknown(text.to_owned()), Self::Known)
+    }
+
+    /// The code's text, as it travels.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::Known(code) => code.as_str(),
+            Self::Unknown(text) => text,
+        }
+    }
+}
+
+impl std::fmt::Display for RemoteCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
 
 #[derive(Debug, Error)]
 pub enum SyncError {
     /// The remote could not be reached, or the connection broke.
     #[error("the central server cannot be reached: {0}")]
     Unreachable(String),
-    /// The remote answered with an error in the contract's shape.
-    #[error("the central server answered {status} {code}: {message}")]
+    /// The remote answered with an error status; `code` is the contract's
+    /// code when the answer carried one (a body not in the contract's shape
+    /// carries none, except that a 5xx is taken as `internal`).
+    #[error("the central server answered {status}{}: {message}", code_suffix(code.as_ref()))]
     Remote {
         status: u16,
-        code: String,
+        code: Option<RemoteCode>,
         message: String,
         field: Option<String>,
     },
@@ -21,37 +58,82 @@ pub enum SyncError {
     /// The key pair for the remote is missing or unreadable.
     #[error("the key for the central server: {0}")]
     Key(String),
+    /// This copy's own store failed (its SQLite database, or the files
+    /// beside it): the central server refused nothing.
+    #[error("the local store failed: {0}")]
+    Local(#[source] CoreError),
+}
+
+fn code_suffix(code: Option<&RemoteCode>) -> String {
+    code.map(|code| format!(" {code}")).unwrap_or_default()
+}
+
+impl From<CoreError> for SyncError {
+    fn from(err: CoreError) -> Self {
+        Self::Local(err)
+    }
 }
 
 impl SyncError {
     /// Whether trying again later may succeed: a network failure, a timeout,
     /// a server error or too many requests. A refusal (400, 401, 403, 404,
     /// 409, 413, 415) will not change by itself and needs a person.
+    ///
+    /// A failure of the local store may pass when it is one of the moment:
+    /// a database busy or locked past its wait, a full disk, a failed task
+    /// (all `CoreError::Internal`), or a lock held here. A damaged database
+    /// never passes by itself (its operator must check it and restore a
+    /// backup), and neither does a record the local rules refuse.
     pub fn is_transient(&self) -> bool {
         match self {
             Self::Unreachable(_) => true,
             Self::Remote { status, .. } => *status >= 500 || *status == 408 || *status == 429,
             Self::Protocol(_) | Self::Key(_) => false,
+            Self::Local(err) => matches!(
+                err,
+                CoreError::Internal(_) | CoreError::Locked(_) | CoreError::Offline(_)
+            ),
         }
     }
 
-    /// The contract's error code, when the remote sent one.
-    pub fn code(&self) -> Option<&str> {
+    /// The contract's error code, when the remote sent one this build knows.
+    pub fn code(&self) -> Option<ErrorCode> {
         match self {
-            Self::Remote { code, .. } => Some(code),
+            Self::Remote {
+                code: Some(RemoteCode::Known(code)),
+                ..
+            } => Some(*code),
             _ => None,
         }
+    }
+
+    /// The code as the remote sent it, known or not.
+    pub fn raw_code(&self) -> Option<&str> {
+        match self {
+            Self::Remote {
+                code: Some(code), ..
+            } => Some(code.as_str()),
+            _ => None,
+        }
+    }
+
+    /// Whether this copy's own store failed (rather than the remote or the network).
+    pub fn is_local(&self) -> bool {
+        matches!(self, Self::Local(_))
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::SyncError;
+    use copydesk_core::CoreError;
+    use copydesk_wire::ErrorCode;
+
+    use super::{RemoteCode, SyncError};
 
     fn remote(status: u16) -> SyncError {
         SyncError::Remote {
             status,
-            code: "x".into(),
+            code: Some(RemoteCode::fields_of_answer("x")),
             message: "x".into(),
             field: None,
         }
@@ -67,5 +149,67 @@ mod tests {
             assert!(!remote(status).is_transient(), "{status}");
         }
         assert!(!SyncError::Protocol("?".into()).is_transient());
+    }
+
+    #[test]
+    fn a_local_store_failure_is_not_the_servers_refusal() {
+        let busy = SyncError::from(CoreError::Internal("storage: database is locked".into()));
+        assert!(busy.is_local());
+        assert!(busy.is_transient(), "a busy database may pass");
+        assert_eq!(busy.code(), None);
+        assert_eq!(busy.raw_code(), None);
+        let said = busy.to_string();
+        assert!(said.starts_with("the local store failed: "), "{said}");
+        assert!(!said.contains("central server"), "{said}");
+
+        let damaged = SyncError::from(CoreError::Damaged(Vec::new()));
+        assert!(damaged.is_local());
+        assert!(
+            !damaged.is_transient(),
+            "a damaged database needs its operator"
+        );
+        assert!(damaged.to_string().starts_with("the local store failed: "));
+
+        let refused_here = SyncError::from(CoreError::invalid("no title"));
+        assert!(!refused_here.is_transient());
+        assert!(!remote(404).is_local());
+    }
+
+    #[test]
+    fn codes_known_and_unknown() {
+        let known = SyncError::Remote {
+            status: 404,
+            code: Some(RemoteCode::fields_of_answer("not_found")),
+            message: "no such item".into(),
+            field: None,
+        };
+        assert_eq!(known.code(), Some(ErrorCode::NotFound));
+        assert_eq!(known.raw_code(), Some("not_found"));
+        assert_eq!(
+            known.to_string(),
+            "the central server answered 404 not_found: no such item"
+        );
+
+        let newer = SyncError::Remote {
+            status: 409,
+            code: Some(RemoteCode::fields_of_answer("embargoed")),
+            message: "not before noon".into(),
+            field: None,
+        };
+        assert_eq!(newer.code(), None);
+        assert_eq!(newer.raw_code(), Some("embargoed"));
+        assert!(newer.to_string().contains("409 embargoed"));
+
+        let bare = SyncError::Remote {
+            status: 404,
+            code: None,
+            message: "Not Found".into(),
+            field: None,
+        };
+        assert_eq!(bare.raw_code(), None);
+        assert_eq!(
+            bare.to_string(),
+            "the central server answered 404: Not Found"
+        );
     }
 }

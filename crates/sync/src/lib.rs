@@ -8,8 +8,9 @@ pub mod plan;
 pub mod remote;
 pub mod remote_records;
 
+pub use copydesk_wire::ErrorCode;
 pub use engine::{Progress, Quiet, Summary, keep_synced, sync_once, sync_with_progress};
-pub use error::SyncError;
+pub use error::{RemoteCode, SyncError};
 pub use key::RemoteKey;
 pub use locks::ForwardedLocks;
 pub use remote::{Capabilities, Remote};

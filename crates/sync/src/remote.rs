@@ -7,12 +7,12 @@
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use copydesk_wire as wire;
+use copydesk_wire::{self as wire, ErrorCode};
 use reqwest::{Method, StatusCode};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::error::SyncError;
+use crate::error::{RemoteCode, SyncError};
 use crate::key::RemoteKey;
 
 /// How long a token this client signs is valid.
@@ -115,7 +115,7 @@ impl Remote {
     ) -> Result<T, SyncError> {
         let file = tokio::fs::File::open(path)
             .await
-            .map_err(|err| SyncError::Protocol(format!("{}: {err}", path.display())))?;
+            .map_err(|err| local_file(path, &err))?;
         let size = file.metadata().await.map(|m| m.len()).ok();
         let body = reqwest::Body::wrap_stream(tokio_util::io::ReaderStream::new(file));
         let mut request = self
@@ -152,7 +152,7 @@ impl Remote {
             let bytes = response.bytes().await.unwrap_or_default();
             return Err(refusal(status, &bytes));
         }
-        let local = |err: std::io::Error| SyncError::Protocol(format!("{}: {err}", dest.display()));
+        let local = |err: std::io::Error| local_file(dest, &err);
         let mut file = tokio::fs::File::create(dest).await.map_err(local)?;
         while let Some(chunk) = response
             .chunk()
@@ -260,23 +260,41 @@ impl Remote {
     }
 }
 
+/// A file of this copy that could not be read or written: the local store's
+/// failure. A missing file will not come back by itself; a full disk may pass.
+fn local_file(path: &std::path::Path, err: &std::io::Error) -> SyncError {
+    let message = format!("{}: {err}", path.display());
+    SyncError::Local(if err.kind() == std::io::ErrorKind::NotFound {
+        copydesk_core::CoreError::not_found(message)
+    } else {
+        copydesk_core::CoreError::Internal(format!("file system: {message}"))
+    })
+}
+
+/// An error answer as a remote writes it, its code kept as text: a remote
+/// may send a code this build does not know.
+#[derive(serde::Deserialize)]
+struct RemoteRefusal {
+    error: String,
+    code: String,
+    #[serde(default)]
+    field: Option<String>,
+}
+
 /// The contract's error from an unsuccessful answer (or a plain one when the body is not that shape).
 fn refusal(status: StatusCode, body: &[u8]) -> SyncError {
-    match serde_json::from_slice::<wire::ErrorBody>(body) {
+    match serde_json::from_slice::<RemoteRefusal>(body) {
         Ok(error) => SyncError::Remote {
             status: status.as_u16(),
-            code: error.code,
+            code: Some(RemoteCode::fields_of_answer(&error.code)),
             message: error.error,
             field: error.field,
         },
         Err(_) => SyncError::Remote {
             status: status.as_u16(),
-            code: if status.is_server_error() {
-                "internal"
-            } else {
-                "unknown"
-            }
-            .to_owned(),
+            code: status
+                .is_server_error()
+                .then_some(RemoteCode::Known(ErrorCode::Internal)),
             message: String::from_utf8_lossy(body).chars().take(200).collect(),
             field: None,
         },
@@ -293,10 +311,23 @@ mod tests {
             StatusCode::NOT_FOUND,
             br#"{"error":"no such item","code":"not_found"}"#,
         );
-        assert_eq!(err.code(), Some("not_found"));
+        assert_eq!(err.code(), Some(ErrorCode::NotFound));
         assert!(!err.is_transient());
         let err = refusal(StatusCode::BAD_GATEWAY, b"<html>proxy down</html>");
         assert!(err.is_transient());
+        assert_eq!(err.code(), Some(ErrorCode::Internal));
+        // A code this build does not know is kept as it came.
+        let err = refusal(
+            StatusCode::CONFLICT,
+            br#"{"error":"not before noon","code":"embargoed","field":"published_at"}"#,
+        );
+        assert_eq!(err.code(), None);
+        assert_eq!(err.raw_code(), Some("embargoed"));
+        assert!(
+            matches!(&err, SyncError::Remote { field: Some(f), message, .. } if f == "published_at" && message == "not before noon")
+        );
+        let err = refusal(StatusCode::NOT_FOUND, b"Not Found");
+        assert_eq!(err.raw_code(), None);
     }
 
     #[test]

@@ -14,6 +14,7 @@ pub use input::*;
 /// The envelope of every list (`items` plus paging numbers, as integers).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, ToSchema)]
 pub struct Envelope<T> {
+    #[schema(schema_with = items_of::<T>)]
     pub items: Vec<T>,
     pub first: u64,
     pub before: u64,
@@ -28,7 +29,16 @@ pub struct Envelope<T> {
 /// Lists that carry only `items` (comments).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, ToSchema)]
 pub struct Items<T> {
+    #[schema(schema_with = items_of::<T>)]
     pub items: Vec<T>,
+}
+
+/// A list's `items` in the document: an array of references to the item's
+/// schema, defined once, rather than a copy of it in every list.
+fn items_of<T: ToSchema>() -> utoipa::openapi::schema::Array {
+    utoipa::openapi::schema::ArrayBuilder::new()
+        .items(utoipa::openapi::Ref::from_schema_name(T::name()))
+        .build()
 }
 
 /// The answer of a successful DELETE.
@@ -40,10 +50,109 @@ pub struct Message {
 /// Every error: a sentence for a person and a code for a program.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, ToSchema)]
 pub struct ErrorBody {
+    /// What went wrong, in words for a person.
     pub error: String,
-    pub code: String,
+    /// What went wrong, for a program to branch on.
+    pub code: ErrorCode,
+    /// The input at fault (a body field, a query parameter or a header), when one is.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub field: Option<String>,
+}
+
+/// The code of an error answer: the one list of them. Each is written as
+/// its snake_case name (`invalid_request`, `token_expired`, ...); a client
+/// branches on it, never on the message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCode {
+    /// 400: malformed JSON, a wrong type, a missing or bad field or parameter (`field` names it).
+    InvalidRequest,
+    /// 401: the caller's token is good, but its user lacks the operation's access action.
+    ForbiddenAction,
+    /// 403: no token (no `Authorization: Bearer` nor Basic credential).
+    TokenMissing,
+    /// 403: a malformed or badly signed token, an unknown key, or one not valid yet.
+    TokenInvalid,
+    /// 403: the token's `exp` has passed.
+    TokenExpired,
+    /// 403: a request to a desktop app's own server from another `Host` or `Origin`.
+    ForeignOrigin,
+    /// 404: an unknown UUID, SRN, reference or path.
+    NotFound,
+    /// 408: the client stopped sending its body for too long.
+    Timeout,
+    /// 409: someone else holds the item's exclusive lock (or the print document's lock).
+    Locked,
+    /// 409: a unique value is taken, the record changed meanwhile, or a
+    /// repeated idempotency key met a write still in flight.
+    Conflict,
+    /// 413: the body or the uploaded image is larger than the server takes.
+    TooLarge,
+    /// 415: the body is not JSON.
+    UnsupportedMediaType,
+    /// 429: the server, or this key, already has as many uploads in flight as it takes.
+    TooManyRequests,
+    /// 500: a failure on the server's side; its log has the details.
+    Internal,
+    /// 503: a replica needs its central server for this (a lock) and cannot reach it.
+    Offline,
+    /// 503: the server's database is damaged and takes no more changes.
+    DatabaseDamaged,
+}
+
+impl ErrorCode {
+    /// Every code, in the order of their statuses.
+    pub const ALL: [Self; 16] = [
+        Self::InvalidRequest,
+        Self::ForbiddenAction,
+        Self::TokenMissing,
+        Self::TokenInvalid,
+        Self::TokenExpired,
+        Self::ForeignOrigin,
+        Self::NotFound,
+        Self::Timeout,
+        Self::Locked,
+        Self::Conflict,
+        Self::TooLarge,
+        Self::UnsupportedMediaType,
+        Self::TooManyRequests,
+        Self::Internal,
+        Self::Offline,
+        Self::DatabaseDamaged,
+    ];
+
+    /// The code as the wire writes it.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::InvalidRequest => "invalid_request",
+            Self::ForbiddenAction => "forbidden_action",
+            Self::TokenMissing => "token_missing",
+            Self::TokenInvalid => "token_invalid",
+            Self::TokenExpired => "token_expired",
+            Self::ForeignOrigin => "foreign_origin",
+            Self::NotFound => "not_found",
+            Self::Timeout => "timeout",
+            Self::Locked => "locked",
+            Self::Conflict => "conflict",
+            Self::TooLarge => "too_large",
+            Self::UnsupportedMediaType => "unsupported_media_type",
+            Self::TooManyRequests => "too_many_requests",
+            Self::Internal => "internal",
+            Self::Offline => "offline",
+            Self::DatabaseDamaged => "database_damaged",
+        }
+    }
+
+    /// The code the wire text names, if it is one of these.
+    pub fn fields_of_answer(text: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|code| code.as_str() == text)
+    }
+}
+
+impl std::fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, ToSchema)]
@@ -604,4 +713,39 @@ pub struct ConflictBlock {
     /// The merged text of the paragraph before it, and after it (null at the edges).
     pub before: Option<String>,
     pub after: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{ErrorBody, ErrorCode};
+
+    #[test]
+    fn error_codes_are_written_as_their_names() {
+        for code in ErrorCode::ALL {
+            let written = serde_json::to_value(code).expect("serialises");
+            assert_eq!(written, code.as_str(), "{code:?}");
+            let read: ErrorCode = serde_json::from_value(written).expect("reads back");
+            assert_eq!(read, code);
+            assert_eq!(ErrorCode::fields_of_answer(code.as_str()), Some(code));
+            assert_eq!(code.to_string(), code.as_str());
+        }
+        let mut names: Vec<&str> = ErrorCode::ALL.iter().map(|c| c.as_str()).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), ErrorCode::ALL.len(), "every code once");
+        assert_eq!(ErrorCode::fields_of_answer("teapot"), None);
+    }
+
+    #[test]
+    fn an_error_body_is_the_contract_shape() {
+        let body = ErrorBody {
+            error: "no such item".into(),
+            code: ErrorCode::NotFound,
+            field: None,
+        };
+        assert_eq!(
+            serde_json::to_string(&body).expect("serialises"),
+            r#"{"error":"no such item","code":"not_found"}"#
+        );
+    }
 }

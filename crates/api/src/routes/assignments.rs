@@ -7,8 +7,8 @@ use copydesk_wire as wire;
 
 use crate::AppState;
 use crate::error::ApiResult;
-use crate::extract::{Bearer, QueryPairs, RawJson};
-use crate::openapi::{ListParams, Refusals};
+use crate::extract::{Bearer, ListParams, Query, RawJson};
+use crate::openapi::{IdempotencyKey, RecordUuid, RecordUuids, Refusals};
 use crate::present;
 
 fn input(body: wire::AssignmentBody) -> AssignmentInput {
@@ -33,11 +33,11 @@ fn input(body: wire::AssignmentBody) -> AssignmentInput {
 pub async fn list(
     State(state): State<AppState>,
     bearer: Bearer,
-    query: QueryPairs,
+    Query(list): Query<ListParams>,
 ) -> ApiResult<Json<wire::Envelope<wire::Assignment>>> {
     let page = state
         .call(bearer, move |cms, who| {
-            cms.list_assignments(who, &query.list())
+            cms.list_assignments(who, &list.into())
         })
         .await?;
     Ok(Json(present::page(page, present::assignment)))
@@ -70,7 +70,7 @@ pub async fn get(
     operation_id = "assignments_create",
     description = "Access action: ASSIGNMENT create.",
     request_body = wire::AssignmentBody,
-    params(("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,200}$", description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice")),
+    params(IdempotencyKey),
     responses((status = 200, body = Vec<wire::Assignment>), Refusals)
 )]
 pub async fn create(
@@ -92,7 +92,7 @@ pub async fn create(
     tag = "assignment",
     operation_id = "assignments_update",
     description = "Access action: ASSIGNMENT update.",
-    params(("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,200}$", description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice"), ("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    params(IdempotencyKey, RecordUuid),
     request_body = wire::AssignmentBody,
     responses((status = 200, body = Vec<wire::Assignment>), Refusals)
 )]
@@ -116,7 +116,7 @@ pub async fn update(
     tag = "assignment",
     operation_id = "assignments_delete",
     description = "Access action: ASSIGNMENT delete.",
-    params(("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,200}$", description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice"), ("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    params(IdempotencyKey, RecordUuids),
     responses((status = 200, body = wire::Message), Refusals)
 )]
 pub async fn delete(

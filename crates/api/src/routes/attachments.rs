@@ -6,11 +6,13 @@ use axum::extract::{Path, State};
 use copydesk_core::CoreError;
 use copydesk_core::attachments::{AttachmentChange, Upload};
 use copydesk_wire as wire;
+use serde::Deserialize;
+use utoipa::IntoParams;
 
 use crate::BodyLimit;
 use crate::error::{ApiError, ApiResult};
-use crate::extract::{Bearer, QueryPairs, RawJson};
-use crate::openapi::{Refusals, UploadRefusals};
+use crate::extract::{Bearer, Query, QueryShape, RawJson};
+use crate::openapi::{ContentUuid, IdempotencyKey, Refusals, UploadRefusals};
 use crate::{AppState, ContentAnswer};
 
 /// Exactly one kind of change per request, as the spec says.
@@ -47,7 +49,7 @@ fn change(body: wire::AttachmentBody) -> copydesk_core::Result<AttachmentChange>
     tag = "attachment",
     operation_id = "attachments_update",
     description = "Access action: ATTACHMENT update.",
-    params(("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,200}$", description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice"), ("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    params(IdempotencyKey, ContentUuid),
     request_body = wire::AttachmentBody,
     responses((status = 200, body = wire::Content), Refusals)
 )]
@@ -65,17 +67,24 @@ pub async fn update(
     Ok(item)
 }
 
+/// What a raw upload says of its file.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct UploadQuery {
+    /// The file's name, with its extension
+    #[param(required = true, value_type = String)]
+    name: Option<String>,
+}
+
+impl QueryShape for UploadQuery {}
+
 #[utoipa::path(
     put,
     path = "/v3/attachment/{uuid}/file",
     tag = "attachment",
     operation_id = "attachments_upload",
     description = "Access action: ATTACHMENT update. A Copydesk extension: the item's new master file as the raw request body, streamed to disk (no base64).",
-    params(
-        ("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,200}$", description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice"),
-        ("uuid" = String, Path, description = "The content item's UUID"),
-        ("name" = String, Query, description = "The file's name, with its extension")
-    ),
+    params(IdempotencyKey, ContentUuid, UploadQuery),
     request_body(content = Vec<u8>, content_type = "application/octet-stream"),
     responses((status = 200, body = wire::Content), Refusals, UploadRefusals)
 )]
@@ -83,11 +92,11 @@ pub async fn upload(
     State(state): State<AppState>,
     bearer: Bearer,
     Path(uuid): Path<String>,
-    query: QueryPairs,
+    Query(query): Query<UploadQuery>,
     Extension(limit): Extension<BodyLimit>,
     body: Body,
 ) -> ApiResult<ContentAnswer> {
-    let name = query.get("name").map(str::to_owned);
+    let name = query.name;
     // Only the last step writes; it alone carries an idempotency key.
     let checking = Bearer {
         credential: bearer.credential.clone(),

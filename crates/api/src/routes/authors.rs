@@ -7,8 +7,8 @@ use copydesk_wire as wire;
 
 use crate::AppState;
 use crate::error::ApiResult;
-use crate::extract::{Bearer, QueryPairs, RawJson};
-use crate::openapi::{ListParams, Refusals};
+use crate::extract::{Bearer, ListParams, Query, RawJson};
+use crate::openapi::{IdempotencyKey, RecordUuid, RecordUuids, Refusals};
 use crate::present;
 
 fn input(body: wire::AuthorBody) -> AuthorInput {
@@ -34,10 +34,10 @@ fn input(body: wire::AuthorBody) -> AuthorInput {
 pub async fn list(
     State(state): State<AppState>,
     bearer: Bearer,
-    query: QueryPairs,
+    Query(list): Query<ListParams>,
 ) -> ApiResult<Json<wire::Envelope<wire::Author>>> {
     let page = state
-        .call(bearer, move |cms, who| cms.list_authors(who, &query.list()))
+        .call(bearer, move |cms, who| cms.list_authors(who, &list.into()))
         .await?;
     Ok(Json(present::page(page, present::author)))
 }
@@ -48,7 +48,7 @@ pub async fn list(
     tag = "author",
     operation_id = "authors_get",
     description = "Access action: AUTHOR get.",
-    params(("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    params(RecordUuid),
     responses((status = 200, body = Vec<wire::Author>), Refusals)
 )]
 pub async fn get(
@@ -69,7 +69,7 @@ pub async fn get(
     operation_id = "authors_create",
     description = "Access action: AUTHOR create.",
     request_body = wire::AuthorBody,
-    params(("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,200}$", description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice")),
+    params(IdempotencyKey),
     responses((status = 200, body = Vec<wire::Author>), Refusals)
 )]
 pub async fn create(
@@ -91,7 +91,7 @@ pub async fn create(
     tag = "author",
     operation_id = "authors_update",
     description = "Access action: AUTHOR update.",
-    params(("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,200}$", description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice"), ("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    params(IdempotencyKey, RecordUuid),
     request_body = wire::AuthorBody,
     responses((status = 200, body = Vec<wire::Author>), Refusals)
 )]
@@ -115,7 +115,7 @@ pub async fn update(
     tag = "author",
     operation_id = "authors_delete",
     description = "Access action: AUTHOR delete.",
-    params(("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,200}$", description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice"), ("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    params(IdempotencyKey, RecordUuids),
     responses((status = 200, body = wire::Message), Refusals)
 )]
 pub async fn delete(

@@ -8,7 +8,7 @@ use copydesk_wire as wire;
 use crate::AppState;
 use crate::error::ApiResult;
 use crate::extract::{Bearer, RawJson};
-use crate::openapi::Refusals;
+use crate::openapi::{IdempotencyKey, Refusals};
 use crate::present;
 
 #[utoipa::path(
@@ -17,7 +17,7 @@ use crate::present;
     tag = "note-comment",
     operation_id = "comments_notes",
     description = "Access action: NOTECOMMENT get.",
-    params(("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    params(("uuid" = String, Path, description = "The thread's reference: the UUID of the content item or note it belongs to")),
     responses((status = 200, body = wire::Items<wire::NoteComment>), Refusals)
 )]
 pub async fn notes(
@@ -39,7 +39,7 @@ pub async fn notes(
     tag = "note-comment",
     operation_id = "comments_create_note",
     description = "Access action: NOTECOMMENT create.",
-    params(("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,200}$", description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice"), ("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    params(IdempotencyKey, ("uuid" = String, Path, description = "`root` to start a thread, or the UUID of the comment this one answers")),
     request_body = wire::NoteCommentBody,
     responses((status = 200, body = wire::Items<wire::NoteComment>), Refusals)
 )]
@@ -79,7 +79,7 @@ pub async fn create_note(
     tag = "assignment-comment",
     operation_id = "comments_assignment_comments",
     description = "Access action: ASSIGNMENTCOMMENT list.",
-    params(("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    params(("uuid" = String, Path, description = "The assignment's UUID")),
     responses((status = 200, body = wire::Items<wire::AssignmentComment>), Refusals)
 )]
 pub async fn assignment_comments(
@@ -104,7 +104,7 @@ pub async fn assignment_comments(
     tag = "assignment-comment",
     operation_id = "comments_create_assignment_comment",
     description = "Access action: ASSIGNMENTCOMMENT create.",
-    params(("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,200}$", description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice"), ("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    params(IdempotencyKey, ("uuid" = String, Path, description = "The assignment's UUID")),
     request_body = wire::AssignmentCommentBody,
     responses((status = 200, body = wire::AssignmentComment), Refusals)
 )]

@@ -4,11 +4,13 @@ use axum::Json;
 use axum::extract::{Path, State};
 use copydesk_core::containers::ContainerInput;
 use copydesk_wire as wire;
+use serde::Deserialize;
+use utoipa::IntoParams;
 
 use crate::AppState;
 use crate::error::ApiResult;
-use crate::extract::{Bearer, QueryPairs, RawJson};
-use crate::openapi::{ListParams, Refusals};
+use crate::extract::{Bearer, ListParams, Query, QueryShape, RawJson};
+use crate::openapi::{IdempotencyKey, RecordUuid, RecordUuids, Refusals};
 use crate::present;
 
 fn input(body: wire::ContainerBody) -> ContainerInput {
@@ -26,23 +28,38 @@ fn input(body: wire::ContainerBody) -> ContainerInput {
     }
 }
 
+/// Which containers the list holds, besides paging and order.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct ContainerListQuery {
+    /// Container types to list: automatic, manual, blog, gallery (`type[]` repeated, `type`, or comma-separated)
+    #[serde(default)]
+    #[param(rename = "type[]")]
+    r#type: Vec<String>,
+}
+
+impl QueryShape for ContainerListQuery {
+    const LISTS: &'static [&'static str] = &["type"];
+}
+
 #[utoipa::path(
     get,
     path = "/v3/container",
     tag = "container",
     operation_id = "containers_list",
     description = "Access action: CONTAINER list.",
-    params(ListParams, ("type[]" = Option<Vec<String>>, Query, description = "Container types to list: automatic, manual, blog, gallery")),
+    params(ListParams, ContainerListQuery),
     responses((status = 200, body = wire::Envelope<wire::Container>), Refusals)
 )]
 pub async fn list(
     State(state): State<AppState>,
     bearer: Bearer,
-    query: QueryPairs,
+    Query(list): Query<ListParams>,
+    Query(filter): Query<ContainerListQuery>,
 ) -> ApiResult<Json<wire::Envelope<wire::Container>>> {
     let page = state
         .call(bearer, move |cms, who| {
-            cms.list_containers(who, &query.list(), &query.all("type"))
+            cms.list_containers(who, &list.into(), &filter.r#type)
         })
         .await?;
     Ok(Json(present::page(page, present::container)))
@@ -54,7 +71,7 @@ pub async fn list(
     tag = "container",
     operation_id = "containers_get",
     description = "Access action: CONTAINER get.",
-    params(("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    params(RecordUuid),
     responses((status = 200, body = Vec<wire::Container>), Refusals)
 )]
 pub async fn get(
@@ -75,7 +92,7 @@ pub async fn get(
     operation_id = "containers_create",
     description = "Access action: CONTAINER create.",
     request_body = wire::ContainerBody,
-    params(("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,200}$", description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice")),
+    params(IdempotencyKey),
     responses((status = 200, body = Vec<wire::Container>), Refusals)
 )]
 pub async fn create(
@@ -97,7 +114,7 @@ pub async fn create(
     tag = "container",
     operation_id = "containers_update",
     description = "Access action: CONTAINER update.",
-    params(("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,200}$", description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice"), ("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    params(IdempotencyKey, RecordUuid),
     request_body = wire::ContainerBody,
     responses((status = 200, body = Vec<wire::Container>), Refusals)
 )]
@@ -121,7 +138,7 @@ pub async fn update(
     tag = "container",
     operation_id = "containers_delete",
     description = "Access action: CONTAINER delete.",
-    params(("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,200}$", description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice"), ("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    params(IdempotencyKey, RecordUuids),
     responses((status = 200, body = wire::Message), Refusals)
 )]
 pub async fn delete(

@@ -5,10 +5,12 @@ use axum::extract::{Path, State};
 use copydesk_core::attachments::Upload;
 use copydesk_core::content::{ContentFilter, ContentInput};
 use copydesk_wire as wire;
+use serde::Deserialize;
+use utoipa::IntoParams;
 
 use crate::error::ApiResult;
-use crate::extract::{Bearer, QueryPairs, RawJson};
-use crate::openapi::{ListParams, Refusals};
+use crate::extract::{Bearer, ListParams, Query, QueryShape, RawJson};
+use crate::openapi::{IdempotencyKey, RecordUuid, Refusals};
 use crate::present;
 use crate::{AppState, ContentAnswer};
 
@@ -41,42 +43,63 @@ pub(crate) fn input(body: wire::ContentBody) -> ContentInput {
     }
 }
 
+/// What the content list filters by, besides paging and order.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct ContentListQuery {
+    /// 0: items without attachments, 1: items with
+    #[param(value_type = Option<u8>)]
+    has_attachment: Option<String>,
+    /// article, post, media or page
+    r#type: Option<String>,
+    /// published (publication time set and reached), scheduled (still ahead), draft or unpublished (none), any
+    status: Option<String>,
+    /// A workflow's id
+    workflow: Option<String>,
+    /// Words each item holds in its title, abstract, body or slug
+    keywords: Option<String>,
+    /// `keywords` as some clients spell it (`keywords` wins when both come).
+    #[param(ignore)]
+    keyword: Option<String>,
+    /// Accepted from clients of the hosted service; no meaning here
+    #[allow(dead_code)]
+    grid: Option<String>,
+}
+
+impl QueryShape for ContentListQuery {}
+
+impl From<ContentListQuery> for ContentFilter {
+    fn from(query: ContentListQuery) -> Self {
+        Self {
+            has_attachment: query.has_attachment,
+            content_type: query.r#type,
+            status: query.status,
+            workflow: query.workflow,
+            keywords: query.keywords.or(query.keyword),
+        }
+    }
+}
+
 #[utoipa::path(
     get,
     path = "/v3/content",
     tag = "content",
     operation_id = "content_list",
     description = "Access action: CONTENT list.",
-    params(
-        ListParams,
-        ("has_attachment" = Option<u8>, Query, description = "0: items without attachments, 1: items with"),
-        ("type" = Option<String>, Query, description = "article, post, media or page"),
-        ("status" = Option<String>, Query, description = "published (publication time set and reached), scheduled (still ahead), draft or unpublished (none), any"),
-        ("workflow" = Option<String>, Query, description = "A workflow's id"),
-        ("keywords" = Option<String>, Query, description = "Words each item holds in its title, abstract, body or slug"),
-        ("grid" = Option<String>, Query, description = "Accepted from clients of the hosted service; no meaning here")
-    ),
+    params(ListParams, ContentListQuery),
     responses((status = 200, body = wire::Envelope<wire::Content>), Refusals)
 )]
 pub async fn list(
     State(state): State<AppState>,
     bearer: Bearer,
-    query: QueryPairs,
+    Query(list): Query<ListParams>,
+    Query(filter): Query<ContentListQuery>,
 ) -> ApiResult<Json<wire::Envelope<wire::Content>>> {
     // `grid` (a layout hint of the hosted service's own pages) is accepted and has no meaning here.
-    let filter = ContentFilter {
-        has_attachment: query.get("has_attachment").map(str::to_owned),
-        content_type: query.get("type").map(str::to_owned),
-        status: query.get("status").map(str::to_owned),
-        workflow: query.get("workflow").map(str::to_owned),
-        keywords: query
-            .get("keywords")
-            .or_else(|| query.get("keyword"))
-            .map(str::to_owned),
-    };
+    let filter = ContentFilter::from(filter);
     let page = state
         .call(bearer, move |cms, who| {
-            cms.list_content(who, &query.list(), &filter)
+            cms.list_content(who, &list.into(), &filter)
         })
         .await?;
     Ok(Json(present::page(page, present::content)))
@@ -88,7 +111,7 @@ pub async fn list(
     tag = "content",
     operation_id = "content_get",
     description = "Access action: CONTENT get. For a key made with `key create --content-as-array`, the item comes as a one-element array (so do the other operations that answer one content item).",
-    params(("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    params(RecordUuid),
     responses((status = 200, body = wire::Content), Refusals)
 )]
 pub async fn get(
@@ -109,7 +132,7 @@ pub async fn get(
     operation_id = "content_create",
     description = "Access action: CONTENT create (plus CONTENT publish when published_at is set, and CONTENT type_<type>).",
     request_body = wire::ContentBody,
-    params(("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,200}$", description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice")),
+    params(IdempotencyKey),
     responses((status = 200, body = wire::Content), Refusals)
 )]
 pub async fn create(
@@ -131,7 +154,7 @@ pub async fn create(
     tag = "content",
     operation_id = "content_update",
     description = "Access action: CONTENT update (plus CONTENT publish when published_at changes, and CONTENT type_<type> for a type sent).",
-    params(("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,200}$", description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice"), ("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    params(IdempotencyKey, RecordUuid),
     request_body = wire::ContentBody,
     responses((status = 200, body = wire::Content), Refusals)
 )]
@@ -155,7 +178,7 @@ pub async fn update(
     tag = "content",
     operation_id = "content_delete",
     description = "Access action: CONTENT delete.",
-    params(("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,200}$", description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice"), ("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    params(IdempotencyKey, RecordUuid),
     responses((status = 200, body = wire::Message), Refusals)
 )]
 pub async fn delete(

@@ -7,8 +7,8 @@ use copydesk_wire as wire;
 
 use crate::AppState;
 use crate::error::ApiResult;
-use crate::extract::{Bearer, QueryPairs, RawJson};
-use crate::openapi::Refusals;
+use crate::extract::{Bearer, ContentSrn, Query, RawJson};
+use crate::openapi::{IdempotencyKey, Refusals};
 use crate::present;
 
 #[utoipa::path(
@@ -17,17 +17,17 @@ use crate::present;
     tag = "draft",
     operation_id = "drafts_last",
     description = "Access action: DRAFT list.",
-    params(("content" = String, Query, description = "The content item's SRN")),
+    params(ContentSrn),
     responses((status = 200, body = Vec<wire::Draft>), Refusals)
 )]
 pub async fn last(
     State(state): State<AppState>,
     bearer: Bearer,
-    query: QueryPairs,
+    Query(item): Query<ContentSrn>,
 ) -> ApiResult<Json<Vec<wire::Draft>>> {
     let drafts = state
         .call(bearer, move |cms, who| {
-            cms.last_draft(who, query.get("content"))
+            cms.last_draft(who, item.content.as_deref())
         })
         .await?;
     Ok(Json(drafts.into_iter().map(present::draft).collect()))
@@ -39,17 +39,17 @@ pub async fn last(
     tag = "draft",
     operation_id = "drafts_merged",
     description = "Access action: DRAFT list. A Copydesk extension: the item's last draft merged paragraph by paragraph and word by word onto the item's current version, when someone saved a newer version since the draft was made (the draft's own version is the base). 404 when there is no draft; 409 when the draft's version is no longer kept.",
-    params(("content" = String, Query, description = "The content item's SRN")),
+    params(ContentSrn),
     responses((status = 200, body = wire::MergedDraft), Refusals)
 )]
 pub async fn merged(
     State(state): State<AppState>,
     bearer: Bearer,
-    query: QueryPairs,
+    Query(item): Query<ContentSrn>,
 ) -> ApiResult<Json<wire::MergedDraft>> {
     let merged = state
         .call(bearer, move |cms, who| {
-            cms.merged_draft(who, query.get("content"))
+            cms.merged_draft(who, item.content.as_deref())
         })
         .await?;
     Ok(Json(present::merged_draft(merged)))
@@ -61,14 +61,14 @@ pub async fn merged(
     tag = "draft",
     operation_id = "drafts_create",
     description = "Access action: DRAFT create.",
-    params(("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,200}$", description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice"), ("content" = String, Query, description = "The content item's SRN")),
+    params(IdempotencyKey, ContentSrn),
     request_body = wire::DraftBody,
     responses((status = 200, body = Vec<wire::Draft>), Refusals)
 )]
 pub async fn create(
     State(state): State<AppState>,
     bearer: Bearer,
-    query: QueryPairs,
+    Query(item): Query<ContentSrn>,
     body: RawJson,
 ) -> ApiResult<Json<Vec<wire::Draft>>> {
     let drafts = state
@@ -79,7 +79,7 @@ pub async fn create(
             move |cms, who, body: wire::DraftBody| {
                 cms.create_draft(
                     who,
-                    query.get("content"),
+                    item.content.as_deref(),
                     DraftInput {
                         body: body.content,
                         body_raw: body.content_raw,

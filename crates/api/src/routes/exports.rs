@@ -8,7 +8,7 @@ use copydesk_wire as wire;
 
 use crate::error::ApiResult;
 use crate::extract::{Bearer, RawJson};
-use crate::openapi::Refusals;
+use crate::openapi::{ContentUuid, IdempotencyKey, Refusals};
 use crate::{AppState, ContentAnswer};
 
 #[utoipa::path(
@@ -17,7 +17,7 @@ use crate::{AppState, ContentAnswer};
     tag = "export",
     operation_id = "exports_get",
     description = "Access action: EXPORT get.",
-    params(("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    params(ContentUuid),
     responses((status = 200, body = wire::Content), Refusals)
 )]
 pub async fn get(
@@ -37,7 +37,7 @@ pub async fn get(
     tag = "export",
     operation_id = "exports_update",
     description = "Access action: EXPORT update.",
-    params(("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,200}$", description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice"), ("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    params(IdempotencyKey, ContentUuid),
     request_body = wire::ExportBody,
     responses((status = 200, body = wire::Content), Refusals)
 )]
@@ -77,7 +77,7 @@ pub async fn update(
     tag = "export",
     operation_id = "exports_push",
     description = "Access action: EXPORT push.",
-    params(("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,200}$", description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice"), ("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    params(IdempotencyKey, ContentUuid),
     responses((status = 200, body = wire::Content), Refusals)
 )]
 pub async fn push(
@@ -97,7 +97,7 @@ pub async fn push(
     tag = "export",
     operation_id = "exports_pull",
     description = "Access action: EXPORT pull.",
-    params(("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,200}$", description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice"), ("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    params(IdempotencyKey, ContentUuid),
     responses((status = 200, body = wire::Content), Refusals)
 )]
 pub async fn pull(
@@ -117,7 +117,7 @@ pub async fn pull(
     tag = "export",
     operation_id = "exports_lock",
     description = "Access action: EXPORT lock.",
-    params(("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,200}$", description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice"), ("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    params(IdempotencyKey, ContentUuid),
     responses((status = 200, body = wire::Content), Refusals)
 )]
 pub async fn lock(
@@ -139,7 +139,7 @@ pub async fn lock(
     tag = "export",
     operation_id = "exports_unlock",
     description = "Access action: EXPORT lock.",
-    params(("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,200}$", description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice"), ("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    params(IdempotencyKey, ContentUuid),
     responses((status = 200, body = wire::Content), Refusals)
 )]
 pub async fn unlock(
@@ -170,7 +170,7 @@ fn media_type(format: ExportFormat) -> &'static str {
     tag = "export",
     operation_id = "exports_dump",
     description = "Access action: EXPORT dump.",
-    params(("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)"), ("format" = String, Path, description = "icml, html or text")),
+    params(ContentUuid, ("format" = String, Path, description = "icml, html or text")),
     responses((status = 200, description = "The export in the chosen format", content((String = "application/vnd.adobe.incopy-icml+xml"), (String = "text/html"), (String = "text/plain"))), Refusals)
 )]
 pub async fn dump(

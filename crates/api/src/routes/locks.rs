@@ -7,7 +7,7 @@ use copydesk_wire as wire;
 use crate::AppState;
 use crate::error::ApiResult;
 use crate::extract::{Bearer, RawJson};
-use crate::openapi::Refusals;
+use crate::openapi::{IdempotencyKey, RecordUuid, Refusals};
 use crate::present;
 
 #[utoipa::path(
@@ -16,7 +16,7 @@ use crate::present;
     tag = "lock-request",
     operation_id = "locks_get",
     description = "Access action: LOCKREQUEST get.",
-    params(("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    params(RecordUuid),
     responses((status = 200, body = Vec<wire::LockRequest>), Refusals)
 )]
 pub async fn get(
@@ -37,7 +37,7 @@ pub async fn get(
     operation_id = "locks_create",
     description = "Access action: LOCKREQUEST create.",
     request_body = wire::LockRequestBody,
-    params(("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,200}$", description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice")),
+    params(IdempotencyKey),
     responses((status = 200, body = Vec<wire::LockRequest>), Refusals)
 )]
 pub async fn create(
@@ -64,7 +64,7 @@ pub async fn create(
     tag = "lock-request",
     operation_id = "locks_delete",
     description = "Access action: LOCKREQUEST delete.",
-    params(("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,200}$", description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice"), ("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    params(IdempotencyKey, RecordUuid),
     responses((status = 200, body = wire::Message), Refusals)
 )]
 pub async fn delete(

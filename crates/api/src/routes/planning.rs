@@ -7,8 +7,8 @@ use copydesk_wire as wire;
 
 use crate::AppState;
 use crate::error::ApiResult;
-use crate::extract::{Bearer, QueryPairs, RawJson};
-use crate::openapi::{ListParams, Refusals};
+use crate::extract::{Bearer, ListParams, Query, RawJson};
+use crate::openapi::{IdempotencyKey, RecordUuid, Refusals};
 use crate::present;
 
 #[utoipa::path(
@@ -23,11 +23,11 @@ use crate::present;
 pub async fn list_workflows(
     State(state): State<AppState>,
     bearer: Bearer,
-    query: QueryPairs,
+    Query(list): Query<ListParams>,
 ) -> ApiResult<Json<wire::Envelope<wire::Workflow>>> {
     let page = state
         .call(bearer, move |cms, who| {
-            cms.list_workflows(who, &query.list())
+            cms.list_workflows(who, &list.into())
         })
         .await?;
     Ok(Json(present::page(page, present::workflow)))
@@ -39,7 +39,7 @@ pub async fn list_workflows(
     tag = "workflow",
     operation_id = "planning_get_workflow",
     description = "Access action: WORKFLOW get.",
-    params(("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    params(RecordUuid),
     responses((status = 200, body = Vec<wire::Workflow>), Refusals)
 )]
 pub async fn get_workflow(
@@ -60,7 +60,7 @@ pub async fn get_workflow(
     operation_id = "planning_create_workflow",
     description = "Access action: WORKFLOW create.",
     request_body = wire::WorkflowBody,
-    params(("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,200}$", description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice")),
+    params(IdempotencyKey),
     responses((status = 200, body = Vec<wire::Workflow>), Refusals)
 )]
 pub async fn create_workflow(
@@ -105,12 +105,10 @@ pub async fn create_workflow(
 pub async fn list_sections(
     State(state): State<AppState>,
     bearer: Bearer,
-    query: QueryPairs,
+    Query(list): Query<ListParams>,
 ) -> ApiResult<Json<wire::Envelope<wire::WorkflowSection>>> {
     let page = state
-        .call(bearer, move |cms, who| {
-            cms.list_sections(who, &query.list())
-        })
+        .call(bearer, move |cms, who| cms.list_sections(who, &list.into()))
         .await?;
     Ok(Json(present::page(page, present::workflow_section)))
 }
@@ -121,7 +119,7 @@ pub async fn list_sections(
     tag = "workflow-section",
     operation_id = "planning_get_section",
     description = "Access action: WORKFLOWSECTION get.",
-    params(("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    params(RecordUuid),
     responses((status = 200, body = Vec<wire::WorkflowSection>), Refusals)
 )]
 pub async fn get_section(
@@ -142,7 +140,7 @@ pub async fn get_section(
     operation_id = "planning_create_section",
     description = "Access action: WORKFLOWSECTION create.",
     request_body = wire::WorkflowSectionBody,
-    params(("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,200}$", description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice")),
+    params(IdempotencyKey),
     responses((status = 200, body = Vec<wire::WorkflowSection>), Refusals)
 )]
 pub async fn create_section(
@@ -184,10 +182,10 @@ pub async fn create_section(
 pub async fn list_issues(
     State(state): State<AppState>,
     bearer: Bearer,
-    query: QueryPairs,
+    Query(list): Query<ListParams>,
 ) -> ApiResult<Json<wire::Envelope<wire::Issue>>> {
     let page = state
-        .call(bearer, move |cms, who| cms.list_issues(who, &query.list()))
+        .call(bearer, move |cms, who| cms.list_issues(who, &list.into()))
         .await?;
     Ok(Json(present::page(page, present::issue)))
 }
@@ -198,7 +196,7 @@ pub async fn list_issues(
     tag = "issue",
     operation_id = "planning_get_issue",
     description = "Access action: ISSUE get.",
-    params(("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    params(RecordUuid),
     responses((status = 200, body = Vec<wire::Issue>), Refusals)
 )]
 pub async fn get_issue(
@@ -219,7 +217,7 @@ pub async fn get_issue(
     operation_id = "planning_create_issue",
     description = "Access action: ISSUE create.",
     request_body = wire::IssueBody,
-    params(("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,200}$", description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice")),
+    params(IdempotencyKey),
     responses((status = 200, body = Vec<wire::Issue>), Refusals)
 )]
 pub async fn create_issue(

@@ -7,8 +7,8 @@ use copydesk_wire as wire;
 
 use crate::AppState;
 use crate::error::ApiResult;
-use crate::extract::{Bearer, QueryPairs, RawJson};
-use crate::openapi::{ListParams, Refusals};
+use crate::extract::{Bearer, ListParams, Query, RawJson};
+use crate::openapi::{IdempotencyKey, RecordUuid, Refusals};
 use crate::present;
 
 fn input(body: wire::PrintDocumentBody) -> PrintDocumentInput {
@@ -35,11 +35,11 @@ fn input(body: wire::PrintDocumentBody) -> PrintDocumentInput {
 pub async fn list(
     State(state): State<AppState>,
     bearer: Bearer,
-    query: QueryPairs,
+    Query(list): Query<ListParams>,
 ) -> ApiResult<Json<wire::Envelope<wire::PrintDocument>>> {
     let page = state
         .call(bearer, move |cms, who| {
-            cms.list_print_documents(who, &query.list())
+            cms.list_print_documents(who, &list.into())
         })
         .await?;
     Ok(Json(present::page(page, present::print_document)))
@@ -74,7 +74,7 @@ pub async fn get(
     operation_id = "print_documents_create",
     description = "Access action: PRINTDOCUMENT create.",
     request_body = wire::PrintDocumentBody,
-    params(("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,200}$", description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice")),
+    params(IdempotencyKey),
     responses((status = 200, body = Vec<wire::PrintDocument>), Refusals)
 )]
 pub async fn create(
@@ -96,7 +96,7 @@ pub async fn create(
     tag = "print-document",
     operation_id = "print_documents_update",
     description = "Access action: PRINTDOCUMENT update.",
-    params(("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,200}$", description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice"), ("identifier" = String, Path, description = "A print document's UUID or tracking label")),
+    params(IdempotencyKey, ("identifier" = String, Path, description = "The print document's UUID")),
     request_body = wire::PrintDocumentBody,
     responses((status = 200, body = Vec<wire::PrintDocument>), Refusals)
 )]
@@ -123,7 +123,7 @@ pub async fn update(
     tag = "print-document",
     operation_id = "print_documents_lock",
     description = "Access action: PRINTDOCUMENT update; PRINTDOCUMENT passThruLock to lock on behalf of another user or to take over another user's lock.",
-    params(("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,200}$", description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice"), ("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    params(IdempotencyKey, RecordUuid),
     request_body = wire::PrintLockBody,
     responses((status = 200, body = wire::PrintDocument), Refusals)
 )]
@@ -149,7 +149,7 @@ pub async fn lock(
     tag = "print-document",
     operation_id = "print_documents_unlock",
     description = "Access action: PRINTDOCUMENT update; PRINTDOCUMENT passThruLock to remove another user's lock.",
-    params(("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,200}$", description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice"), ("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    params(IdempotencyKey, RecordUuid),
     responses((status = 200, body = wire::PrintDocument), Refusals)
 )]
 pub async fn unlock(

@@ -4,12 +4,45 @@ use axum::Json;
 use axum::extract::State;
 use copydesk_core::search::SearchQuery;
 use copydesk_wire as wire;
+use serde::Deserialize;
+use utoipa::IntoParams;
 
 use crate::AppState;
 use crate::error::ApiResult;
-use crate::extract::{Bearer, QueryPairs};
-use crate::openapi::{ListParams, Refusals};
+use crate::extract::{Bearer, ListParams, Query, QueryShape};
+use crate::openapi::Refusals;
 use crate::present;
+
+/// What a search looks for, besides paging and order.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct SearchParams {
+    /// content, author or tag
+    #[param(required = true, value_type = String)]
+    r#type: Option<String>,
+    /// Words that must all appear
+    keywords: Option<String>,
+    /// `keywords` as some clients spell it (`keywords` wins when both come).
+    #[param(ignore)]
+    keyword: Option<String>,
+    /// A tag UUID or slug (content)
+    tag: Option<String>,
+    /// An author UUID (content)
+    author: Option<String>,
+}
+
+impl QueryShape for SearchParams {}
+
+impl From<SearchParams> for SearchQuery {
+    fn from(params: SearchParams) -> Self {
+        Self {
+            record_type: params.r#type,
+            keywords: params.keywords.or(params.keyword),
+            tag: params.tag,
+            author: params.author,
+        }
+    }
+}
 
 #[utoipa::path(
     get,
@@ -17,26 +50,19 @@ use crate::present;
     tag = "search",
     operation_id = "search_search",
     description = "Access action: the list action of the type searched: CONTENT list, AUTHOR list or TAG list.",
-    params(("type" = String, Query, description = "content, author or tag"), ("keywords" = Option<String>, Query, description = "Words that must all appear"), ("tag" = Option<String>, Query, description = "A tag UUID or slug (content)"), ("author" = Option<String>, Query, description = "An author UUID (content)"), ListParams),
+    params(SearchParams, ListParams),
     responses((status = 200, body = wire::Envelope<wire::SearchHit>), Refusals)
 )]
 pub async fn search(
     State(state): State<AppState>,
     bearer: Bearer,
-    query: QueryPairs,
+    Query(search): Query<SearchParams>,
+    Query(list): Query<ListParams>,
 ) -> ApiResult<Json<wire::Envelope<wire::SearchHit>>> {
-    let search = SearchQuery {
-        record_type: query.get("type").map(str::to_owned),
-        keywords: query
-            .get("keywords")
-            .or(query.get("keyword"))
-            .map(str::to_owned),
-        tag: query.get("tag").map(str::to_owned),
-        author: query.get("author").map(str::to_owned),
-    };
+    let search = SearchQuery::from(search);
     let page = state
         .call(bearer, move |cms, who| {
-            cms.search(who, &search, &query.list())
+            cms.search(who, &search, &list.into())
         })
         .await?;
     Ok(Json(present::page(page, present::search_hit)))

@@ -54,7 +54,7 @@ pub async fn attention(
         items: items
             .into_iter()
             .map(|a| wire::NeedsAttention {
-                record_type: a.record_type,
+                record_type: a.record_type.to_string(),
                 uuid: a.uuid,
                 srn: a.srn,
                 error: a.error,

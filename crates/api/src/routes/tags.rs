@@ -7,8 +7,8 @@ use copydesk_wire as wire;
 
 use crate::AppState;
 use crate::error::ApiResult;
-use crate::extract::{Bearer, QueryPairs, RawJson};
-use crate::openapi::{ListParams, Refusals};
+use crate::extract::{Bearer, ListParams, Query, RawJson};
+use crate::openapi::{IdempotencyKey, RecordUuid, RecordUuids, Refusals};
 use crate::present;
 
 fn input(body: wire::TagBody) -> TagInput {
@@ -30,10 +30,10 @@ fn input(body: wire::TagBody) -> TagInput {
 pub async fn list(
     State(state): State<AppState>,
     bearer: Bearer,
-    query: QueryPairs,
+    Query(list): Query<ListParams>,
 ) -> ApiResult<Json<wire::Envelope<wire::Tag>>> {
     let page = state
-        .call(bearer, move |cms, who| cms.list_tags(who, &query.list()))
+        .call(bearer, move |cms, who| cms.list_tags(who, &list.into()))
         .await?;
     Ok(Json(present::page(page, present::tag)))
 }
@@ -44,7 +44,7 @@ pub async fn list(
     tag = "tag",
     operation_id = "tags_get",
     description = "Access action: TAG get.",
-    params(("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    params(RecordUuid),
     responses((status = 200, body = Vec<wire::Tag>), Refusals)
 )]
 pub async fn get(
@@ -65,7 +65,7 @@ pub async fn get(
     operation_id = "tags_create",
     description = "Access action: TAG create.",
     request_body = wire::TagBody,
-    params(("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,200}$", description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice")),
+    params(IdempotencyKey),
     responses((status = 200, body = Vec<wire::Tag>), Refusals)
 )]
 pub async fn create(
@@ -87,7 +87,7 @@ pub async fn create(
     tag = "tag",
     operation_id = "tags_update",
     description = "Access action: TAG update.",
-    params(("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,200}$", description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice"), ("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    params(IdempotencyKey, RecordUuid),
     request_body = wire::TagBody,
     responses((status = 200, body = Vec<wire::Tag>), Refusals)
 )]
@@ -111,7 +111,7 @@ pub async fn update(
     tag = "tag",
     operation_id = "tags_delete",
     description = "Access action: TAG delete.",
-    params(("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,200}$", description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice"), ("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    params(IdempotencyKey, RecordUuids),
     responses((status = 200, body = wire::Message), Refusals)
 )]
 pub async fn delete(

@@ -6,8 +6,8 @@ use copydesk_wire as wire;
 
 use crate::AppState;
 use crate::error::ApiResult;
-use crate::extract::{Bearer, QueryPairs};
-use crate::openapi::{ListParams, Refusals};
+use crate::extract::{Bearer, ListParams, Query};
+use crate::openapi::{RecordUuid, Refusals};
 use crate::present;
 
 #[utoipa::path(
@@ -22,10 +22,10 @@ use crate::present;
 pub async fn list(
     State(state): State<AppState>,
     bearer: Bearer,
-    query: QueryPairs,
+    Query(list): Query<ListParams>,
 ) -> ApiResult<Json<wire::Envelope<wire::User>>> {
     let page = state
-        .call(bearer, move |cms, who| cms.list_users(who, &query.list()))
+        .call(bearer, move |cms, who| cms.list_users(who, &list.into()))
         .await?;
     Ok(Json(present::page(page, present::user)))
 }
@@ -36,7 +36,7 @@ pub async fn list(
     tag = "user",
     operation_id = "users_get",
     description = "Access action: USER get.",
-    params(("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    params(RecordUuid),
     responses((status = 200, body = Vec<wire::User>), Refusals)
 )]
 pub async fn get(

@@ -5,8 +5,8 @@ use axum::extract::{Path, State};
 use copydesk_wire as wire;
 
 use crate::error::ApiResult;
-use crate::extract::{Bearer, QueryPairs};
-use crate::openapi::{ListParams, Refusals};
+use crate::extract::{Bearer, ContentSrn, ListParams, Query};
+use crate::openapi::{IdempotencyKey, RecordUuid, Refusals};
 use crate::present;
 use crate::{AppState, ContentAnswer};
 
@@ -16,17 +16,18 @@ use crate::{AppState, ContentAnswer};
     tag = "version",
     operation_id = "versions_list",
     description = "Access action: VERSION list.",
-    params(("content" = String, Query, description = "The content item's SRN"), ListParams),
+    params(ContentSrn, ListParams),
     responses((status = 200, body = wire::Envelope<wire::Version>), Refusals)
 )]
 pub async fn list(
     State(state): State<AppState>,
     bearer: Bearer,
-    query: QueryPairs,
+    Query(item): Query<ContentSrn>,
+    Query(list): Query<ListParams>,
 ) -> ApiResult<Json<wire::Envelope<wire::Version>>> {
     let page = state
         .call(bearer, move |cms, who| {
-            cms.list_versions(who, query.get("content"), &query.list())
+            cms.list_versions(who, item.content.as_deref(), &list.into())
         })
         .await?;
     Ok(Json(present::page(page, present::version)))
@@ -38,7 +39,7 @@ pub async fn list(
     tag = "version",
     operation_id = "versions_get",
     description = "Access action: VERSION get.",
-    params(("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    params(RecordUuid),
     responses((status = 200, body = Vec<wire::Version>), Refusals)
 )]
 pub async fn get(
@@ -58,7 +59,7 @@ pub async fn get(
     tag = "version",
     operation_id = "versions_restore",
     description = "Access action: VERSION restore.",
-    params(("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,200}$", description = "Makes the write safe to repeat: a repeat with the same key gets the first answer and applies nothing twice"), ("uuid" = String, Path, description = "The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments)")),
+    params(IdempotencyKey, RecordUuid),
     responses((status = 200, body = wire::Content), Refusals)
 )]
 pub async fn restore(
