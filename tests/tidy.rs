@@ -1,5 +1,7 @@
-//! Tidy checks on the source tree: every Rust file says why it exists, and migrations stay numbered.
+//! Tidy checks on the source tree: every Rust file says why it exists, no
+//! crate's modules import each other in a cycle, and migrations stay numbered.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -74,4 +76,171 @@ fn migrations_are_numbered_in_order() {
             "{name} is not listed in store.rs"
         );
     }
+}
+
+/// Which modules of a crate each module uses through `crate::` paths, at the
+/// granularity of the crate's top-level modules (a folder module and its
+/// children are one). The crate root is left out: it declares every module
+/// and holds the service's handle, which every module may use.
+type ModuleGraph = BTreeMap<String, BTreeSet<String>>;
+
+fn module_graph(src: &Path) -> ModuleGraph {
+    let mut files = Vec::new();
+    rust_files(src, &mut files);
+    let mut graph = ModuleGraph::new();
+    for file in files {
+        let relative = file.strip_prefix(src).expect("under src");
+        let first = relative.components().next().expect("a path");
+        let module = first
+            .as_os_str()
+            .to_string_lossy()
+            .trim_end_matches(".rs")
+            .to_owned();
+        if module == "lib" || module == "main" {
+            continue;
+        }
+        let text = std::fs::read_to_string(&file).expect("a source file");
+        let used = graph.entry(module.clone()).or_default();
+        for line in text.lines() {
+            // Comments and doc links name modules without importing them.
+            if line.trim_start().starts_with("//") {
+                continue;
+            }
+            for name in crate_paths(line) {
+                if name != module {
+                    used.insert(name);
+                }
+            }
+        }
+    }
+    let known: BTreeSet<String> = graph.keys().cloned().collect();
+    for used in graph.values_mut() {
+        used.retain(|name| known.contains(name));
+    }
+    graph
+}
+
+/// The first segment of every `crate::` path on a line, `use crate::{a, b::c}` groups included.
+fn crate_paths(line: &str) -> Vec<String> {
+    let ident = |text: &str| -> String {
+        text.chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect()
+    };
+    let mut names = Vec::new();
+    for (at, _) in line.match_indices("crate::") {
+        let rest = &line[at + "crate::".len()..];
+        if let Some(group) = rest.strip_prefix('{') {
+            let mut depth = 0;
+            let mut start = true;
+            for (i, c) in group.char_indices() {
+                match c {
+                    '{' => depth += 1,
+                    '}' if depth == 0 => break,
+                    '}' => depth -= 1,
+                    ',' if depth == 0 => start = true,
+                    c if start && !c.is_whitespace() => {
+                        names.push(ident(&group[i..]));
+                        start = false;
+                    }
+                    _ => {}
+                }
+            }
+        } else {
+            names.push(ident(rest));
+        }
+    }
+    names.retain(|name| !name.is_empty());
+    names
+}
+
+/// A cycle in the graph, as the modules along it (the first repeated last), if there is one.
+fn find_cycle(graph: &ModuleGraph) -> Option<Vec<String>> {
+    #[derive(Clone, Copy, PartialEq)]
+    enum Mark {
+        Open,
+        Done,
+    }
+    fn visit(
+        node: &str,
+        graph: &ModuleGraph,
+        marks: &mut BTreeMap<String, Mark>,
+        path: &mut Vec<String>,
+    ) -> Option<Vec<String>> {
+        match marks.get(node) {
+            Some(Mark::Done) => return None,
+            Some(Mark::Open) => {
+                let start = path.iter().position(|n| n == node).expect("on the path");
+                let mut cycle = path[start..].to_vec();
+                cycle.push(node.to_owned());
+                return Some(cycle);
+            }
+            None => {}
+        }
+        marks.insert(node.to_owned(), Mark::Open);
+        path.push(node.to_owned());
+        for next in graph.get(node).into_iter().flatten() {
+            if let Some(cycle) = visit(next, graph, marks, path) {
+                return Some(cycle);
+            }
+        }
+        path.pop();
+        marks.insert(node.to_owned(), Mark::Done);
+        None
+    }
+    let mut marks = BTreeMap::new();
+    for node in graph.keys() {
+        if let Some(cycle) = visit(node, graph, &mut marks, &mut Vec::new()) {
+            return Some(cycle);
+        }
+    }
+    None
+}
+
+#[test]
+fn no_crate_imports_its_own_modules_in_a_cycle() {
+    let mut crates: Vec<PathBuf> = std::fs::read_dir(root().join("crates"))
+        .expect("crates/")
+        .flatten()
+        .map(|entry| entry.path().join("src"))
+        .collect();
+    crates.push(root().join("src-tauri/src"));
+    let core = module_graph(&root().join("crates/core/src"));
+    assert!(core.len() > 25, "the walk found core's modules: {core:?}");
+    assert!(core["content"].contains("records"), "{:?}", core["content"]);
+    for src in crates {
+        let graph = module_graph(&src);
+        if let Some(cycle) = find_cycle(&graph) {
+            panic!(
+                "{} imports its modules in a cycle: {}",
+                src.display(),
+                cycle.join(" -> ")
+            );
+        }
+    }
+}
+
+#[test]
+fn an_added_cycle_is_found() {
+    let mut core = module_graph(&root().join("crates/core/src"));
+    assert_eq!(find_cycle(&core), None);
+    // `records` is below `content`; make it use `content` back.
+    core.get_mut("records")
+        .expect("records")
+        .insert("content".to_owned());
+    let cycle = find_cycle(&core).expect("the added cycle is found");
+    assert!(cycle.contains(&"records".to_owned()) && cycle.contains(&"content".to_owned()));
+    assert_eq!(cycle.first(), cycle.last());
+}
+
+#[test]
+fn crate_paths_reads_groups_and_single_paths() {
+    assert_eq!(
+        crate_paths("use crate::{clock, error::{CoreError, Result}, records::Table};"),
+        ["clock", "error", "records"]
+    );
+    assert_eq!(
+        crate_paths("let x = crate::content::replace_links(tx); crate::slug::Slug::new()"),
+        ["content", "slug"]
+    );
 }

@@ -15,12 +15,12 @@ use tauri::{Manager, State};
 const APP_ORIGINS: [&str; 2] = ["tauri://localhost", "http://tauri.localhost"];
 /// How often the background sync runs a round.
 const SYNC_EVERY: std::time::Duration = std::time::Duration::from_secs(5);
-/// The keychain's name for the remote key pairs.
-const KEYCHAIN_SERVICE: &str = "copydesk";
 
 /// The app's embedded service.
 struct Local {
     cms: Arc<Cms>,
+    /// The keychain's name for the remote key pairs: the product's, lower case.
+    keychain_service: String,
     base: String,
     token: String,
     /// Whether the background sync runs (it starts once, when a remote is known).
@@ -82,9 +82,10 @@ async fn set_remote(
     // The key first: a replica never names a remote whose key it lacks.
     let secret = serde_json::to_string(&key).map_err(|err| err.to_string())?;
     let address = remote.base().to_owned();
+    let keychain_service = local.keychain_service.clone();
     // The keychain's client blocks on D-Bus: off the async workers.
     tauri::async_runtime::spawn_blocking(move || {
-        keyring::Entry::new(KEYCHAIN_SERVICE, &address)
+        keyring::Entry::new(&keychain_service, &address)
             .and_then(|entry| entry.set_password(&secret))
     })
     .await
@@ -118,9 +119,9 @@ fn start_sync(local: &Local, remote: Arc<Remote>) -> bool {
 }
 
 /// The remote this copy syncs with and its key from the keychain, if both are there.
-fn configured_remote(cms: &Cms) -> Option<Remote> {
-    let url = cms.sync_state().ok()?.remote?;
-    let secret = keyring::Entry::new(KEYCHAIN_SERVICE, &url)
+fn configured_remote(local: &Local) -> Option<Remote> {
+    let url = local.cms.sync_state().ok()?.remote?;
+    let secret = keyring::Entry::new(&local.keychain_service, &url)
         .and_then(|entry| entry.get_password())
         .map_err(|err| tracing::warn!(%err, "no key for {url} in the system keychain; not syncing"))
         .ok()?;
@@ -144,9 +145,9 @@ fn data_dir(app: &tauri::App) -> anyhow::Result<PathBuf> {
 }
 
 /// Opens the replica and serves it on a loopback port to this app only.
-async fn start_local(dir: PathBuf) -> anyhow::Result<Local> {
+async fn start_local(dir: PathBuf, product: &str) -> anyhow::Result<Local> {
     std::fs::create_dir_all(&dir)?;
-    let cms = Arc::new(Cms::open(&dir, "copydesk")?);
+    let cms = Arc::new(Cms::open(&dir, copydesk_core::DEFAULT_NAMESPACE)?);
     let person = std::env::var("USER").unwrap_or_else(|_| "me".to_owned());
     let key = cms.launch_key(&person)?;
     let token = copydesk_core::access::mint_token(&key.public_key, &key.private_key, None)?;
@@ -167,9 +168,10 @@ async fn start_local(dir: PathBuf) -> anyhow::Result<Local> {
             tracing::error!(%err, "the local service stopped");
         }
     });
-    tracing::info!(data = %dir.display(), "copydesk serving its replica on http://127.0.0.1:{port}");
+    tracing::info!(data = %dir.display(), "{product} serving its replica on http://127.0.0.1:{port}");
     Ok(Local {
         cms,
+        keychain_service: product.to_lowercase(),
         base: format!("http://127.0.0.1:{port}"),
         token,
         syncing: Mutex::new(false),
@@ -211,6 +213,14 @@ async fn stop_requested() {
     std::future::pending::<()>().await;
 }
 
+/// The product's name, as the Tauri config gives it.
+fn product_name(config: &tauri::Config, package: &tauri::PackageInfo) -> String {
+    config
+        .product_name
+        .clone()
+        .unwrap_or_else(|| package.name.clone())
+}
+
 pub fn run() {
     tracing_subscriber::fmt()
         .with_env_filter(
@@ -218,6 +228,8 @@ pub fn run() {
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
         )
         .init();
+    let context = tauri::generate_context!();
+    let product = product_name(context.config(), context.package_info());
     let result = tauri::Builder::default()
         // One instance at a time: a second launch brings the first to the front.
         .plugin(tauri_plugin_single_instance::init(|app, _args, _cwd| {
@@ -228,8 +240,9 @@ pub fn run() {
         }))
         .setup(|app| {
             let dir = data_dir(app)?;
-            let local = tauri::async_runtime::block_on(start_local(dir))?;
-            if let Some(remote) = configured_remote(&local.cms) {
+            let product = product_name(app.config(), app.package_info());
+            let local = tauri::async_runtime::block_on(start_local(dir, &product))?;
+            if let Some(remote) = configured_remote(&local) {
                 tauri::async_runtime::block_on(async { start_sync(&local, Arc::new(remote)) });
             }
             app.manage(local);
@@ -251,11 +264,11 @@ pub fn run() {
             remote_settings,
             set_remote
         ])
-        .build(tauri::generate_context!());
+        .build(context);
     let app = match result {
         Ok(app) => app,
         Err(err) => {
-            eprintln!("copydesk: {err}");
+            eprintln!("{product}: {err}");
             std::process::exit(1);
         }
     };

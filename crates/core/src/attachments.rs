@@ -17,8 +17,9 @@ use serde_json::{Map, Value};
 use crate::Cms;
 use crate::access::Principal;
 use crate::clock;
-use crate::content::ContentItem;
 use crate::error::{CoreError, Result};
+pub use crate::model::attachment::{Attachment, Upload};
+use crate::model::content::{CONTENT, ContentItem};
 use crate::records::new_uuid;
 
 const COLUMNS: &str = "a.id, a.uuid, a.content_id, a.base_name, a.salt, a.extension, a.preview_extension, a.type, a.width, a.height, a.angle, a.metadata, a.created_at, a.modified_at, a.size_bytes, a.sha256";
@@ -39,36 +40,6 @@ pub const PREVIEW_MAX_SIDE: u32 = 3000;
 /// than fit wait their turn instead of taking the server's memory.
 const DECODING_BUDGET_BYTES: u64 = 2 * MAX_DECODED_IMAGE_BYTES;
 
-#[derive(Debug, Clone, PartialEq)]
-pub struct Attachment {
-    pub id: i64,
-    pub uuid: String,
-    pub content_id: i64,
-    pub base_name: String,
-    pub salt: String,
-    pub extension: String,
-    pub preview_extension: String,
-    pub kind: String,
-    pub width: u32,
-    pub height: u32,
-    pub angle: u32,
-    pub metadata: Option<Value>,
-    pub created_at: String,
-    pub modified_at: String,
-    pub size_bytes: i64,
-    pub sha256: String,
-    pub srn: String,
-    pub public_url: String,
-    pub original_url: String,
-}
-
-/// A file a client sent: its name and base64 body, not yet decoded.
-#[derive(Debug, Clone)]
-pub struct Upload {
-    pub name: String,
-    pub file_base64: String,
-}
-
 /// What one attachment PUT asks for: exactly one kind of change.
 #[derive(Debug, Clone)]
 pub enum AttachmentChange {
@@ -79,7 +50,7 @@ pub enum AttachmentChange {
 
 /// Files written to a fresh salt folder, waiting for the transaction that
 /// records them. Dropping it without [`WrittenFiles::keep`] removes them.
-pub(crate) struct WrittenFiles {
+pub struct WrittenFiles {
     pub salt: String,
     pub base_name: String,
     pub extension: String,
@@ -684,7 +655,7 @@ impl Cms {
             AttachmentChange::Replace(upload) => {
                 let files = write_upload(&files_dir, &upload, 0)?;
                 let (old_salt, item) = self.store.write(|tx| {
-                    let content_id = crate::content::CONTENT.id_of(tx, content_uuid)?;
+                    let content_id = CONTENT.id_of(tx, content_uuid)?;
                     self.check_writable(tx, who, content_id)?;
                     let old_salt = record_files(tx, content_id, &files, 0, None)?;
                     self.audit(tx, content_id, who, "attachment", "replaced the file")?;
@@ -695,7 +666,7 @@ impl Cms {
             AttachmentChange::Angle(raw) => {
                 let angle = parse_angle(&raw)?;
                 let current = self.store.read(|tx| {
-                    let content_id = crate::content::CONTENT.id_of(tx, content_uuid)?;
+                    let content_id = CONTENT.id_of(tx, content_uuid)?;
                     self.attachment_of_content(tx, content_id)?.ok_or_else(|| {
                         CoreError::not_found(format!("content {content_uuid} has no attachment"))
                     })
@@ -712,7 +683,7 @@ impl Cms {
                     Oversized::Refuse,
                 )?;
                 let (old_salt, item) = self.store.write(|tx| {
-                    let content_id = crate::content::CONTENT.id_of(tx, content_uuid)?;
+                    let content_id = CONTENT.id_of(tx, content_uuid)?;
                     self.check_writable(tx, who, content_id)?;
                     let now_current = self.attachment_of_content(tx, content_id)?;
                     if now_current.as_ref().map(|a| &a.salt) != Some(&current.salt) {
@@ -736,7 +707,7 @@ impl Cms {
             AttachmentChange::Metadata(raw) => {
                 let metadata = parse_metadata(&raw)?;
                 let item = self.store.write(|tx| {
-                    let content_id = crate::content::CONTENT.id_of(tx, content_uuid)?;
+                    let content_id = CONTENT.id_of(tx, content_uuid)?;
                     self.check_writable(tx, who, content_id)?;
                     let attachment =
                         self.attachment_of_content(tx, content_id)?.ok_or_else(|| {
@@ -789,7 +760,7 @@ impl Cms {
             .ok_or_else(|| CoreError::required("name"))?;
         // Refuse early what would be refused after the upload.
         self.store.read(|tx| {
-            let content_id = crate::content::CONTENT.id_of(tx, content_uuid)?;
+            let content_id = CONTENT.id_of(tx, content_uuid)?;
             self.check_writable(tx, who, content_id)
         })?;
         Ok(IncomingFile {
@@ -815,7 +786,7 @@ impl Cms {
         files.sha256 = sha256;
         files.complete(0, Oversized::Refuse)?;
         let (old_salt, item) = self.store.write(|tx| {
-            let content_id = crate::content::CONTENT.id_of(tx, &content_uuid)?;
+            let content_id = CONTENT.id_of(tx, &content_uuid)?;
             self.check_writable(tx, who, content_id)?;
             let old_salt = record_files(tx, content_id, &files, 0, None)?;
             self.audit(tx, content_id, who, "attachment", "replaced the file")?;

@@ -10,6 +10,7 @@ use rusqlite::{OptionalExtension as _, params};
 use crate::Cms;
 use crate::access::Principal;
 use crate::error::{CoreError, Result};
+use crate::record_type::RecordType;
 
 /// The most changes one page carries.
 pub const MAX_CHANGES: i64 = 1000;
@@ -18,7 +19,7 @@ const DEFAULT_CHANGES: i64 = 500;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Change {
     pub seq: i64,
-    pub record_type: String,
+    pub record_type: RecordType,
     pub uuid: String,
     /// `create`, `update` or `delete`: the latest thing that happened to the record.
     pub operation: String,
@@ -32,21 +33,11 @@ pub struct Change {
 /// The parent of a record read through another one (see [`Change::parent`]).
 fn parent_of(
     tx: &rusqlite::Transaction<'_>,
-    record_type: &str,
+    record_type: RecordType,
     uuid: &str,
 ) -> Result<Option<String>> {
-    let sql = match record_type {
-        "note_comment" => "SELECT reference FROM note_comments WHERE uuid = ?1",
-        "assignment_comment" => {
-            "SELECT a.uuid FROM assignment_comments x JOIN assignments a ON a.id = x.assignment_id WHERE x.uuid = ?1"
-        }
-        "draft" => {
-            "SELECT c.uuid FROM drafts d JOIN content c ON c.id = d.content_id WHERE d.uuid = ?1"
-        }
-        "attachment" => {
-            "SELECT c.uuid FROM attachments a JOIN content c ON c.id = a.content_id WHERE a.uuid = ?1"
-        }
-        _ => return Ok(None),
+    let Some(sql) = record_type.synced().and_then(|kind| kind.parent_query()) else {
+        return Ok(None);
     };
     Ok(tx
         .prepare_cached(sql)?
@@ -112,7 +103,7 @@ impl Cms {
             let last = items.last().map_or(since, |c| c.seq);
             for item in &mut items {
                 if item.operation != "delete" {
-                    item.parent = parent_of(tx, &item.record_type, &item.uuid)?;
+                    item.parent = parent_of(tx, item.record_type, &item.uuid)?;
                 }
             }
             Ok(ChangeFeed {

@@ -4,20 +4,16 @@ use rusqlite::{Row, ToSql, Transaction, params};
 
 use crate::Cms;
 use crate::access::Principal;
-use crate::attachments::Attachment;
 use crate::clock;
-use crate::content::{CONTENT, ContentRecord, ContentUrl, replace_links};
 use crate::error::{CoreError, Result};
-use crate::locks::Lockable;
+use crate::model::attachment::Attachment;
+pub(crate) use crate::model::container::CONTAINERS;
+use crate::model::content::{CONTENT, ContentRecord, ContentUrl};
+use crate::model::lock::Lockable;
 use crate::paging::{ListParams, ListQuery, Page};
-use crate::records::{Table, fetch_page, ids_of_field, new_uuid, required_text};
+use crate::records::{fetch_page, ids_of_field, new_uuid, replace_links, required_text};
 use crate::slug::Slug;
 use crate::tags::{TAGS, Tag};
-
-pub(crate) const CONTAINERS: Table = Table {
-    name: "containers",
-    noun: "container",
-};
 
 pub const CONTAINER_TYPES: &[&str] = &["automatic", "manual", "blog", "gallery"];
 

@@ -4,22 +4,22 @@ use rusqlite::{OptionalExtension as _, Row, ToSql, Transaction, params};
 
 use crate::Cms;
 use crate::access::Principal;
-use crate::attachments::{Attachment, Upload, remove_folder, write_upload};
-use crate::authors::{AUTHORS, Author};
+use crate::attachments::{remove_folder, write_upload};
+use crate::authors::AUTHORS;
 use crate::clock;
-use crate::containers::CONTAINERS;
 use crate::error::{CoreError, Result};
-use crate::paging::{ListParams, ListQuery, Page};
-use crate::records::{Table, fetch_page, ids_of_field, new_uuid, required_text};
-use crate::slug::Slug;
-use crate::tags::{TAGS, Tag};
-
-pub(crate) const CONTENT: Table = Table {
-    name: "content",
-    noun: "content item",
+use crate::model::attachment::Upload;
+use crate::model::container::CONTAINERS;
+pub use crate::model::content::{
+    AuditEntry, CONTENT_TYPES, ContentItem, ContentRecord, ContentUrl, LeadPhoto, VersionSummary,
 };
-
-pub const CONTENT_TYPES: &[&str] = &["article", "post", "media", "page"];
+pub(crate) use crate::model::content::{COLUMNS, CONTENT};
+use crate::model::lock::Lockable;
+use crate::paging::{ListParams, ListQuery, Page};
+pub(crate) use crate::records::replace_links;
+use crate::records::{fetch_page, ids_of_field, new_uuid, required_text};
+use crate::slug::Slug;
+use crate::tags::TAGS;
 
 const SORTABLE: &[&str] = &[
     "id",
@@ -34,98 +34,6 @@ const SORTABLE: &[&str] = &[
     "published_at",
     "state",
 ];
-pub(crate) const COLUMNS: &str = "content.id, content.uuid, content.title, content.slug, content.type, content.version, content.weight, content.abstract, content.abstract_raw, content.content, content.content_raw, content.created_at, content.modified_at, content.published_at, content.state, content.user_id, content.assignment_id, content.workflow_id, content.dominant_attachment_id, content.container_id, content.has_attachment, content.ssts_path";
-
-/// The stored fields of a content item.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ContentRecord {
-    pub id: i64,
-    pub uuid: String,
-    pub title: String,
-    pub slug: String,
-    pub content_type: String,
-    pub version: i64,
-    pub weight: i64,
-    pub abstract_text: String,
-    pub abstract_raw: String,
-    pub body: String,
-    pub body_raw: String,
-    pub created_at: String,
-    pub modified_at: String,
-    pub published_at: Option<String>,
-    pub state: i64,
-    pub user_id: Option<i64>,
-    pub assignment_id: Option<i64>,
-    pub workflow_id: i64,
-    pub dominant_attachment_id: Option<i64>,
-    pub container_id: Option<i64>,
-    pub has_attachment: bool,
-    pub ssts_path: String,
-    pub srn: String,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ContentUrl {
-    pub id: i64,
-    pub uuid: String,
-    pub path: String,
-    pub content_id: i64,
-    pub created_at: String,
-}
-
-/// A version as the item lists it: which, when and by whom.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct VersionSummary {
-    pub id: i64,
-    pub uuid: String,
-    pub version: i64,
-    pub user_id: Option<i64>,
-    pub created_at: String,
-    pub srn: String,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AuditEntry {
-    pub id: i64,
-    pub uuid: String,
-    pub action: String,
-    pub detail: String,
-    pub user_id: Option<i64>,
-    pub user_name: Option<String>,
-    pub created_at: String,
-}
-
-/// A content item with everything it embeds.
-#[derive(Debug, Clone)]
-pub struct ContentItem {
-    pub record: ContentRecord,
-    pub authors: Vec<Author>,
-    pub tags: Vec<Tag>,
-    pub urls: Vec<ContentUrl>,
-    pub versions: Vec<VersionSummary>,
-    pub audit: Vec<AuditEntry>,
-    pub attachment: Option<Attachment>,
-    pub lock: bool,
-    /// The exclusive lock on the item, when someone holds it: who, since when.
-    pub lock_request: Option<crate::locks::LockRequest>,
-    /// The print side, once the item has one.
-    pub export: Option<crate::exports::Export>,
-    /// The media item whose attachment is the dominant one (the lead photo).
-    pub lead_photo: Option<LeadPhoto>,
-}
-
-/// The media item a story leads with, as clients of the hosted service read
-/// it (`dominantAttachment`): its file, its caption (its body) and its authors.
-#[derive(Debug, Clone, PartialEq)]
-pub struct LeadPhoto {
-    pub uuid: String,
-    pub srn: String,
-    pub title: String,
-    pub caption: String,
-    pub authors: Vec<Author>,
-    pub attachment: Attachment,
-}
-
 /// A content create or update. `None` leaves a field as it is; for the
 /// nullable fields `Some(None)` clears it.
 #[derive(Debug, Clone, Default)]
@@ -363,7 +271,7 @@ impl Cms {
         who: &Principal,
         content_id: i64,
     ) -> Result<()> {
-        self.check_unlocked_for(tx, who, crate::locks::Lockable::Content(content_id))
+        self.check_unlocked_for(tx, who, Lockable::Content(content_id))
     }
 
     fn completed(&self, tx: &Transaction<'_>, record: ContentRecord) -> Result<ContentItem> {
@@ -375,7 +283,7 @@ impl Cms {
             versions: self.version_summaries(tx, id)?,
             audit: self.audit_of_content(tx, id)?,
             attachment: self.attachment_of_content(tx, id)?,
-            lock_request: self.lock_on(tx, crate::locks::Lockable::Content(id))?,
+            lock_request: self.lock_on(tx, Lockable::Content(id))?,
             lock: false,
             export: self.export_of(tx, id)?,
             lead_photo: self.lead_photo(tx, record.dominant_attachment_id)?,
@@ -867,39 +775,6 @@ fn check_post_container(fields: &Editable) -> Result<()> {
         ));
     }
     Ok(())
-}
-
-/// Sets the ordered links of `owner_id` to `ids`; true when they changed.
-pub(crate) fn replace_links(
-    tx: &Transaction<'_>,
-    table: &str,
-    column: &str,
-    owner_id: i64,
-    ids: &[i64],
-) -> Result<bool> {
-    let owner_column = if table.starts_with("container_") {
-        "container_id"
-    } else {
-        "content_id"
-    };
-    let select =
-        format!("SELECT {column} FROM {table} WHERE {owner_column} = +?1 ORDER BY position");
-    let old: Vec<i64> = tx
-        .prepare_cached(&select)?
-        .query_map([owner_id], |row| row.get(0))?
-        .collect::<Result<_, _>>()?;
-    if old == ids {
-        return Ok(false);
-    }
-    tx.prepare_cached(&format!("DELETE FROM {table} WHERE {owner_column} = ?1"))?
-        .execute([owner_id])?;
-    let insert =
-        format!("INSERT INTO {table} ({owner_column}, {column}, position) VALUES (?1, ?2, ?3)");
-    for (position, id) in ids.iter().enumerate() {
-        tx.prepare_cached(&insert)?
-            .execute(params![owner_id, id, position as i64])?;
-    }
-    Ok(true)
 }
 
 #[cfg(test)]

@@ -10,31 +10,12 @@ use rusqlite::{OptionalExtension as _, Row, Transaction, params};
 use crate::Cms;
 use crate::access::Principal;
 use crate::clock;
-use crate::content::{CONTENT, ContentItem};
 use crate::error::{CoreError, Result};
+use crate::model::content::{CONTENT, ContentItem};
+pub use crate::model::export::Export;
 use crate::planning::{ISSUES, SECTIONS, WORKFLOWS};
 use crate::records::new_uuid;
-use crate::users::{USERS, User};
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Export {
-    pub id: i64,
-    pub uuid: String,
-    pub content_id: i64,
-    pub workflow_id: i64,
-    pub assignee_id: i64,
-    pub issue_id: i64,
-    pub workflow_section_id: i64,
-    pub body: String,
-    pub version: i64,
-    pub user_id: Option<i64>,
-    pub locked_by: Option<i64>,
-    pub locked_at: Option<String>,
-    pub created_at: String,
-    pub modified_at: String,
-    pub user: Option<User>,
-    pub lock_user: Option<User>,
-}
+use crate::users::USERS;
 
 /// An export update: `None` leaves a field; references are ids or UUIDs, `0` or null for none.
 #[derive(Debug, Clone, Default)]

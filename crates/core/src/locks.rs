@@ -9,12 +9,13 @@ use rusqlite::{OptionalExtension as _, Row, Transaction, params};
 use crate::Cms;
 use crate::access::Principal;
 use crate::clock;
-use crate::containers::CONTAINERS;
-use crate::content::CONTENT;
 use crate::error::{CoreError, Result};
+use crate::model::container::CONTAINERS;
+use crate::model::content::CONTENT;
+pub use crate::model::lock::LockRequest;
+pub(crate) use crate::model::lock::Lockable;
 use crate::records::{Table, new_uuid};
 use crate::srn::Srn;
-use crate::users::User;
 
 pub(crate) const LOCK_REQUESTS: Table = Table {
     name: "lock_requests",
@@ -23,19 +24,6 @@ pub(crate) const LOCK_REQUESTS: Table = Table {
 
 const COLUMNS: &str = "l.id, l.uuid, l.content_id, l.container_id, l.user_id, l.state, l.created_at, l.modified_at, c.uuid, k.uuid";
 const FROM: &str = "lock_requests l LEFT JOIN content c ON c.id = l.content_id LEFT JOIN containers k ON k.id = l.container_id";
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LockRequest {
-    pub id: i64,
-    pub uuid: String,
-    /// The SRN of the locked item.
-    pub srn: String,
-    pub user_id: i64,
-    pub state: String,
-    pub created_at: String,
-    pub modified_at: String,
-    pub user: Option<User>,
-}
 
 /// The central server's locks, as a replica takes and releases them (see
 /// `Cms::forward_locks`): a lock that is not real on the server is no lock.
@@ -49,13 +37,6 @@ pub trait RemoteLocks: Send + Sync {
     fn lock_print_document(&self, remote_uuid: &str, on_behalf_of: Option<&str>) -> Result<()>;
     /// Removes the server's lock on the print document `remote_uuid`.
     fn unlock_print_document(&self, remote_uuid: &str) -> Result<()>;
-}
-
-/// What a lock may be taken on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Lockable {
-    Content(i64),
-    Container(i64),
 }
 
 impl Cms {

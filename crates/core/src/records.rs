@@ -1,7 +1,7 @@
 //! Pieces every resource shares: finding a record by UUID, one page of a list,
-//! and the all-or-nothing delete of several records.
+//! the all-or-nothing delete of several records, and ordered links.
 
-use rusqlite::{OptionalExtension as _, Row, ToSql, Transaction};
+use rusqlite::{OptionalExtension as _, Row, ToSql, Transaction, params};
 
 use crate::error::{CoreError, Result};
 use crate::paging::{ListParams, Page};
@@ -164,4 +164,37 @@ pub(crate) fn required_text(field: &str, value: Option<&str>) -> Result<String> 
 
 pub(crate) fn new_uuid() -> String {
     uuid::Uuid::new_v4().to_string()
+}
+
+/// Sets the ordered links of `owner_id` to `ids`; true when they changed.
+pub(crate) fn replace_links(
+    tx: &Transaction<'_>,
+    table: &str,
+    column: &str,
+    owner_id: i64,
+    ids: &[i64],
+) -> Result<bool> {
+    let owner_column = if table.starts_with("container_") {
+        "container_id"
+    } else {
+        "content_id"
+    };
+    let select =
+        format!("SELECT {column} FROM {table} WHERE {owner_column} = +?1 ORDER BY position");
+    let old: Vec<i64> = tx
+        .prepare_cached(&select)?
+        .query_map([owner_id], |row| row.get(0))?
+        .collect::<Result<_, _>>()?;
+    if old == ids {
+        return Ok(false);
+    }
+    tx.prepare_cached(&format!("DELETE FROM {table} WHERE {owner_column} = ?1"))?
+        .execute([owner_id])?;
+    let insert =
+        format!("INSERT INTO {table} ({owner_column}, {column}, position) VALUES (?1, ?2, ?3)");
+    for (position, id) in ids.iter().enumerate() {
+        tx.prepare_cached(&insert)?
+            .execute(params![owner_id, id, position as i64])?;
+    }
+    Ok(true)
 }

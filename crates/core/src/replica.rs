@@ -16,17 +16,16 @@ use crate::records::new_uuid;
 use std::collections::HashMap;
 
 use crate::attachments::{Oversized, WrittenFiles, remove_folder, write_from_reader};
-use crate::synced::{FieldReader, delete_local, write_fields};
+use crate::synced::FieldReader;
 
 pub use crate::synced::{
-    Fields, SYNCED_TYPES, append_only, apply_rank, field_text, path_of, read_through, references,
-    synced_fields,
+    Fields, RecordType, RemoteAccess, SyncedType, body_of, field_text, synced_types,
 };
 
 /// A local record with changes waiting in the outbox.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PendingRecord {
-    pub record_type: String,
+    pub record_type: RecordType,
     pub uuid: String,
     pub remote_uuid: Option<String>,
     /// The record now (`None`: deleted here).
@@ -46,7 +45,7 @@ pub struct PendingRecord {
 /// A change read from the remote: the record's fields, or `None` when it is gone.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RemoteChange {
-    pub record_type: String,
+    pub record_type: RecordType,
     pub remote_uuid: String,
     pub fields: Option<Fields>,
     /// An attachment's master file, downloaded to a place [`Cms::incoming_file`] gave.
@@ -78,7 +77,7 @@ pub struct BlockPlace {
 /// A conflict as stored, read to settle it.
 struct OpenConflict {
     id: i64,
-    kind: String,
+    kind: RecordType,
     record_uuid: String,
     field: String,
     mine: String,
@@ -161,9 +160,6 @@ fn replace_block(
 
 /// The rich-text fields of a story, each with its Draft.js raw twin: merged
 /// paragraph by paragraph and word by word, not as one value.
-const RICH_TEXT_FIELDS: [(&str, &str); 2] =
-    [("content", "content_raw"), ("abstract", "abstract_raw")];
-
 /// One field's stored form read for the merge.
 fn stored_text<'a>(
     fields: &'a Fields,
@@ -282,7 +278,7 @@ pub struct SyncProgress {
 /// A change the server refused, set aside with the edit kept.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NeedsAttention {
-    pub record_type: String,
+    pub record_type: RecordType,
     pub uuid: String,
     pub srn: String,
     pub error: String,
@@ -297,18 +293,16 @@ pub struct NeedsAttention {
 /// word instead (`crate::merge`): only a paragraph whose same words changed
 /// differently is a conflict.
 pub fn three_way(
-    record_type: &str,
+    record_type: RecordType,
     base: &Fields,
     mine: &Fields,
     theirs: &Fields,
 ) -> (Fields, Vec<FieldConflict>) {
     let mut merged = theirs.clone();
     let mut conflicts = Vec::new();
-    let rich = if record_type == "content" {
-        &RICH_TEXT_FIELDS[..]
-    } else {
-        &[]
-    };
+    let rich = record_type
+        .synced()
+        .map_or(&[][..], |kind| kind.rich_text());
     for pair in rich {
         conflicts.extend(merge_rich_text(*pair, base, mine, theirs, &mut merged));
     }
@@ -344,14 +338,14 @@ pub fn three_way(
 /// A record's synced fields now, and whether it refers to a record not yet sent.
 fn fields_of(
     tx: &Transaction<'_>,
-    record_type: &str,
+    record_type: RecordType,
     uuid: &str,
 ) -> Result<(Option<Fields>, bool)> {
     let mut reader = FieldReader::new(tx);
     let fields = reader.fields(record_type, uuid)?;
     let mut waits = reader.unsent_reference;
     // A gallery's placeholder is made by the server with the gallery: it waits for it.
-    if record_type == "content" && !waits {
+    if record_type == RecordType::Content && !waits {
         waits = tx
             .prepare_cached(
                 "SELECT EXISTS (SELECT 1 FROM containers k JOIN content c ON c.id = k.placeholder_id
@@ -363,14 +357,18 @@ fn fields_of(
     Ok((fields, waits))
 }
 
-fn current_fields(tx: &Transaction<'_>, record_type: &str, uuid: &str) -> Result<Option<Fields>> {
+fn current_fields(
+    tx: &Transaction<'_>,
+    record_type: RecordType,
+    uuid: &str,
+) -> Result<Option<Fields>> {
     FieldReader::new(tx).fields(record_type, uuid)
 }
 
 /// The remote UUID and the base of a synced record (`None`s when never synced).
 fn synced_state(
     tx: &Transaction<'_>,
-    record_type: &str,
+    record_type: RecordType,
     uuid: &str,
 ) -> Result<(Option<String>, Option<Fields>)> {
     let synced: Option<(String, String)> = tx
@@ -401,7 +399,7 @@ fn as_remote<T>(tx: &Transaction<'_>, work: impl FnOnce() -> Result<T>) -> Resul
 
 fn set_base(
     tx: &Transaction<'_>,
-    record_type: &str,
+    record_type: RecordType,
     uuid: &str,
     remote_uuid: &str,
     base: &Fields,
@@ -419,7 +417,7 @@ fn set_base(
 /// then a later round): that copy is this record, so it goes.
 fn adopt(
     tx: &Transaction<'_>,
-    kind: &str,
+    kind: RecordType,
     uuid: &str,
     remote_uuid: &str,
     base: &Fields,
@@ -429,7 +427,7 @@ fn adopt(
         .query_row(params![kind, remote_uuid, uuid], |row| row.get(0))
         .optional()?;
     if let Some(copy) = copy {
-        as_remote(tx, || delete_local(tx, kind, &copy))?;
+        as_remote(tx, || kind.carried()?.delete(tx, &copy))?;
         tx.prepare_cached("DELETE FROM sync_records WHERE record_type = ?1 AND uuid = ?2")?
             .execute(params![kind, copy])?;
     }
@@ -452,7 +450,7 @@ fn note_merge(tx: &Transaction<'_>, uuid: &str, conflicts: usize) -> Result<()> 
     Ok(())
 }
 
-fn has_pending(tx: &Transaction<'_>, record_type: &str, uuid: &str) -> Result<bool> {
+fn has_pending(tx: &Transaction<'_>, record_type: RecordType, uuid: &str) -> Result<bool> {
     Ok(tx
         .prepare_cached(
             "SELECT EXISTS (SELECT 1 FROM outbox WHERE record_type = ?1 AND uuid = ?2)",
@@ -476,23 +474,13 @@ impl Cms {
                 None => {
                     tx.execute("INSERT INTO sync_remote (id, url) VALUES (1, ?1)", [url])?;
                     // Work done before the instance had a remote goes up too, referred-to records first.
-                    for (kind, table) in [
-                        ("author", "authors"),
-                        ("tag", "tags"),
-                        ("content", "content"),
-                        ("assignment", "assignments"),
-                        ("container", "containers"),
-                        ("workflow", "workflows"),
-                        ("issue", "issues"),
-                        ("print_document", "print_documents"),
-                        ("attachment", "attachments"),
-                        ("note_comment", "note_comments"),
-                        ("assignment_comment", "assignment_comments"),
-                        ("draft", "drafts"),
-                    ] {
+                    for kind in synced_types() {
                         tx.execute(
-                            &format!("INSERT INTO outbox (record_type, uuid, operation) SELECT ?1, uuid, 'create' FROM {table} ORDER BY id"),
-                            [kind],
+                            &format!(
+                                "INSERT INTO outbox (record_type, uuid, operation) SELECT ?1, uuid, 'create' FROM {} ORDER BY id",
+                                kind.table()
+                            ),
+                            [kind.record_type()],
                         )?;
                     }
                     Ok(())
@@ -520,7 +508,7 @@ impl Cms {
                 "SELECT record_type, uuid, group_concat(id), MIN(id) FROM outbox WHERE state = 'pending'
                  GROUP BY record_type, uuid ORDER BY MIN(id)",
             )?;
-            let groups: Vec<(String, String, String)> = stmt
+            let groups: Vec<(RecordType, String, String)> = stmt
                 .query_map([], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))?
                 .collect::<Result<_, _>>()?;
             let mut records = Vec::with_capacity(groups.len());
@@ -529,8 +517,8 @@ impl Cms {
                 let (key, attempts): (String, i64) = tx
                     .prepare_cached("SELECT idempotency_key, attempts FROM outbox WHERE id = ?1")?
                     .query_row([outbox_ids.iter().min().copied().unwrap_or(0)], |row| Ok((row.get(0)?, row.get(1)?)))?;
-                let (remote_uuid, base) = synced_state(tx, &record_type, &uuid)?;
-                let (current, waits) = fields_of(tx, &record_type, &uuid)?;
+                let (remote_uuid, base) = synced_state(tx, record_type, &uuid)?;
+                let (current, waits) = fields_of(tx, record_type, &uuid)?;
                 records.push(PendingRecord {
                     current,
                     waits,
@@ -548,7 +536,7 @@ impl Cms {
     }
 
     /// The remote UUIDs of the records of `record_type` synced so far (to find what a plain remote deleted).
-    pub fn synced_remote_uuids(&self, record_type: &str) -> Result<Vec<String>> {
+    pub fn synced_remote_uuids(&self, record_type: RecordType) -> Result<Vec<String>> {
         self.store.read(|tx| {
             let mut stmt =
                 tx.prepare_cached("SELECT remote_uuid FROM sync_records WHERE record_type = ?1")?;
@@ -560,8 +548,8 @@ impl Cms {
     /// The record as it is now, with references mapped by the pushes made so far.
     pub fn refresh_pending(&self, record: &PendingRecord) -> Result<PendingRecord> {
         self.store.read(|tx| {
-            let (remote_uuid, base) = synced_state(tx, &record.record_type, &record.uuid)?;
-            let (current, waits) = fields_of(tx, &record.record_type, &record.uuid)?;
+            let (remote_uuid, base) = synced_state(tx, record.record_type, &record.uuid)?;
+            let (current, waits) = fields_of(tx, record.record_type, &record.uuid)?;
             Ok(PendingRecord {
                 current,
                 waits,
@@ -587,9 +575,9 @@ impl Cms {
             }
             match answer {
                 Some(fields) => {
-                    adopt(tx, &record.record_type, &record.uuid, remote_uuid, fields)?;
+                    adopt(tx, record.record_type, &record.uuid, remote_uuid, fields)?;
                     // The server made the gallery's placeholder with it: the local one is that one.
-                    if record.record_type == "container" {
+                    if record.record_type == RecordType::Container {
                         let remote_placeholder = field_text(fields.get("placeholder"));
                         let local_placeholder: Option<String> = tx
                             .prepare_cached(
@@ -599,8 +587,8 @@ impl Cms {
                             .query_row([&record.uuid], |row| row.get(0))
                             .optional()?;
                         if let (Some(local), false) = (local_placeholder, remote_placeholder.is_empty()) {
-                            let base = current_fields(tx, "content", &local)?.unwrap_or_default();
-                            adopt(tx, "content", &local, &remote_placeholder, &base)?;
+                            let base = current_fields(tx, RecordType::Content, &local)?.unwrap_or_default();
+                            adopt(tx, RecordType::Content, &local, &remote_placeholder, &base)?;
                         }
                     }
                 }
@@ -635,12 +623,12 @@ impl Cms {
     }
 
     /// Applies one page of remote changes and the cursor after it, in one transaction.
-    /// Records come in [`SYNCED_TYPES`] order, so a record's references are
+    /// Records come in [`RecordType`] order, so a record's references are
     /// written before it; attachment files are copied in before the
     /// transaction, so a refused page leaves none behind.
     pub fn apply_remote_page(&self, changes: &[RemoteChange], cursor: i64) -> Result<ApplyReport> {
         let mut order: Vec<usize> = (0..changes.len()).collect();
-        order.sort_by_key(|i| apply_rank(&changes[*i].record_type));
+        order.sort_by_key(|i| changes[*i].record_type);
         let files_dir = self.store.files_dir().to_owned();
         let mut files: HashMap<usize, WrittenFiles> = HashMap::new();
         for (i, change) in changes.iter().enumerate() {
@@ -728,7 +716,7 @@ impl Cms {
     /// The SHA-256 of the local copy of a remote attachment's file, if it is here.
     pub fn local_attachment_sha(&self, remote_uuid: &str) -> Result<Option<String>> {
         self.store.read(|tx| {
-            let local = crate::synced::local_of(tx, "attachment", remote_uuid)?;
+            let local = crate::synced::local_of(tx, RecordType::Attachment, remote_uuid)?;
             Ok(tx
                 .prepare_cached("SELECT sha256 FROM attachments WHERE uuid = ?1")?
                 .query_row([local], |row| row.get(0))
@@ -739,8 +727,8 @@ impl Cms {
     /// Which of these remote records (type, remote UUID) are here already.
     pub fn known_remote_records(
         &self,
-        records: &[(String, String)],
-    ) -> Result<std::collections::HashSet<(String, String)>> {
+        records: &[(RecordType, String)],
+    ) -> Result<std::collections::HashSet<(RecordType, String)>> {
         self.store.read(|tx| {
             let mut stmt = tx.prepare_cached(
                 "SELECT EXISTS (SELECT 1 FROM sync_records WHERE record_type = ?1 AND remote_uuid = ?2)",
@@ -748,7 +736,7 @@ impl Cms {
             let mut known = std::collections::HashSet::new();
             for (kind, uuid) in records {
                 if stmt.query_row(params![kind, uuid], |row| row.get::<_, bool>(0))? {
-                    known.insert((kind.clone(), uuid.clone()));
+                    known.insert((*kind, uuid.clone()));
                 }
             }
             Ok(known)
@@ -762,7 +750,8 @@ impl Cms {
         change: &RemoteChange,
         file: Option<&WrittenFiles>,
     ) -> Result<(usize, Option<String>)> {
-        let kind = change.record_type.as_str();
+        let kind = change.record_type;
+        let carried = kind.carried()?;
         let mapped: Option<(String, String)> = tx
             .prepare_cached(
                 "SELECT uuid, base FROM sync_records WHERE record_type = ?1 AND remote_uuid = ?2",
@@ -784,7 +773,7 @@ impl Cms {
         };
         let mut replaced = None;
         let mut write = |tx: &Transaction<'_>, uuid: &str, fields: &Fields| -> Result<String> {
-            let written = write_fields(tx, kind, uuid, fields, file)?;
+            let written = carried.write(tx, uuid, fields, file)?;
             replaced = replaced.take().or(written.old_salt);
             Ok(written.uuid)
         };
@@ -808,7 +797,7 @@ impl Cms {
                     Some(mine) => {
                         let (merged, conflicts) = three_way(kind, &base, &mine, theirs);
                         write(tx, &uuid, &merged)?;
-                        if kind == "content" {
+                        if kind == RecordType::Content {
                             note_merge(tx, &uuid, conflicts.len())?;
                         }
                         conflicts
@@ -836,7 +825,7 @@ impl Cms {
             }
             (None, None) => 0,
             (None, Some(uuid)) if !pending => {
-                delete_local(tx, kind, &uuid)?;
+                carried.delete(tx, &uuid)?;
                 tx.prepare_cached("DELETE FROM sync_records WHERE record_type = ?1 AND uuid = ?2")?
                     .execute(params![kind, uuid])?;
                 0
@@ -861,7 +850,7 @@ impl Cms {
     fn record_conflict(
         &self,
         tx: &Transaction<'_>,
-        kind: &str,
+        kind: RecordType,
         uuid: &str,
         conflict: &FieldConflict,
     ) -> Result<()> {
@@ -979,7 +968,7 @@ impl Cms {
                 && field != "*"
             {
                 let kept = edited.map_or(mine, str::to_owned);
-                let mut fields = current_fields(tx, &kind, &record_uuid)?
+                let mut fields = current_fields(tx, kind, &record_uuid)?
                     .ok_or_else(|| CoreError::not_found(format!("the {kind} {record_uuid} is gone")))?;
                 match block_position {
                     Some(position) => {
@@ -990,7 +979,7 @@ impl Cms {
                         fields.insert(field.clone(), Value::String(kept));
                     }
                 }
-                write_fields(tx, &kind, &record_uuid, &fields, None)?;
+                kind.carried()?.write(tx, &record_uuid, &fields, None)?;
             }
             let resolution = match chosen {
                 None => "theirs",
@@ -1025,10 +1014,10 @@ impl Cms {
                  WHERE state = 'attention' GROUP BY record_type, uuid ORDER BY MIN(id)",
             )?;
             let rows = stmt.query_map([], |row| {
-                let record_type: String = row.get(0)?;
+                let record_type: RecordType = row.get(0)?;
                 let uuid: String = row.get(1)?;
                 Ok(NeedsAttention {
-                    srn: self.srn(&record_type, &uuid),
+                    srn: self.srn(record_type.as_str(), &uuid),
                     record_type,
                     uuid,
                     error: row.get::<_, Option<String>>(2)?.unwrap_or_default(),
@@ -1098,7 +1087,7 @@ mod tests {
         let base = fields(json!({"name": "Ann", "tagline": "Courts"}));
         let mine = fields(json!({"name": "Ann B.", "tagline": "Courts"}));
         let theirs = fields(json!({"name": "Ann", "tagline": "Politics"}));
-        let (merged, conflicts) = three_way("author", &base, &mine, &theirs);
+        let (merged, conflicts) = three_way(RecordType::Author, &base, &mine, &theirs);
         assert_eq!(
             merged,
             fields(json!({"name": "Ann B.", "tagline": "Politics"}))
@@ -1111,7 +1100,7 @@ mod tests {
         let base = fields(json!({"name": "Ann"}));
         let mine = fields(json!({"name": "Anne"}));
         let theirs = fields(json!({"name": "Annie"}));
-        let (merged, conflicts) = three_way("author", &base, &mine, &theirs);
+        let (merged, conflicts) = three_way(RecordType::Author, &base, &mine, &theirs);
         assert_eq!(merged["name"], "Annie");
         assert_eq!(
             conflicts,
@@ -1128,7 +1117,7 @@ mod tests {
     fn the_same_change_on_both_sides_is_no_conflict() {
         let base = fields(json!({"name": "Ann"}));
         let both = fields(json!({"name": "Anne"}));
-        let (merged, conflicts) = three_way("author", &base, &both, &both);
+        let (merged, conflicts) = three_way(RecordType::Author, &base, &both, &both);
         assert_eq!(merged, both);
         assert!(conflicts.is_empty());
     }

@@ -9,8 +9,8 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use copydesk_core::replica::{
-    Fields, PendingRecord, RemoteChange, SYNCED_TYPES, SyncProgress, append_only, field_text,
-    path_of, read_through, references,
+    Fields, PendingRecord, RecordType, RemoteAccess, RemoteChange, SyncProgress, SyncedType,
+    field_text, synced_types,
 };
 use copydesk_core::{Cms, CoreError};
 use serde_json::Value;
@@ -18,9 +18,7 @@ use serde_json::Value;
 use crate::error::SyncError;
 use crate::plan::{Step, plan};
 use crate::remote::Remote;
-use crate::remote_records::{
-    Read, fields_of_wire, read, read_assignment_comments, read_children, send,
-};
+use crate::remote_records::{Read, read, read_assignment_comments, read_children, send};
 
 /// What one round of sync did.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -184,7 +182,7 @@ fn superseded_drafts(pending: &[PendingRecord]) -> HashSet<String> {
     let mut latest: HashMap<String, (i64, &str)> = HashMap::new();
     for record in pending
         .iter()
-        .filter(|r| r.record_type == "draft" && r.remote_uuid.is_none())
+        .filter(|r| r.record_type == RecordType::Draft && r.remote_uuid.is_none())
     {
         let Some(item) = record.current.as_ref().map(|f| field_text(f.get("item"))) else {
             continue;
@@ -198,7 +196,9 @@ fn superseded_drafts(pending: &[PendingRecord]) -> HashSet<String> {
     let keep: HashSet<&str> = latest.values().map(|(_, uuid)| *uuid).collect();
     pending
         .iter()
-        .filter(|r| r.record_type == "draft" && r.remote_uuid.is_none() && r.current.is_some())
+        .filter(|r| {
+            r.record_type == RecordType::Draft && r.remote_uuid.is_none() && r.current.is_some()
+        })
         .filter(|r| !keep.contains(r.uuid.as_str()))
         .map(|r| r.uuid.clone())
         .collect()
@@ -215,28 +215,22 @@ async fn pull(
     loop {
         let feed = remote.changes(cursor, 500).await?;
         let mut changes = Vec::new();
-        for change in feed
-            .items
-            .iter()
-            .filter(|c| SYNCED_TYPES.contains(&c.record_type.as_str()))
-        {
+        // Types this side does not know or does not sync are left out.
+        let carried = feed.items.iter().filter_map(|change| {
+            let kind = change.record_type.parse::<RecordType>().ok()?;
+            kind.is_synced().then_some((kind, change))
+        });
+        for (kind, change) in carried {
             let found = if change.operation == "delete" {
                 None
             } else {
-                read(
-                    remote,
-                    &change.record_type,
-                    &change.uuid,
-                    change.parent.as_deref(),
-                )
-                .await?
+                read(remote, kind, &change.uuid, change.parent.as_deref()).await?
             };
             // A draft a newer one replaced: the newer one is in the feed too.
-            if found.is_none() && change.operation != "delete" && append_only(&change.record_type) {
+            if found.is_none() && change.operation != "delete" && kind.append_only() {
                 continue;
             }
-            changes
-                .push(remote_change(cms, remote, &change.record_type, &change.uuid, found).await?);
+            changes.push(remote_change(cms, remote, kind, &change.uuid, found).await?);
         }
         add_missing_references(cms, remote, &mut changes).await?;
         let last: i64 = feed.last.parse().map_err(|_| {
@@ -256,12 +250,12 @@ async fn pull(
 async fn remote_change(
     cms: &Arc<Cms>,
     remote: &Remote,
-    record_type: &str,
+    record_type: RecordType,
     remote_uuid: &str,
     found: Option<Read>,
 ) -> Result<RemoteChange, SyncError> {
     let mut change = RemoteChange {
-        record_type: record_type.to_owned(),
+        record_type,
         remote_uuid: remote_uuid.to_owned(),
         fields: None,
         file: None,
@@ -293,21 +287,24 @@ async fn add_missing_references(
     remote: &Remote,
     changes: &mut Vec<RemoteChange>,
 ) -> Result<(), SyncError> {
-    let mut known: HashSet<(String, String)> = changes
+    let mut known: HashSet<(RecordType, String)> = changes
         .iter()
-        .map(|c| (c.record_type.clone(), c.remote_uuid.clone()))
+        .map(|c| (c.record_type, c.remote_uuid.clone()))
         .collect();
     let mut next = 0;
     while next < changes.len() {
-        let mut wanted: Vec<(String, String)> = Vec::new();
+        let mut wanted: Vec<(RecordType, String)> = Vec::new();
         for change in &changes[next..] {
             let Some(fields) = &change.fields else {
                 continue;
             };
-            for (kind, uuid) in references(&change.record_type, fields) {
+            let Some(carried) = change.record_type.synced() else {
+                continue;
+            };
+            for (kind, uuid) in carried.references(fields) {
                 // A note's parent is in its own thread, earlier in the feed.
-                if kind != "note_comment" && known.insert((kind.to_owned(), uuid.clone())) {
-                    wanted.push((kind.to_owned(), uuid));
+                if kind != RecordType::NoteComment && known.insert((kind, uuid.clone())) {
+                    wanted.push((kind, uuid));
                 }
             }
         }
@@ -324,8 +321,8 @@ async fn add_missing_references(
         })
         .await?;
         for (kind, uuid) in missing {
-            if let Some(found) = read(remote, &kind, &uuid, None).await? {
-                changes.push(remote_change(cms, remote, &kind, &uuid, Some(found)).await?);
+            if let Some(found) = read(remote, kind, &uuid, None).await? {
+                changes.push(remote_change(cms, remote, kind, &uuid, Some(found)).await?);
             }
         }
     }
@@ -348,20 +345,15 @@ pub async fn sync_once(cms: &Arc<Cms>, remote: &Remote) -> Result<Summary, SyncE
 }
 
 /// Every record of `kind` on the remote, oldest change first.
-async fn list_all(remote: &Remote, kind: &str) -> Result<Vec<Value>, SyncError> {
+async fn list_all(remote: &Remote, kind: &dyn SyncedType) -> Result<Vec<Value>, SyncError> {
     let mut records = Vec::new();
     let mut page = 1u64;
-    // Workflows keep no modification time; their order of creation does.
-    let order = if kind == "workflow" {
-        "id"
-    } else {
-        "modified_at"
-    };
+    let order = kind.list_order();
     loop {
         let listed: Value = remote
             .get(&format!(
                 "/v3/{}?order={order}&dir=asc&per_page=500&page={page}",
-                path_of(kind)
+                kind.record_type().path()
             ))
             .await?;
         if let Some(items) = listed["items"].as_array() {
@@ -383,36 +375,24 @@ async fn find_made(
     record: &PendingRecord,
     listed: &mut HashMap<String, Vec<(String, Fields)>>,
 ) -> Result<Option<(String, Fields)>, SyncError> {
-    let kind = record.record_type.as_str();
+    let kind = record.record_type.carried().map_err(SyncError::Local)?;
     let Some(current) = &record.current else {
         return Ok(None);
     };
-    let identifying: &[&str] = match kind {
-        "author" => &["name", "slug", "email"],
-        "tag" => &["name", "slug"],
-        "content" => &["title", "slug", "type", "content"],
-        "container" => &["title", "slug", "type"],
-        "assignment" => &["title", "description"],
-        "workflow" => &["slug", "name"],
-        "issue" => &["label", "decorated_label"],
-        "print_document" => &["tracking_label"],
-        "note_comment" => &["comment", "parent"],
-        "assignment_comment" => &["comment"],
-        "draft" => &["content_raw"],
-        // An attachment is its content item's: sending it again replaces, never doubles.
-        _ => return Ok(None),
-    };
+    let identifying = kind.identifying();
+    if identifying.is_empty() {
+        return Ok(None);
+    }
     // Comments and drafts are listed through what they belong to.
-    let (scope, parent) = match kind {
-        "note_comment" => ("note_comment", field_text(current.get("reference"))),
-        "assignment_comment" => ("assignment_comment", field_text(current.get("assignment"))),
-        "draft" => ("draft", field_text(current.get("item"))),
-        _ => (kind, String::new()),
-    };
+    let parent = kind
+        .parent_field()
+        .map(|field| field_text(current.get(field)))
+        .unwrap_or_default();
+    let scope = record.record_type;
     let listing = format!("{scope}:{parent}");
     if !listed.contains_key(&listing) {
-        let found: Vec<(String, Fields)> = match kind {
-            "note_comment" | "draft" => {
+        let found: Vec<(String, Fields)> = match kind.remote_access() {
+            RemoteAccess::NoteThread | RemoteAccess::ContentDrafts => {
                 let item: Value = match remote.get(&format!("/v3/content/{parent}")).await {
                     Ok(item) => item,
                     Err(SyncError::Remote { status: 404, .. }) => Value::Null,
@@ -421,15 +401,22 @@ async fn find_made(
                 read_children(remote, &item)
                     .await?
                     .into_iter()
-                    .filter(|(k, _, _)| k == kind)
+                    .filter(|(k, _, _)| *k == record.record_type)
                     .map(|(_, uuid, read)| (uuid, read.fields))
                     .collect()
             }
-            "assignment_comment" => read_assignment_comments(remote, &parent).await?,
-            _ => list_all(remote, kind)
+            RemoteAccess::AssignmentComments => read_assignment_comments(remote, &parent).await?,
+            // An attachment is its content item's: it is never doubled.
+            RemoteAccess::ContentAttachment => Vec::new(),
+            RemoteAccess::Own => list_all(remote, kind)
                 .await?
                 .iter()
-                .map(|record| (field_text(record.get("uuid")), fields_of_wire(kind, record)))
+                .map(|record| {
+                    (
+                        field_text(record.get("uuid")),
+                        kind.fields_of_answer(record),
+                    )
+                })
                 .collect(),
         };
         listed.insert(listing.clone(), found);
@@ -457,11 +444,8 @@ async fn pull_by_listing(
     progress: &dyn Progress,
 ) -> Result<usize, SyncError> {
     let mut changes = Vec::new();
-    for kind in SYNCED_TYPES
-        .iter()
-        .copied()
-        .filter(|kind| !read_through(kind))
-    {
+    for kind in synced_types().filter(|kind| kind.remote_access() == RemoteAccess::Own) {
+        let record_type = kind.record_type();
         let listed = list_all(remote, kind).await?;
         let mut seen = HashSet::new();
         for record in &listed {
@@ -470,19 +454,19 @@ async fn pull_by_listing(
             };
             seen.insert(uuid.to_owned());
             changes.push(RemoteChange {
-                record_type: kind.to_owned(),
+                record_type,
                 remote_uuid: uuid.to_owned(),
-                fields: Some(fields_of_wire(kind, record)),
+                fields: Some(kind.fields_of_answer(record)),
                 file: None,
             });
-            let children: Vec<(String, String, Read)> = match kind {
-                "content" => read_children(remote, record).await?,
-                "assignment" => read_assignment_comments(remote, uuid)
+            let children: Vec<(RecordType, String, Read)> = match record_type {
+                RecordType::Content => read_children(remote, record).await?,
+                RecordType::Assignment => read_assignment_comments(remote, uuid)
                     .await?
                     .into_iter()
                     .map(|(c, fields)| {
                         (
-                            "assignment_comment".to_owned(),
+                            RecordType::AssignmentComment,
                             c,
                             Read {
                                 fields,
@@ -494,13 +478,13 @@ async fn pull_by_listing(
                 _ => Vec::new(),
             };
             for (child_kind, child, read) in children {
-                changes.push(remote_change(cms, remote, &child_kind, &child, Some(read)).await?);
+                changes.push(remote_change(cms, remote, child_kind, &child, Some(read)).await?);
             }
         }
-        let synced = blocking(cms, move |cms| cms.synced_remote_uuids(kind)).await?;
+        let synced = blocking(cms, move |cms| cms.synced_remote_uuids(record_type)).await?;
         for gone in synced.into_iter().filter(|uuid| !seen.contains(uuid)) {
             changes.push(RemoteChange {
-                record_type: kind.to_owned(),
+                record_type,
                 remote_uuid: gone,
                 fields: None,
                 file: None,

@@ -51,6 +51,7 @@ pub fn plan(record: &PendingRecord) -> Step {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use copydesk_core::replica::RecordType;
     use serde_json::{Value, json};
 
     fn fields(value: Value) -> Fields {
@@ -59,7 +60,7 @@ mod tests {
 
     fn record(current: Option<Value>, remote: Option<&str>, base: Option<Value>) -> PendingRecord {
         PendingRecord {
-            record_type: "author".into(),
+            record_type: RecordType::Author,
             uuid: "local".into(),
             remote_uuid: remote.map(str::to_owned),
             current: current.map(fields),

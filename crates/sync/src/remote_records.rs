@@ -9,7 +9,9 @@ use std::sync::Arc;
 
 use base64::Engine as _;
 use copydesk_core::Cms;
-use copydesk_core::replica::{Fields, PendingRecord, field_text, path_of, synced_fields};
+use copydesk_core::replica::{
+    Fields, PendingRecord, RecordType, RemoteAccess, SyncedType, body_of, field_text,
+};
 use copydesk_core::synced::canonical_json;
 use reqwest::Method;
 use serde_json::{Value, json};
@@ -19,77 +21,8 @@ use crate::plan::Step;
 use crate::remote::Remote;
 
 /// The synced fields of a record as the remote shows it (each a string; lists as JSON arrays).
-pub fn fields_of_wire(record_type: &str, record: &Value) -> Fields {
-    let mut fields: Fields = synced_fields(record_type)
-        .iter()
-        .map(|name| {
-            (
-                (*name).to_owned(),
-                Value::String(field_text(record.get(*name))),
-            )
-        })
-        .collect();
-    let list = |field: &str, key: &str, except: &str| -> Value {
-        let items: Vec<Value> = record
-            .get(field)
-            .and_then(Value::as_array)
-            .map(|items| {
-                items
-                    .iter()
-                    .map(|item| field_text(item.get(key)))
-                    .filter(|uuid| uuid != except)
-                    .map(Value::String)
-                    .collect()
-            })
-            .unwrap_or_default();
-        Value::String(Value::Array(items).to_string())
-    };
-    match record_type {
-        "content" => {
-            fields.insert("authors".into(), list("authors", "uuid", ""));
-            fields.insert("tags".into(), list("tags", "uuid", ""));
-            fields.insert("urls".into(), list("urls", "url", ""));
-        }
-        "container" => {
-            let placeholder = placeholder_of(record);
-            fields.insert("content".into(), list("content", "uuid", &placeholder));
-            fields.insert("tags".into(), list("tags", "uuid", ""));
-            fields.insert("placeholder".into(), Value::String(placeholder));
-        }
-        "assignment" => {
-            fields.insert(
-                "content_id".into(),
-                Value::String(field_text(record.get("content_uuid"))),
-            );
-        }
-        // References by UUID, from the embedded records (the numeric ids are the remote's own).
-        "print_document" => {
-            for (field, embedded) in [("workflow_id", "workflow"), ("issue_id", "issue")] {
-                let uuid = record
-                    .get(embedded)
-                    .map(|e| field_text(e.get("uuid")))
-                    .unwrap_or_default();
-                fields.insert(field.into(), Value::String(uuid));
-            }
-        }
-        _ => {}
-    }
-    fields
-}
-
-/// A gallery's placeholder: named by a Copydesk server, otherwise the media item it lists first.
-fn placeholder_of(container: &Value) -> String {
-    let named = field_text(container.get("placeholder"));
-    if !named.is_empty() || container.get("placeholder").is_some() {
-        return named;
-    }
-    let first = container.get("content").and_then(|c| c.get(0));
-    match first {
-        Some(item) if container["type"] == "gallery" && item["type"] == "media" => {
-            field_text(item.get("uuid"))
-        }
-        _ => String::new(),
-    }
+pub fn fields_of_wire(kind: &dyn SyncedType, record: &Value) -> Fields {
+    kind.fields_of_answer(record)
 }
 
 /// An attachment's fields, with the remote content item it belongs to.
@@ -163,30 +96,6 @@ fn draft_fields(item: &str, draft: &Value) -> Fields {
     fields
 }
 
-/// The request body for a record's fields: lists as arrays, empty dates and references as `null`.
-pub fn body_of(record_type: &str, fields: &Fields) -> Value {
-    let mut body = serde_json::Map::new();
-    for (name, value) in fields {
-        let text = field_text(Some(value));
-        let value = match (record_type, name.as_str()) {
-            ("container", "placeholder") => continue,
-            ("content", "authors" | "tags" | "urls") | ("container", "content" | "tags") => {
-                serde_json::from_str(&text).unwrap_or(Value::Array(Vec::new()))
-            }
-            ("content" | "container" | "issue", "published_at")
-            | ("assignment", "due_at" | "content_id")
-            | ("print_document", "workflow_id" | "issue_id")
-                if text.is_empty() =>
-            {
-                Value::Null
-            }
-            _ => Value::String(text),
-        };
-        body.insert(name.clone(), value);
-    }
-    Value::Object(body)
-}
-
 /// The record of an answer: some answer an object, others an array holding one.
 pub fn single(answer: Value) -> Result<Value, SyncError> {
     match answer {
@@ -218,10 +127,11 @@ pub struct Read {
 /// `None`: it is gone, or (a draft) a newer one has replaced it.
 pub async fn read(
     remote: &Remote,
-    record_type: &str,
+    record_type: RecordType,
     uuid: &str,
     parent: Option<&str>,
 ) -> Result<Option<Read>, SyncError> {
+    let kind = record_type.carried().map_err(SyncError::Local)?;
     let plain = |fields| {
         Some(Read {
             fields,
@@ -233,14 +143,17 @@ pub async fn read(
         err => Err(err),
     };
     let parent = parent.unwrap_or_default();
-    match record_type {
-        "attachment" => match remote.get::<Value>(&format!("/v3/content/{parent}")).await {
-            Ok(item) => {
-                Ok(attachment_read(parent, &item).filter(|_| item["attachment"]["uuid"] == uuid))
+    match kind.remote_access() {
+        RemoteAccess::ContentAttachment => {
+            match remote.get::<Value>(&format!("/v3/content/{parent}")).await {
+                Ok(item) => {
+                    Ok(attachment_read(parent, &item)
+                        .filter(|_| item["attachment"]["uuid"] == uuid))
+                }
+                Err(err) => gone(err),
             }
-            Err(err) => gone(err),
-        },
-        "note_comment" => match remote
+        }
+        RemoteAccess::NoteThread => match remote
             .get::<Value>(&format!("/v3/note-comment/{parent}"))
             .await
         {
@@ -254,7 +167,7 @@ pub async fn read(
             }
             Err(err) => gone(err),
         },
-        "assignment_comment" => {
+        RemoteAccess::AssignmentComments => {
             match remote
                 .get::<Value>(&format!("/v3/assignment-comment/{parent}"))
                 .await
@@ -267,7 +180,7 @@ pub async fn read(
                 Err(err) => gone(err),
             }
         }
-        "draft" => {
+        RemoteAccess::ContentDrafts => {
             let srn = match content_srn(remote, parent).await {
                 Ok(srn) => srn,
                 Err(err) => return gone(err),
@@ -284,11 +197,11 @@ pub async fn read(
                 Err(err) => gone(err),
             }
         }
-        _ => match remote
-            .get::<Value>(&format!("/v3/{}/{uuid}", path_of(record_type)))
+        RemoteAccess::Own => match remote
+            .get::<Value>(&format!("/v3/{}/{uuid}", record_type.path()))
             .await
         {
-            Ok(answer) => Ok(plain(fields_of_wire(record_type, &single(answer)?))),
+            Ok(answer) => Ok(plain(kind.fields_of_answer(&single(answer)?))),
             Err(err) => gone(err),
         },
     }
@@ -308,12 +221,12 @@ pub fn attachment_read(content: &str, item: &Value) -> Option<Read> {
 pub async fn read_children(
     remote: &Remote,
     item: &Value,
-) -> Result<Vec<(String, String, Read)>, SyncError> {
+) -> Result<Vec<(RecordType, String, Read)>, SyncError> {
     let uuid = field_text(item.get("uuid"));
     let mut found = Vec::new();
     if let Some(read) = attachment_read(&uuid, item) {
         found.push((
-            "attachment".to_owned(),
+            RecordType::Attachment,
             field_text(item["attachment"].get("uuid")),
             read,
         ));
@@ -325,7 +238,7 @@ pub async fn read_children(
     );
     for note in &thread {
         found.push((
-            "note_comment".to_owned(),
+            RecordType::NoteComment,
             field_text(note.get("uuid")),
             Read {
                 fields: note_fields(note, &thread),
@@ -337,7 +250,7 @@ pub async fn read_children(
     let drafts: Value = remote.get(&format!("/v3/draft?content={srn}")).await?;
     for draft in drafts.as_array().into_iter().flatten() {
         found.push((
-            "draft".to_owned(),
+            RecordType::Draft,
             field_text(draft.get("uuid")),
             Read {
                 fields: draft_fields(&uuid, draft),
@@ -376,32 +289,35 @@ pub async fn send(
     step: &Step,
     plain: bool,
 ) -> Result<(String, Option<Fields>), SyncError> {
-    let kind = record.record_type.as_str();
+    let record_type = record.record_type;
+    let kind = record_type.carried().map_err(SyncError::Local)?;
     let key = record.key.as_str();
-    match (kind, step) {
+    match (kind.remote_access(), step) {
         (_, Step::Settle) => Ok((
             record.remote_uuid.clone().unwrap_or_default(),
             record.base.clone(),
         )),
         // Comments, drafts and attachments go with what they belong to.
         (
-            "attachment" | "note_comment" | "assignment_comment" | "draft",
+            RemoteAccess::ContentAttachment
+            | RemoteAccess::NoteThread
+            | RemoteAccess::AssignmentComments
+            | RemoteAccess::ContentDrafts,
             Step::Delete { remote_uuid },
         ) => Ok((remote_uuid.clone(), None)),
         // Workflows and issues have no update or delete endpoint: a change stays here.
-        ("workflow" | "issue", Step::Delete { remote_uuid }) => Ok((remote_uuid.clone(), None)),
-        (
-            "note_comment" | "assignment_comment" | "draft" | "workflow" | "issue",
-            Step::Update { remote_uuid, .. },
-        ) => Ok((remote_uuid.clone(), record.base.clone())),
-        ("attachment", Step::Create { body }) => {
+        (_, Step::Delete { remote_uuid }) if kind.append_only() => Ok((remote_uuid.clone(), None)),
+        (_, Step::Update { remote_uuid, .. }) if kind.append_only() => {
+            Ok((remote_uuid.clone(), record.base.clone()))
+        }
+        (RemoteAccess::ContentAttachment, Step::Create { body }) => {
             send_attachment(cms, remote, record, body, body, plain).await
         }
-        ("attachment", Step::Update { changes, .. }) => {
+        (RemoteAccess::ContentAttachment, Step::Update { changes, .. }) => {
             let current = record.current.clone().unwrap_or_default();
             send_attachment(cms, remote, record, &current, changes, plain).await
         }
-        ("note_comment", Step::Create { body }) => {
+        (RemoteAccess::NoteThread, Step::Create { body }) => {
             let parent = field_text(body.get("parent"));
             let sent = json!({
                 "comment": field_text(body.get("comment")),
@@ -429,7 +345,7 @@ pub async fn send(
                 Some(note_fields(mine, &thread)),
             ))
         }
-        ("assignment_comment", Step::Create { body }) => {
+        (RemoteAccess::AssignmentComments, Step::Create { body }) => {
             let assignment = field_text(body.get("assignment"));
             let sent = json!({ "comment": field_text(body.get("comment")) });
             let answer: Value = remote
@@ -446,7 +362,7 @@ pub async fn send(
                 Some(assignment_comment_fields(&assignment, &made)),
             ))
         }
-        ("draft", Step::Create { body }) => {
+        (RemoteAccess::ContentDrafts, Step::Create { body }) => {
             let item = field_text(body.get("item"));
             let srn = content_srn(remote, &item).await?;
             let sent = json!({
@@ -467,11 +383,18 @@ pub async fn send(
                 Some(draft_fields(&item, &made)),
             ))
         }
-        (_, Step::Create { body }) => {
+        // A read-through type is only ever created, or goes with what it belongs to.
+        (
+            RemoteAccess::NoteThread
+            | RemoteAccess::AssignmentComments
+            | RemoteAccess::ContentDrafts,
+            Step::Update { remote_uuid, .. },
+        ) => Ok((remote_uuid.clone(), record.base.clone())),
+        (RemoteAccess::Own, Step::Create { body }) => {
             let answer: Value = remote
                 .request(
                     Method::POST,
-                    &format!("/v3/{}", path_of(kind)),
+                    &format!("/v3/{}", record_type.path()),
                     Some(&body_of(kind, body)),
                     Some(key),
                 )
@@ -481,10 +404,10 @@ pub async fn send(
                 .as_str()
                 .ok_or_else(|| SyncError::Protocol("a created record without a uuid".into()))?
                 .to_owned();
-            Ok((uuid, Some(fields_of_wire(kind, &created))))
+            Ok((uuid, Some(kind.fields_of_answer(&created))))
         }
         (
-            _,
+            RemoteAccess::Own,
             Step::Update {
                 remote_uuid,
                 changes,
@@ -493,21 +416,21 @@ pub async fn send(
             let answer: Value = remote
                 .request(
                     Method::PUT,
-                    &format!("/v3/{}/{remote_uuid}", path_of(kind)),
+                    &format!("/v3/{}/{remote_uuid}", record_type.path()),
                     Some(&body_of(kind, changes)),
                     Some(key),
                 )
                 .await?;
             Ok((
                 remote_uuid.clone(),
-                Some(fields_of_wire(kind, &single(answer)?)),
+                Some(kind.fields_of_answer(&single(answer)?)),
             ))
         }
-        (_, Step::Delete { remote_uuid }) => {
+        (RemoteAccess::Own, Step::Delete { remote_uuid }) => {
             let sent: Result<Value, SyncError> = remote
                 .request::<(), Value>(
                     Method::DELETE,
-                    &format!("/v3/{}/{remote_uuid}", path_of(kind)),
+                    &format!("/v3/{}/{remote_uuid}", record_type.path()),
                     None,
                     Some(key),
                 )
@@ -543,7 +466,7 @@ async fn send_attachment(
         let path = tokio::task::spawn_blocking(move || cms.attachment_original(&local))
             .await
             .map_err(|err| SyncError::Protocol(err.to_string()))?
-            .map_err(|err| SyncError::Protocol(format!("the local store: {err}")))?
+            .map_err(SyncError::Local)?
             .ok_or_else(|| {
                 SyncError::Protocol(format!("the file of attachment {} is missing", record.uuid))
             })?;

@@ -1,0 +1,108 @@
+//! A content item as the use cases read and return it: its stored fields,
+//! what it embeds, and the table it lives in.
+
+use crate::authors::Author;
+use crate::model::attachment::Attachment;
+use crate::model::export::Export;
+use crate::model::lock::LockRequest;
+use crate::records::Table;
+use crate::tags::Tag;
+
+pub(crate) const CONTENT: Table = Table {
+    name: "content",
+    noun: "content item",
+};
+
+pub const CONTENT_TYPES: &[&str] = &["article", "post", "media", "page"];
+
+pub(crate) const COLUMNS: &str = "content.id, content.uuid, content.title, content.slug, content.type, content.version, content.weight, content.abstract, content.abstract_raw, content.content, content.content_raw, content.created_at, content.modified_at, content.published_at, content.state, content.user_id, content.assignment_id, content.workflow_id, content.dominant_attachment_id, content.container_id, content.has_attachment, content.ssts_path";
+
+/// The stored fields of a content item.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ContentRecord {
+    pub id: i64,
+    pub uuid: String,
+    pub title: String,
+    pub slug: String,
+    pub content_type: String,
+    pub version: i64,
+    pub weight: i64,
+    pub abstract_text: String,
+    pub abstract_raw: String,
+    pub body: String,
+    pub body_raw: String,
+    pub created_at: String,
+    pub modified_at: String,
+    pub published_at: Option<String>,
+    pub state: i64,
+    pub user_id: Option<i64>,
+    pub assignment_id: Option<i64>,
+    pub workflow_id: i64,
+    pub dominant_attachment_id: Option<i64>,
+    pub container_id: Option<i64>,
+    pub has_attachment: bool,
+    pub ssts_path: String,
+    pub srn: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ContentUrl {
+    pub id: i64,
+    pub uuid: String,
+    pub path: String,
+    pub content_id: i64,
+    pub created_at: String,
+}
+
+/// A version as the item lists it: which, when and by whom.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VersionSummary {
+    pub id: i64,
+    pub uuid: String,
+    pub version: i64,
+    pub user_id: Option<i64>,
+    pub created_at: String,
+    pub srn: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AuditEntry {
+    pub id: i64,
+    pub uuid: String,
+    pub action: String,
+    pub detail: String,
+    pub user_id: Option<i64>,
+    pub user_name: Option<String>,
+    pub created_at: String,
+}
+
+/// A content item with everything it embeds.
+#[derive(Debug, Clone)]
+pub struct ContentItem {
+    pub record: ContentRecord,
+    pub authors: Vec<Author>,
+    pub tags: Vec<Tag>,
+    pub urls: Vec<ContentUrl>,
+    pub versions: Vec<VersionSummary>,
+    pub audit: Vec<AuditEntry>,
+    pub attachment: Option<Attachment>,
+    pub lock: bool,
+    /// The exclusive lock on the item, when someone holds it: who, since when.
+    pub lock_request: Option<LockRequest>,
+    /// The print side, once the item has one.
+    pub export: Option<Export>,
+    /// The media item whose attachment is the dominant one (the lead photo).
+    pub lead_photo: Option<LeadPhoto>,
+}
+
+/// The media item a story leads with, as clients of the hosted service read
+/// it (`dominantAttachment`): its file, its caption (its body) and its authors.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LeadPhoto {
+    pub uuid: String,
+    pub srn: String,
+    pub title: String,
+    pub caption: String,
+    pub authors: Vec<Author>,
+    pub attachment: Attachment,
+}
