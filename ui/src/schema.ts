@@ -1028,22 +1028,7 @@ export interface components {
         };
         /** @description The envelope of every list (`items` plus paging numbers, as integers). */
         Envelope_Assignment: {
-            items: {
-                id: string;
-                uuid: string;
-                title: string;
-                description: string;
-                due_at?: string | null;
-                assignee_id?: string | null;
-                content_id?: string | null;
-                /** @description The UUID of the content item `content_id` names. */
-                content_uuid?: string | null;
-                user_id?: string | null;
-                created_at: string;
-                modified_at: string;
-                srn: string;
-                assignee?: null | components["schemas"]["User"];
-            }[];
+            items: components["schemas"]["Assignment"][];
             /** Format: int64 */
             first: number;
             /** Format: int64 */
@@ -1063,19 +1048,7 @@ export interface components {
         };
         /** @description The envelope of every list (`items` plus paging numbers, as integers). */
         Envelope_Author: {
-            items: {
-                id: string;
-                uuid: string;
-                slug: string;
-                name: string;
-                email: string;
-                tagline: string;
-                description: string;
-                status: string;
-                created_at: string;
-                modified_at: string;
-                srn: string;
-            }[];
+            items: components["schemas"]["Author"][];
             /** Format: int64 */
             first: number;
             /** Format: int64 */
@@ -1095,24 +1068,7 @@ export interface components {
         };
         /** @description The envelope of every list (`items` plus paging numbers, as integers). */
         Envelope_Container: {
-            items: {
-                id: string;
-                uuid: string;
-                title: string;
-                slug: string;
-                description: string;
-                type: string;
-                created_at: string;
-                modified_at: string;
-                sort_order?: string | null;
-                published_at?: string | null;
-                srn: string;
-                lock: boolean;
-                content: components["schemas"]["ContainedContent"][];
-                tags: components["schemas"]["Tag"][];
-                /** @description A gallery's media placeholder (the UUID of the item it made), listed first in `content`. */
-                placeholder?: string | null;
-            }[];
+            items: components["schemas"]["Container"][];
             /** Format: int64 */
             first: number;
             /** Format: int64 */
@@ -1132,44 +1088,7 @@ export interface components {
         };
         /** @description The envelope of every list (`items` plus paging numbers, as integers). */
         Envelope_Content: {
-            items: {
-                id: string;
-                uuid: string;
-                title: string;
-                slug: string;
-                type: string;
-                version: string;
-                weight: string;
-                abstract: string;
-                abstract_raw: string;
-                content: string;
-                content_raw: string;
-                created_at: string;
-                modified_at: string;
-                published_at?: string | null;
-                state: string;
-                url_id?: string | null;
-                user_id?: string | null;
-                assignment_id?: string | null;
-                title_url: string;
-                workflow_id: string;
-                dominant_attachment_id?: string | null;
-                has_attachment: string;
-                container_id?: string | null;
-                srn: string;
-                ssts_path: string;
-                /** @description The print side of the item (an [`Export`]); `{}` when it has none. */
-                export: Record<string, unknown>;
-                authors: components["schemas"]["Author"][];
-                tags: components["schemas"]["Tag"][];
-                urls: components["schemas"]["Url"][];
-                lock: boolean;
-                lock_request?: null | components["schemas"]["LockRequest"];
-                versions: components["schemas"]["VersionSummary"][];
-                audit: components["schemas"]["AuditEntry"][];
-                dominantAttachment?: null | components["schemas"]["LeadPhoto"];
-                attachment?: null | components["schemas"]["Attachment"];
-            }[];
+            items: components["schemas"]["Content"][];
             /** Format: int64 */
             first: number;
             /** Format: int64 */
@@ -1189,18 +1108,7 @@ export interface components {
         };
         /** @description The envelope of every list (`items` plus paging numbers, as integers). */
         Envelope_Issue: {
-            items: {
-                id: string;
-                uuid: string;
-                label: string;
-                description: string;
-                status: string;
-                created_at: string;
-                modified_at: string;
-                published_at?: string | null;
-                srn: string;
-                decorated_label: string;
-            }[];
+            items: components["schemas"]["Issue"][];
             /** Format: int64 */
             first: number;
             /** Format: int64 */
@@ -1220,25 +1128,7 @@ export interface components {
         };
         /** @description The envelope of every list (`items` plus paging numbers, as integers). */
         Envelope_PrintDocument: {
-            items: {
-                id: string;
-                uuid: string;
-                label: string;
-                tracking_label: string;
-                issue_id: string;
-                workflow_id: string;
-                print_locked: string;
-                /** @description The UUID of the user who has the document out. */
-                print_locked_user?: string | null;
-                created_at: string;
-                modified_at: string;
-                assignee_id: string;
-                workflow_section_id: string;
-                issue?: null | components["schemas"]["Issue"];
-                workflow?: null | components["schemas"]["Workflow"];
-                /** @description Who created, changed, locked, unlocked, took over or forced the lock, and when. */
-                audit: components["schemas"]["AuditEntry"][];
-            }[];
+            items: components["schemas"]["PrintDocument"][];
             /** Format: int64 */
             first: number;
             /** Format: int64 */
@@ -1258,7 +1148,7 @@ export interface components {
         };
         /** @description The envelope of every list (`items` plus paging numbers, as integers). */
         Envelope_SearchHit: {
-            items: Record<string, unknown>[];
+            items: components["schemas"]["SearchHit"][];
             /** Format: int64 */
             first: number;
             /** Format: int64 */
@@ -1278,15 +1168,7 @@ export interface components {
         };
         /** @description The envelope of every list (`items` plus paging numbers, as integers). */
         Envelope_Tag: {
-            items: {
-                id: string;
-                uuid: string;
-                name: string;
-                slug: string;
-                created_at: string;
-                modified_at: string;
-                srn: string;
-            }[];
+            items: components["schemas"]["Tag"][];
             /** Format: int64 */
             first: number;
             /** Format: int64 */
@@ -1306,17 +1188,7 @@ export interface components {
         };
         /** @description The envelope of every list (`items` plus paging numbers, as integers). */
         Envelope_User: {
-            items: {
-                id: string;
-                uuid: string;
-                name: string;
-                slug: string;
-                email: string;
-                is_vendor: string;
-                srn: string;
-                /** @description Shown only where comments embed the user. */
-                avatar?: string | null;
-            }[];
+            items: components["schemas"]["User"][];
             /** Format: int64 */
             first: number;
             /** Format: int64 */
@@ -1336,31 +1208,7 @@ export interface components {
         };
         /** @description The envelope of every list (`items` plus paging numbers, as integers). */
         Envelope_Version: {
-            items: {
-                id: string;
-                uuid: string;
-                slug: string;
-                type: string;
-                version: string;
-                weight: string;
-                abstract: string;
-                abstract_raw: string;
-                content: string;
-                content_raw: string;
-                created_at: string;
-                modified_at: string;
-                published_at?: string | null;
-                state: string;
-                url_id?: string | null;
-                content_id: string;
-                user_id?: string | null;
-                title_url: string;
-                workflow_id: string;
-                title: string;
-                dominant_attachment_id?: string | null;
-                srn: string;
-                user?: null | components["schemas"]["User"];
-            }[];
+            items: components["schemas"]["Version"][];
             /** Format: int64 */
             first: number;
             /** Format: int64 */
@@ -1380,19 +1228,7 @@ export interface components {
         };
         /** @description The envelope of every list (`items` plus paging numbers, as integers). */
         Envelope_Workflow: {
-            items: {
-                id: string;
-                uuid: string;
-                slug: string;
-                name: string;
-                status: string;
-                is_web: string;
-                is_print: string;
-                priority: string;
-                is_content: string;
-                is_assignment: string;
-                srn: string;
-            }[];
+            items: components["schemas"]["Workflow"][];
             /** Format: int64 */
             first: number;
             /** Format: int64 */
@@ -1412,20 +1248,7 @@ export interface components {
         };
         /** @description The envelope of every list (`items` plus paging numbers, as integers). */
         Envelope_WorkflowSection: {
-            items: {
-                id: string;
-                uuid: string;
-                workflow_id?: string | null;
-                name: string;
-                slug: string;
-                created_at: string;
-                modified_at: string;
-                srn: string;
-                /** @description For print pages (a print plugin keeps only these). */
-                is_print: boolean;
-                /** @description For the web. */
-                is_web: boolean;
-            }[];
+            items: components["schemas"]["WorkflowSection"][];
             /** Format: int64 */
             first: number;
             /** Format: int64 */
@@ -1443,6 +1266,22 @@ export interface components {
             /** Format: int64 */
             limit: number;
         };
+        /** @description Every error: a sentence for a person and a code for a program. */
+        ErrorBody: {
+            /** @description What went wrong, in words for a person. */
+            error: string;
+            /** @description What went wrong, for a program to branch on. */
+            code: components["schemas"]["ErrorCode"];
+            /** @description The input at fault (a body field, a query parameter or a header), when one is. */
+            field?: string | null;
+        };
+        /**
+         * @description The code of an error answer: the one list of them. Each is written as
+         *     its snake_case name (`invalid_request`, `token_expired`, ...); a client
+         *     branches on it, never on the message.
+         * @enum {string}
+         */
+        ErrorCode: "invalid_request" | "forbidden_action" | "token_missing" | "token_invalid" | "token_expired" | "foreign_origin" | "not_found" | "timeout" | "locked" | "conflict" | "too_large" | "unsupported_media_type" | "too_many_requests" | "internal" | "offline" | "database_damaged";
         ExportBody: {
             workflow_id?: null | components["schemas"]["Reference"];
             assignee_id?: null | components["schemas"]["Reference"];
@@ -1478,55 +1317,19 @@ export interface components {
         };
         /** @description Lists that carry only `items` (comments). */
         Items_AssignmentComment: {
-            items: {
-                id: string;
-                uuid: string;
-                user_id?: string | null;
-                assignment_id: string;
-                comment: string;
-                created_at: string;
-                user?: null | components["schemas"]["User"];
-            }[];
+            items: components["schemas"]["AssignmentComment"][];
         };
         /** @description Lists that carry only `items` (comments). */
         Items_NeedsAttention: {
-            items: {
-                record_type: string;
-                uuid: string;
-                srn: string;
-                /** @description Why the server refused it. */
-                error: string;
-                attempts: string;
-                since: string;
-            }[];
+            items: components["schemas"]["NeedsAttention"][];
         };
         /** @description Lists that carry only `items` (comments). */
         Items_NoteComment: {
-            items: {
-                id: string;
-                uuid: string;
-                reference: string;
-                user_id?: string | null;
-                comment: string;
-                created_at: string;
-                version: string;
-                draft_uuid: string;
-                parent_id: string;
-                user?: null | components["schemas"]["User"];
-            }[];
+            items: components["schemas"]["NoteComment"][];
         };
         /** @description Lists that carry only `items` (comments). */
         Items_SyncConflict: {
-            items: {
-                uuid: string;
-                /** @description The record's SRN. */
-                srn: string;
-                field: string;
-                mine: string;
-                theirs: string;
-                created_at: string;
-                block?: null | components["schemas"]["ConflictBlock"];
-            }[];
+            items: components["schemas"]["SyncConflict"][];
         };
         /** @description The media item a story leads with (`dominantAttachment`). */
         LeadPhoto: {
@@ -1811,7 +1614,107 @@ export interface components {
             is_web?: null | components["schemas"]["Flag"];
         };
     };
-    responses: never;
+    responses: {
+        /** @description `invalid_request`: malformed JSON, a wrong type, a missing or bad field or parameter. */
+        BadRequest: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description `token_missing`, `token_invalid`, `token_expired`. */
+        BadToken: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /**
+         * @description `too_many_requests`: the server, or this key, already has as many
+         *     uploads in flight as it takes; `Retry-After` says when to try again.
+         */
+        Busy: {
+            headers: {
+                /** @description Seconds to wait */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description `locked` (someone else holds the item) or `conflict` (a unique value is taken). */
+        Conflict: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description `forbidden_action`: the user lacks the operation's access action (named in the message). */
+        MissingAction: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description `not_found`: an unknown UUID, SRN or path. */
+        NotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description `unsupported_media_type`: the body is not JSON. */
+        NotJson: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description `timeout`: the client sent nothing for longer than the server waits. */
+        Stalled: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description `too_large`: the body is over the server's limit. */
+        TooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /**
+         * @description `offline`: a replica needs its central server for this (a lock) and
+         *     cannot reach it; `database_damaged`: the server's database is damaged
+         *     and takes no more changes.
+         */
+        Unavailable: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+    };
     parameters: never;
     requestBodies: never;
     headers: never;
@@ -1836,114 +1739,14 @@ export interface operations {
                     "application/json": components["schemas"]["Token"];
                 };
             };
-            /** @description `invalid_request`: malformed JSON, a wrong type, a missing or bad field or parameter. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `forbidden_action`: the user lacks the operation's access action (named in the message). */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `token_missing`, `token_invalid`, `token_expired`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `not_found`: an unknown UUID, SRN or path. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `locked` (someone else holds the item) or `conflict` (a unique value is taken). */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `too_large`: the body is over the server's limit. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `unsupported_media_type`: the body is not JSON. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /**
-             * @description `offline`: a replica needs its central server for this (a lock) and
-             *     cannot reach it; `database_damaged`: the server's database is damaged
-             *     and takes no more changes.
-             */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["MissingAction"];
+            403: components["responses"]["BadToken"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["NotJson"];
+            503: components["responses"]["Unavailable"];
         };
     };
     authors_list: {
@@ -1972,114 +1775,14 @@ export interface operations {
                     "application/json": components["schemas"]["Envelope_Author"];
                 };
             };
-            /** @description `invalid_request`: malformed JSON, a wrong type, a missing or bad field or parameter. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `forbidden_action`: the user lacks the operation's access action (named in the message). */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `token_missing`, `token_invalid`, `token_expired`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `not_found`: an unknown UUID, SRN or path. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `locked` (someone else holds the item) or `conflict` (a unique value is taken). */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `too_large`: the body is over the server's limit. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `unsupported_media_type`: the body is not JSON. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /**
-             * @description `offline`: a replica needs its central server for this (a lock) and
-             *     cannot reach it; `database_damaged`: the server's database is damaged
-             *     and takes no more changes.
-             */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["MissingAction"];
+            403: components["responses"]["BadToken"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["NotJson"];
+            503: components["responses"]["Unavailable"];
         };
     };
     authors_create: {
@@ -2106,114 +1809,14 @@ export interface operations {
                     "application/json": components["schemas"]["Author"][];
                 };
             };
-            /** @description `invalid_request`: malformed JSON, a wrong type, a missing or bad field or parameter. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `forbidden_action`: the user lacks the operation's access action (named in the message). */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `token_missing`, `token_invalid`, `token_expired`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `not_found`: an unknown UUID, SRN or path. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `locked` (someone else holds the item) or `conflict` (a unique value is taken). */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `too_large`: the body is over the server's limit. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `unsupported_media_type`: the body is not JSON. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /**
-             * @description `offline`: a replica needs its central server for this (a lock) and
-             *     cannot reach it; `database_damaged`: the server's database is damaged
-             *     and takes no more changes.
-             */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["MissingAction"];
+            403: components["responses"]["BadToken"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["NotJson"];
+            503: components["responses"]["Unavailable"];
         };
     };
     authors_get: {
@@ -2221,7 +1824,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments) */
+                /** @description The record's UUID */
                 uuid: string;
             };
             cookie?: never;
@@ -2236,114 +1839,14 @@ export interface operations {
                     "application/json": components["schemas"]["Author"][];
                 };
             };
-            /** @description `invalid_request`: malformed JSON, a wrong type, a missing or bad field or parameter. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `forbidden_action`: the user lacks the operation's access action (named in the message). */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `token_missing`, `token_invalid`, `token_expired`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `not_found`: an unknown UUID, SRN or path. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `locked` (someone else holds the item) or `conflict` (a unique value is taken). */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `too_large`: the body is over the server's limit. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `unsupported_media_type`: the body is not JSON. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /**
-             * @description `offline`: a replica needs its central server for this (a lock) and
-             *     cannot reach it; `database_damaged`: the server's database is damaged
-             *     and takes no more changes.
-             */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["MissingAction"];
+            403: components["responses"]["BadToken"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["NotJson"];
+            503: components["responses"]["Unavailable"];
         };
     };
     authors_update: {
@@ -2354,7 +1857,7 @@ export interface operations {
                 "Idempotency-Key"?: string | null;
             };
             path: {
-                /** @description The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments) */
+                /** @description The record's UUID */
                 uuid: string;
             };
             cookie?: never;
@@ -2373,114 +1876,14 @@ export interface operations {
                     "application/json": components["schemas"]["Author"][];
                 };
             };
-            /** @description `invalid_request`: malformed JSON, a wrong type, a missing or bad field or parameter. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `forbidden_action`: the user lacks the operation's access action (named in the message). */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `token_missing`, `token_invalid`, `token_expired`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `not_found`: an unknown UUID, SRN or path. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `locked` (someone else holds the item) or `conflict` (a unique value is taken). */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `too_large`: the body is over the server's limit. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `unsupported_media_type`: the body is not JSON. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /**
-             * @description `offline`: a replica needs its central server for this (a lock) and
-             *     cannot reach it; `database_damaged`: the server's database is damaged
-             *     and takes no more changes.
-             */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["MissingAction"];
+            403: components["responses"]["BadToken"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["NotJson"];
+            503: components["responses"]["Unavailable"];
         };
     };
     authors_delete: {
@@ -2491,7 +1894,7 @@ export interface operations {
                 "Idempotency-Key"?: string | null;
             };
             path: {
-                /** @description The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments) */
+                /** @description The record's UUID, or several, comma-separated: all of them are deleted, or none */
                 uuid: string;
             };
             cookie?: never;
@@ -2506,114 +1909,14 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description `invalid_request`: malformed JSON, a wrong type, a missing or bad field or parameter. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `forbidden_action`: the user lacks the operation's access action (named in the message). */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `token_missing`, `token_invalid`, `token_expired`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `not_found`: an unknown UUID, SRN or path. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `locked` (someone else holds the item) or `conflict` (a unique value is taken). */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `too_large`: the body is over the server's limit. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `unsupported_media_type`: the body is not JSON. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /**
-             * @description `offline`: a replica needs its central server for this (a lock) and
-             *     cannot reach it; `database_damaged`: the server's database is damaged
-             *     and takes no more changes.
-             */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["MissingAction"];
+            403: components["responses"]["BadToken"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["NotJson"];
+            503: components["responses"]["Unavailable"];
         };
     };
     content_list: {
@@ -2654,114 +1957,14 @@ export interface operations {
                     "application/json": components["schemas"]["Envelope_Content"];
                 };
             };
-            /** @description `invalid_request`: malformed JSON, a wrong type, a missing or bad field or parameter. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `forbidden_action`: the user lacks the operation's access action (named in the message). */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `token_missing`, `token_invalid`, `token_expired`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `not_found`: an unknown UUID, SRN or path. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `locked` (someone else holds the item) or `conflict` (a unique value is taken). */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `too_large`: the body is over the server's limit. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `unsupported_media_type`: the body is not JSON. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /**
-             * @description `offline`: a replica needs its central server for this (a lock) and
-             *     cannot reach it; `database_damaged`: the server's database is damaged
-             *     and takes no more changes.
-             */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["MissingAction"];
+            403: components["responses"]["BadToken"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["NotJson"];
+            503: components["responses"]["Unavailable"];
         };
     };
     content_create: {
@@ -2788,114 +1991,14 @@ export interface operations {
                     "application/json": components["schemas"]["Content"];
                 };
             };
-            /** @description `invalid_request`: malformed JSON, a wrong type, a missing or bad field or parameter. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `forbidden_action`: the user lacks the operation's access action (named in the message). */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `token_missing`, `token_invalid`, `token_expired`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `not_found`: an unknown UUID, SRN or path. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `locked` (someone else holds the item) or `conflict` (a unique value is taken). */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `too_large`: the body is over the server's limit. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `unsupported_media_type`: the body is not JSON. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /**
-             * @description `offline`: a replica needs its central server for this (a lock) and
-             *     cannot reach it; `database_damaged`: the server's database is damaged
-             *     and takes no more changes.
-             */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["MissingAction"];
+            403: components["responses"]["BadToken"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["NotJson"];
+            503: components["responses"]["Unavailable"];
         };
     };
     content_get: {
@@ -2903,7 +2006,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments) */
+                /** @description The record's UUID */
                 uuid: string;
             };
             cookie?: never;
@@ -2918,114 +2021,14 @@ export interface operations {
                     "application/json": components["schemas"]["Content"];
                 };
             };
-            /** @description `invalid_request`: malformed JSON, a wrong type, a missing or bad field or parameter. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `forbidden_action`: the user lacks the operation's access action (named in the message). */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `token_missing`, `token_invalid`, `token_expired`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `not_found`: an unknown UUID, SRN or path. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `locked` (someone else holds the item) or `conflict` (a unique value is taken). */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `too_large`: the body is over the server's limit. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `unsupported_media_type`: the body is not JSON. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /**
-             * @description `offline`: a replica needs its central server for this (a lock) and
-             *     cannot reach it; `database_damaged`: the server's database is damaged
-             *     and takes no more changes.
-             */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["MissingAction"];
+            403: components["responses"]["BadToken"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["NotJson"];
+            503: components["responses"]["Unavailable"];
         };
     };
     content_update: {
@@ -3036,7 +2039,7 @@ export interface operations {
                 "Idempotency-Key"?: string | null;
             };
             path: {
-                /** @description The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments) */
+                /** @description The record's UUID */
                 uuid: string;
             };
             cookie?: never;
@@ -3055,114 +2058,14 @@ export interface operations {
                     "application/json": components["schemas"]["Content"];
                 };
             };
-            /** @description `invalid_request`: malformed JSON, a wrong type, a missing or bad field or parameter. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `forbidden_action`: the user lacks the operation's access action (named in the message). */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `token_missing`, `token_invalid`, `token_expired`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `not_found`: an unknown UUID, SRN or path. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `locked` (someone else holds the item) or `conflict` (a unique value is taken). */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `too_large`: the body is over the server's limit. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `unsupported_media_type`: the body is not JSON. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /**
-             * @description `offline`: a replica needs its central server for this (a lock) and
-             *     cannot reach it; `database_damaged`: the server's database is damaged
-             *     and takes no more changes.
-             */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["MissingAction"];
+            403: components["responses"]["BadToken"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["NotJson"];
+            503: components["responses"]["Unavailable"];
         };
     };
     content_delete: {
@@ -3173,7 +2076,7 @@ export interface operations {
                 "Idempotency-Key"?: string | null;
             };
             path: {
-                /** @description The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments) */
+                /** @description The record's UUID */
                 uuid: string;
             };
             cookie?: never;
@@ -3188,114 +2091,14 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description `invalid_request`: malformed JSON, a wrong type, a missing or bad field or parameter. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `forbidden_action`: the user lacks the operation's access action (named in the message). */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `token_missing`, `token_invalid`, `token_expired`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `not_found`: an unknown UUID, SRN or path. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `locked` (someone else holds the item) or `conflict` (a unique value is taken). */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `too_large`: the body is over the server's limit. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `unsupported_media_type`: the body is not JSON. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /**
-             * @description `offline`: a replica needs its central server for this (a lock) and
-             *     cannot reach it; `database_damaged`: the server's database is damaged
-             *     and takes no more changes.
-             */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["MissingAction"];
+            403: components["responses"]["BadToken"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["NotJson"];
+            503: components["responses"]["Unavailable"];
         };
     };
     versions_list: {
@@ -3326,114 +2129,14 @@ export interface operations {
                     "application/json": components["schemas"]["Envelope_Version"];
                 };
             };
-            /** @description `invalid_request`: malformed JSON, a wrong type, a missing or bad field or parameter. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `forbidden_action`: the user lacks the operation's access action (named in the message). */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `token_missing`, `token_invalid`, `token_expired`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `not_found`: an unknown UUID, SRN or path. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `locked` (someone else holds the item) or `conflict` (a unique value is taken). */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `too_large`: the body is over the server's limit. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `unsupported_media_type`: the body is not JSON. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /**
-             * @description `offline`: a replica needs its central server for this (a lock) and
-             *     cannot reach it; `database_damaged`: the server's database is damaged
-             *     and takes no more changes.
-             */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["MissingAction"];
+            403: components["responses"]["BadToken"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["NotJson"];
+            503: components["responses"]["Unavailable"];
         };
     };
     versions_get: {
@@ -3441,7 +2144,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments) */
+                /** @description The record's UUID */
                 uuid: string;
             };
             cookie?: never;
@@ -3456,114 +2159,14 @@ export interface operations {
                     "application/json": components["schemas"]["Version"][];
                 };
             };
-            /** @description `invalid_request`: malformed JSON, a wrong type, a missing or bad field or parameter. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `forbidden_action`: the user lacks the operation's access action (named in the message). */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `token_missing`, `token_invalid`, `token_expired`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `not_found`: an unknown UUID, SRN or path. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `locked` (someone else holds the item) or `conflict` (a unique value is taken). */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `too_large`: the body is over the server's limit. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `unsupported_media_type`: the body is not JSON. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /**
-             * @description `offline`: a replica needs its central server for this (a lock) and
-             *     cannot reach it; `database_damaged`: the server's database is damaged
-             *     and takes no more changes.
-             */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["MissingAction"];
+            403: components["responses"]["BadToken"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["NotJson"];
+            503: components["responses"]["Unavailable"];
         };
     };
     versions_restore: {
@@ -3574,7 +2177,7 @@ export interface operations {
                 "Idempotency-Key"?: string | null;
             };
             path: {
-                /** @description The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments) */
+                /** @description The record's UUID */
                 uuid: string;
             };
             cookie?: never;
@@ -3589,114 +2192,14 @@ export interface operations {
                     "application/json": components["schemas"]["Content"];
                 };
             };
-            /** @description `invalid_request`: malformed JSON, a wrong type, a missing or bad field or parameter. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `forbidden_action`: the user lacks the operation's access action (named in the message). */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `token_missing`, `token_invalid`, `token_expired`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `not_found`: an unknown UUID, SRN or path. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `locked` (someone else holds the item) or `conflict` (a unique value is taken). */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `too_large`: the body is over the server's limit. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `unsupported_media_type`: the body is not JSON. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /**
-             * @description `offline`: a replica needs its central server for this (a lock) and
-             *     cannot reach it; `database_damaged`: the server's database is damaged
-             *     and takes no more changes.
-             */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["MissingAction"];
+            403: components["responses"]["BadToken"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["NotJson"];
+            503: components["responses"]["Unavailable"];
         };
     };
     drafts_last: {
@@ -3719,114 +2222,14 @@ export interface operations {
                     "application/json": components["schemas"]["Draft"][];
                 };
             };
-            /** @description `invalid_request`: malformed JSON, a wrong type, a missing or bad field or parameter. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `forbidden_action`: the user lacks the operation's access action (named in the message). */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `token_missing`, `token_invalid`, `token_expired`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `not_found`: an unknown UUID, SRN or path. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `locked` (someone else holds the item) or `conflict` (a unique value is taken). */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `too_large`: the body is over the server's limit. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `unsupported_media_type`: the body is not JSON. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /**
-             * @description `offline`: a replica needs its central server for this (a lock) and
-             *     cannot reach it; `database_damaged`: the server's database is damaged
-             *     and takes no more changes.
-             */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["MissingAction"];
+            403: components["responses"]["BadToken"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["NotJson"];
+            503: components["responses"]["Unavailable"];
         };
     };
     drafts_create: {
@@ -3856,114 +2259,14 @@ export interface operations {
                     "application/json": components["schemas"]["Draft"][];
                 };
             };
-            /** @description `invalid_request`: malformed JSON, a wrong type, a missing or bad field or parameter. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `forbidden_action`: the user lacks the operation's access action (named in the message). */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `token_missing`, `token_invalid`, `token_expired`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `not_found`: an unknown UUID, SRN or path. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `locked` (someone else holds the item) or `conflict` (a unique value is taken). */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `too_large`: the body is over the server's limit. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `unsupported_media_type`: the body is not JSON. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /**
-             * @description `offline`: a replica needs its central server for this (a lock) and
-             *     cannot reach it; `database_damaged`: the server's database is damaged
-             *     and takes no more changes.
-             */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["MissingAction"];
+            403: components["responses"]["BadToken"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["NotJson"];
+            503: components["responses"]["Unavailable"];
         };
     };
     drafts_merged: {
@@ -3986,114 +2289,14 @@ export interface operations {
                     "application/json": components["schemas"]["MergedDraft"];
                 };
             };
-            /** @description `invalid_request`: malformed JSON, a wrong type, a missing or bad field or parameter. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `forbidden_action`: the user lacks the operation's access action (named in the message). */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `token_missing`, `token_invalid`, `token_expired`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `not_found`: an unknown UUID, SRN or path. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `locked` (someone else holds the item) or `conflict` (a unique value is taken). */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `too_large`: the body is over the server's limit. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `unsupported_media_type`: the body is not JSON. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /**
-             * @description `offline`: a replica needs its central server for this (a lock) and
-             *     cannot reach it; `database_damaged`: the server's database is damaged
-             *     and takes no more changes.
-             */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["MissingAction"];
+            403: components["responses"]["BadToken"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["NotJson"];
+            503: components["responses"]["Unavailable"];
         };
     };
     attachments_update: {
@@ -4104,7 +2307,7 @@ export interface operations {
                 "Idempotency-Key"?: string | null;
             };
             path: {
-                /** @description The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments) */
+                /** @description The content item's UUID */
                 uuid: string;
             };
             cookie?: never;
@@ -4123,114 +2326,14 @@ export interface operations {
                     "application/json": components["schemas"]["Content"];
                 };
             };
-            /** @description `invalid_request`: malformed JSON, a wrong type, a missing or bad field or parameter. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `forbidden_action`: the user lacks the operation's access action (named in the message). */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `token_missing`, `token_invalid`, `token_expired`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `not_found`: an unknown UUID, SRN or path. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `locked` (someone else holds the item) or `conflict` (a unique value is taken). */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `too_large`: the body is over the server's limit. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `unsupported_media_type`: the body is not JSON. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /**
-             * @description `offline`: a replica needs its central server for this (a lock) and
-             *     cannot reach it; `database_damaged`: the server's database is damaged
-             *     and takes no more changes.
-             */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["MissingAction"];
+            403: components["responses"]["BadToken"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["NotJson"];
+            503: components["responses"]["Unavailable"];
         };
     };
     attachments_upload: {
@@ -4263,145 +2366,16 @@ export interface operations {
                     "application/json": components["schemas"]["Content"];
                 };
             };
-            /** @description `invalid_request`: malformed JSON, a wrong type, a missing or bad field or parameter. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `forbidden_action`: the user lacks the operation's access action (named in the message). */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `token_missing`, `token_invalid`, `token_expired`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `not_found`: an unknown UUID, SRN or path. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `timeout`: the client sent nothing for longer than the server waits. */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `locked` (someone else holds the item) or `conflict` (a unique value is taken). */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `too_large`: the body is over the server's limit. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `unsupported_media_type`: the body is not JSON. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /**
-             * @description `too_many_requests`: the server, or this key, already has as many
-             *     uploads in flight as it takes; `Retry-After` says when to try again.
-             */
-            429: {
-                headers: {
-                    /** @description Seconds to wait */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /**
-             * @description `offline`: a replica needs its central server for this (a lock) and
-             *     cannot reach it; `database_damaged`: the server's database is damaged
-             *     and takes no more changes.
-             */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["MissingAction"];
+            403: components["responses"]["BadToken"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["Stalled"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["NotJson"];
+            429: components["responses"]["Busy"];
+            503: components["responses"]["Unavailable"];
         };
     };
     locks_create: {
@@ -4428,114 +2402,14 @@ export interface operations {
                     "application/json": components["schemas"]["LockRequest"][];
                 };
             };
-            /** @description `invalid_request`: malformed JSON, a wrong type, a missing or bad field or parameter. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `forbidden_action`: the user lacks the operation's access action (named in the message). */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `token_missing`, `token_invalid`, `token_expired`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `not_found`: an unknown UUID, SRN or path. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `locked` (someone else holds the item) or `conflict` (a unique value is taken). */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `too_large`: the body is over the server's limit. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `unsupported_media_type`: the body is not JSON. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /**
-             * @description `offline`: a replica needs its central server for this (a lock) and
-             *     cannot reach it; `database_damaged`: the server's database is damaged
-             *     and takes no more changes.
-             */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["MissingAction"];
+            403: components["responses"]["BadToken"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["NotJson"];
+            503: components["responses"]["Unavailable"];
         };
     };
     locks_get: {
@@ -4543,7 +2417,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments) */
+                /** @description The record's UUID */
                 uuid: string;
             };
             cookie?: never;
@@ -4558,114 +2432,14 @@ export interface operations {
                     "application/json": components["schemas"]["LockRequest"][];
                 };
             };
-            /** @description `invalid_request`: malformed JSON, a wrong type, a missing or bad field or parameter. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `forbidden_action`: the user lacks the operation's access action (named in the message). */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `token_missing`, `token_invalid`, `token_expired`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `not_found`: an unknown UUID, SRN or path. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `locked` (someone else holds the item) or `conflict` (a unique value is taken). */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `too_large`: the body is over the server's limit. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `unsupported_media_type`: the body is not JSON. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /**
-             * @description `offline`: a replica needs its central server for this (a lock) and
-             *     cannot reach it; `database_damaged`: the server's database is damaged
-             *     and takes no more changes.
-             */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["MissingAction"];
+            403: components["responses"]["BadToken"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["NotJson"];
+            503: components["responses"]["Unavailable"];
         };
     };
     locks_delete: {
@@ -4676,7 +2450,7 @@ export interface operations {
                 "Idempotency-Key"?: string | null;
             };
             path: {
-                /** @description The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments) */
+                /** @description The record's UUID */
                 uuid: string;
             };
             cookie?: never;
@@ -4691,114 +2465,14 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description `invalid_request`: malformed JSON, a wrong type, a missing or bad field or parameter. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `forbidden_action`: the user lacks the operation's access action (named in the message). */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `token_missing`, `token_invalid`, `token_expired`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `not_found`: an unknown UUID, SRN or path. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `locked` (someone else holds the item) or `conflict` (a unique value is taken). */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `too_large`: the body is over the server's limit. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `unsupported_media_type`: the body is not JSON. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /**
-             * @description `offline`: a replica needs its central server for this (a lock) and
-             *     cannot reach it; `database_damaged`: the server's database is damaged
-             *     and takes no more changes.
-             */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["MissingAction"];
+            403: components["responses"]["BadToken"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["NotJson"];
+            503: components["responses"]["Unavailable"];
         };
     };
     comments_notes: {
@@ -4806,7 +2480,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments) */
+                /** @description The thread's reference: the UUID of the content item or note it belongs to */
                 uuid: string;
             };
             cookie?: never;
@@ -4821,114 +2495,14 @@ export interface operations {
                     "application/json": components["schemas"]["Items_NoteComment"];
                 };
             };
-            /** @description `invalid_request`: malformed JSON, a wrong type, a missing or bad field or parameter. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `forbidden_action`: the user lacks the operation's access action (named in the message). */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `token_missing`, `token_invalid`, `token_expired`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `not_found`: an unknown UUID, SRN or path. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `locked` (someone else holds the item) or `conflict` (a unique value is taken). */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `too_large`: the body is over the server's limit. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `unsupported_media_type`: the body is not JSON. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /**
-             * @description `offline`: a replica needs its central server for this (a lock) and
-             *     cannot reach it; `database_damaged`: the server's database is damaged
-             *     and takes no more changes.
-             */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["MissingAction"];
+            403: components["responses"]["BadToken"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["NotJson"];
+            503: components["responses"]["Unavailable"];
         };
     };
     comments_create_note: {
@@ -4939,7 +2513,7 @@ export interface operations {
                 "Idempotency-Key"?: string | null;
             };
             path: {
-                /** @description The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments) */
+                /** @description `root` to start a thread, or the UUID of the comment this one answers */
                 uuid: string;
             };
             cookie?: never;
@@ -4958,114 +2532,14 @@ export interface operations {
                     "application/json": components["schemas"]["Items_NoteComment"];
                 };
             };
-            /** @description `invalid_request`: malformed JSON, a wrong type, a missing or bad field or parameter. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `forbidden_action`: the user lacks the operation's access action (named in the message). */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `token_missing`, `token_invalid`, `token_expired`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `not_found`: an unknown UUID, SRN or path. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `locked` (someone else holds the item) or `conflict` (a unique value is taken). */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `too_large`: the body is over the server's limit. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `unsupported_media_type`: the body is not JSON. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /**
-             * @description `offline`: a replica needs its central server for this (a lock) and
-             *     cannot reach it; `database_damaged`: the server's database is damaged
-             *     and takes no more changes.
-             */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["MissingAction"];
+            403: components["responses"]["BadToken"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["NotJson"];
+            503: components["responses"]["Unavailable"];
         };
     };
     comments_assignment_comments: {
@@ -5073,7 +2547,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments) */
+                /** @description The assignment's UUID */
                 uuid: string;
             };
             cookie?: never;
@@ -5088,114 +2562,14 @@ export interface operations {
                     "application/json": components["schemas"]["Items_AssignmentComment"];
                 };
             };
-            /** @description `invalid_request`: malformed JSON, a wrong type, a missing or bad field or parameter. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `forbidden_action`: the user lacks the operation's access action (named in the message). */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `token_missing`, `token_invalid`, `token_expired`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `not_found`: an unknown UUID, SRN or path. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `locked` (someone else holds the item) or `conflict` (a unique value is taken). */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `too_large`: the body is over the server's limit. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `unsupported_media_type`: the body is not JSON. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /**
-             * @description `offline`: a replica needs its central server for this (a lock) and
-             *     cannot reach it; `database_damaged`: the server's database is damaged
-             *     and takes no more changes.
-             */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["MissingAction"];
+            403: components["responses"]["BadToken"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["NotJson"];
+            503: components["responses"]["Unavailable"];
         };
     };
     comments_create_assignment_comment: {
@@ -5206,7 +2580,7 @@ export interface operations {
                 "Idempotency-Key"?: string | null;
             };
             path: {
-                /** @description The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments) */
+                /** @description The assignment's UUID */
                 uuid: string;
             };
             cookie?: never;
@@ -5225,114 +2599,14 @@ export interface operations {
                     "application/json": components["schemas"]["AssignmentComment"];
                 };
             };
-            /** @description `invalid_request`: malformed JSON, a wrong type, a missing or bad field or parameter. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `forbidden_action`: the user lacks the operation's access action (named in the message). */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `token_missing`, `token_invalid`, `token_expired`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `not_found`: an unknown UUID, SRN or path. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `locked` (someone else holds the item) or `conflict` (a unique value is taken). */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `too_large`: the body is over the server's limit. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `unsupported_media_type`: the body is not JSON. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /**
-             * @description `offline`: a replica needs its central server for this (a lock) and
-             *     cannot reach it; `database_damaged`: the server's database is damaged
-             *     and takes no more changes.
-             */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["MissingAction"];
+            403: components["responses"]["BadToken"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["NotJson"];
+            503: components["responses"]["Unavailable"];
         };
     };
     assignments_list: {
@@ -5361,114 +2635,14 @@ export interface operations {
                     "application/json": components["schemas"]["Envelope_Assignment"];
                 };
             };
-            /** @description `invalid_request`: malformed JSON, a wrong type, a missing or bad field or parameter. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `forbidden_action`: the user lacks the operation's access action (named in the message). */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `token_missing`, `token_invalid`, `token_expired`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `not_found`: an unknown UUID, SRN or path. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `locked` (someone else holds the item) or `conflict` (a unique value is taken). */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `too_large`: the body is over the server's limit. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `unsupported_media_type`: the body is not JSON. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /**
-             * @description `offline`: a replica needs its central server for this (a lock) and
-             *     cannot reach it; `database_damaged`: the server's database is damaged
-             *     and takes no more changes.
-             */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["MissingAction"];
+            403: components["responses"]["BadToken"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["NotJson"];
+            503: components["responses"]["Unavailable"];
         };
     };
     assignments_create: {
@@ -5495,114 +2669,14 @@ export interface operations {
                     "application/json": components["schemas"]["Assignment"][];
                 };
             };
-            /** @description `invalid_request`: malformed JSON, a wrong type, a missing or bad field or parameter. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `forbidden_action`: the user lacks the operation's access action (named in the message). */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `token_missing`, `token_invalid`, `token_expired`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `not_found`: an unknown UUID, SRN or path. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `locked` (someone else holds the item) or `conflict` (a unique value is taken). */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `too_large`: the body is over the server's limit. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `unsupported_media_type`: the body is not JSON. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /**
-             * @description `offline`: a replica needs its central server for this (a lock) and
-             *     cannot reach it; `database_damaged`: the server's database is damaged
-             *     and takes no more changes.
-             */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["MissingAction"];
+            403: components["responses"]["BadToken"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["NotJson"];
+            503: components["responses"]["Unavailable"];
         };
     };
     assignments_get: {
@@ -5625,114 +2699,14 @@ export interface operations {
                     "application/json": components["schemas"]["Assignment"][];
                 };
             };
-            /** @description `invalid_request`: malformed JSON, a wrong type, a missing or bad field or parameter. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `forbidden_action`: the user lacks the operation's access action (named in the message). */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `token_missing`, `token_invalid`, `token_expired`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `not_found`: an unknown UUID, SRN or path. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `locked` (someone else holds the item) or `conflict` (a unique value is taken). */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `too_large`: the body is over the server's limit. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `unsupported_media_type`: the body is not JSON. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /**
-             * @description `offline`: a replica needs its central server for this (a lock) and
-             *     cannot reach it; `database_damaged`: the server's database is damaged
-             *     and takes no more changes.
-             */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["MissingAction"];
+            403: components["responses"]["BadToken"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["NotJson"];
+            503: components["responses"]["Unavailable"];
         };
     };
     assignments_update: {
@@ -5743,7 +2717,7 @@ export interface operations {
                 "Idempotency-Key"?: string | null;
             };
             path: {
-                /** @description The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments) */
+                /** @description The record's UUID */
                 uuid: string;
             };
             cookie?: never;
@@ -5762,114 +2736,14 @@ export interface operations {
                     "application/json": components["schemas"]["Assignment"][];
                 };
             };
-            /** @description `invalid_request`: malformed JSON, a wrong type, a missing or bad field or parameter. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `forbidden_action`: the user lacks the operation's access action (named in the message). */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `token_missing`, `token_invalid`, `token_expired`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `not_found`: an unknown UUID, SRN or path. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `locked` (someone else holds the item) or `conflict` (a unique value is taken). */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `too_large`: the body is over the server's limit. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `unsupported_media_type`: the body is not JSON. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /**
-             * @description `offline`: a replica needs its central server for this (a lock) and
-             *     cannot reach it; `database_damaged`: the server's database is damaged
-             *     and takes no more changes.
-             */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["MissingAction"];
+            403: components["responses"]["BadToken"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["NotJson"];
+            503: components["responses"]["Unavailable"];
         };
     };
     assignments_delete: {
@@ -5880,7 +2754,7 @@ export interface operations {
                 "Idempotency-Key"?: string | null;
             };
             path: {
-                /** @description The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments) */
+                /** @description The record's UUID, or several, comma-separated: all of them are deleted, or none */
                 uuid: string;
             };
             cookie?: never;
@@ -5895,114 +2769,14 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description `invalid_request`: malformed JSON, a wrong type, a missing or bad field or parameter. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `forbidden_action`: the user lacks the operation's access action (named in the message). */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `token_missing`, `token_invalid`, `token_expired`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `not_found`: an unknown UUID, SRN or path. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `locked` (someone else holds the item) or `conflict` (a unique value is taken). */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `too_large`: the body is over the server's limit. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `unsupported_media_type`: the body is not JSON. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /**
-             * @description `offline`: a replica needs its central server for this (a lock) and
-             *     cannot reach it; `database_damaged`: the server's database is damaged
-             *     and takes no more changes.
-             */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["MissingAction"];
+            403: components["responses"]["BadToken"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["NotJson"];
+            503: components["responses"]["Unavailable"];
         };
     };
     containers_list: {
@@ -6016,7 +2790,7 @@ export interface operations {
                 order?: string;
                 /** @description `asc` or `desc` (default). */
                 dir?: string;
-                /** @description Container types to list: automatic, manual, blog, gallery */
+                /** @description Container types to list: automatic, manual, blog, gallery (`type[]` repeated, `type`, or comma-separated) */
                 "type[]"?: string[];
             };
             header?: never;
@@ -6033,114 +2807,14 @@ export interface operations {
                     "application/json": components["schemas"]["Envelope_Container"];
                 };
             };
-            /** @description `invalid_request`: malformed JSON, a wrong type, a missing or bad field or parameter. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `forbidden_action`: the user lacks the operation's access action (named in the message). */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `token_missing`, `token_invalid`, `token_expired`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `not_found`: an unknown UUID, SRN or path. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `locked` (someone else holds the item) or `conflict` (a unique value is taken). */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `too_large`: the body is over the server's limit. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `unsupported_media_type`: the body is not JSON. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /**
-             * @description `offline`: a replica needs its central server for this (a lock) and
-             *     cannot reach it; `database_damaged`: the server's database is damaged
-             *     and takes no more changes.
-             */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["MissingAction"];
+            403: components["responses"]["BadToken"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["NotJson"];
+            503: components["responses"]["Unavailable"];
         };
     };
     containers_create: {
@@ -6167,114 +2841,14 @@ export interface operations {
                     "application/json": components["schemas"]["Container"][];
                 };
             };
-            /** @description `invalid_request`: malformed JSON, a wrong type, a missing or bad field or parameter. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `forbidden_action`: the user lacks the operation's access action (named in the message). */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `token_missing`, `token_invalid`, `token_expired`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `not_found`: an unknown UUID, SRN or path. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `locked` (someone else holds the item) or `conflict` (a unique value is taken). */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `too_large`: the body is over the server's limit. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `unsupported_media_type`: the body is not JSON. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /**
-             * @description `offline`: a replica needs its central server for this (a lock) and
-             *     cannot reach it; `database_damaged`: the server's database is damaged
-             *     and takes no more changes.
-             */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["MissingAction"];
+            403: components["responses"]["BadToken"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["NotJson"];
+            503: components["responses"]["Unavailable"];
         };
     };
     containers_get: {
@@ -6282,7 +2856,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments) */
+                /** @description The record's UUID */
                 uuid: string;
             };
             cookie?: never;
@@ -6297,114 +2871,14 @@ export interface operations {
                     "application/json": components["schemas"]["Container"][];
                 };
             };
-            /** @description `invalid_request`: malformed JSON, a wrong type, a missing or bad field or parameter. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `forbidden_action`: the user lacks the operation's access action (named in the message). */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `token_missing`, `token_invalid`, `token_expired`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `not_found`: an unknown UUID, SRN or path. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `locked` (someone else holds the item) or `conflict` (a unique value is taken). */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `too_large`: the body is over the server's limit. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `unsupported_media_type`: the body is not JSON. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /**
-             * @description `offline`: a replica needs its central server for this (a lock) and
-             *     cannot reach it; `database_damaged`: the server's database is damaged
-             *     and takes no more changes.
-             */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["MissingAction"];
+            403: components["responses"]["BadToken"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["NotJson"];
+            503: components["responses"]["Unavailable"];
         };
     };
     containers_update: {
@@ -6415,7 +2889,7 @@ export interface operations {
                 "Idempotency-Key"?: string | null;
             };
             path: {
-                /** @description The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments) */
+                /** @description The record's UUID */
                 uuid: string;
             };
             cookie?: never;
@@ -6434,114 +2908,14 @@ export interface operations {
                     "application/json": components["schemas"]["Container"][];
                 };
             };
-            /** @description `invalid_request`: malformed JSON, a wrong type, a missing or bad field or parameter. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `forbidden_action`: the user lacks the operation's access action (named in the message). */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `token_missing`, `token_invalid`, `token_expired`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `not_found`: an unknown UUID, SRN or path. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `locked` (someone else holds the item) or `conflict` (a unique value is taken). */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `too_large`: the body is over the server's limit. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `unsupported_media_type`: the body is not JSON. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /**
-             * @description `offline`: a replica needs its central server for this (a lock) and
-             *     cannot reach it; `database_damaged`: the server's database is damaged
-             *     and takes no more changes.
-             */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["MissingAction"];
+            403: components["responses"]["BadToken"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["NotJson"];
+            503: components["responses"]["Unavailable"];
         };
     };
     containers_delete: {
@@ -6552,7 +2926,7 @@ export interface operations {
                 "Idempotency-Key"?: string | null;
             };
             path: {
-                /** @description The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments) */
+                /** @description The record's UUID, or several, comma-separated: all of them are deleted, or none */
                 uuid: string;
             };
             cookie?: never;
@@ -6567,114 +2941,14 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description `invalid_request`: malformed JSON, a wrong type, a missing or bad field or parameter. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `forbidden_action`: the user lacks the operation's access action (named in the message). */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `token_missing`, `token_invalid`, `token_expired`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `not_found`: an unknown UUID, SRN or path. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `locked` (someone else holds the item) or `conflict` (a unique value is taken). */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `too_large`: the body is over the server's limit. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `unsupported_media_type`: the body is not JSON. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /**
-             * @description `offline`: a replica needs its central server for this (a lock) and
-             *     cannot reach it; `database_damaged`: the server's database is damaged
-             *     and takes no more changes.
-             */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["MissingAction"];
+            403: components["responses"]["BadToken"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["NotJson"];
+            503: components["responses"]["Unavailable"];
         };
     };
     users_list: {
@@ -6703,114 +2977,14 @@ export interface operations {
                     "application/json": components["schemas"]["Envelope_User"];
                 };
             };
-            /** @description `invalid_request`: malformed JSON, a wrong type, a missing or bad field or parameter. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `forbidden_action`: the user lacks the operation's access action (named in the message). */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `token_missing`, `token_invalid`, `token_expired`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `not_found`: an unknown UUID, SRN or path. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `locked` (someone else holds the item) or `conflict` (a unique value is taken). */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `too_large`: the body is over the server's limit. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `unsupported_media_type`: the body is not JSON. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /**
-             * @description `offline`: a replica needs its central server for this (a lock) and
-             *     cannot reach it; `database_damaged`: the server's database is damaged
-             *     and takes no more changes.
-             */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["MissingAction"];
+            403: components["responses"]["BadToken"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["NotJson"];
+            503: components["responses"]["Unavailable"];
         };
     };
     users_get: {
@@ -6818,7 +2992,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments) */
+                /** @description The record's UUID */
                 uuid: string;
             };
             cookie?: never;
@@ -6833,114 +3007,14 @@ export interface operations {
                     "application/json": components["schemas"]["User"][];
                 };
             };
-            /** @description `invalid_request`: malformed JSON, a wrong type, a missing or bad field or parameter. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `forbidden_action`: the user lacks the operation's access action (named in the message). */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `token_missing`, `token_invalid`, `token_expired`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `not_found`: an unknown UUID, SRN or path. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `locked` (someone else holds the item) or `conflict` (a unique value is taken). */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `too_large`: the body is over the server's limit. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `unsupported_media_type`: the body is not JSON. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /**
-             * @description `offline`: a replica needs its central server for this (a lock) and
-             *     cannot reach it; `database_damaged`: the server's database is damaged
-             *     and takes no more changes.
-             */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["MissingAction"];
+            403: components["responses"]["BadToken"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["NotJson"];
+            503: components["responses"]["Unavailable"];
         };
     };
     users_me: {
@@ -6960,114 +3034,14 @@ export interface operations {
                     "application/json": components["schemas"]["Me"];
                 };
             };
-            /** @description `invalid_request`: malformed JSON, a wrong type, a missing or bad field or parameter. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `forbidden_action`: the user lacks the operation's access action (named in the message). */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `token_missing`, `token_invalid`, `token_expired`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `not_found`: an unknown UUID, SRN or path. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `locked` (someone else holds the item) or `conflict` (a unique value is taken). */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `too_large`: the body is over the server's limit. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `unsupported_media_type`: the body is not JSON. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /**
-             * @description `offline`: a replica needs its central server for this (a lock) and
-             *     cannot reach it; `database_damaged`: the server's database is damaged
-             *     and takes no more changes.
-             */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["MissingAction"];
+            403: components["responses"]["BadToken"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["NotJson"];
+            503: components["responses"]["Unavailable"];
         };
     };
     tags_list: {
@@ -7096,114 +3070,14 @@ export interface operations {
                     "application/json": components["schemas"]["Envelope_Tag"];
                 };
             };
-            /** @description `invalid_request`: malformed JSON, a wrong type, a missing or bad field or parameter. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `forbidden_action`: the user lacks the operation's access action (named in the message). */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `token_missing`, `token_invalid`, `token_expired`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `not_found`: an unknown UUID, SRN or path. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `locked` (someone else holds the item) or `conflict` (a unique value is taken). */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `too_large`: the body is over the server's limit. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `unsupported_media_type`: the body is not JSON. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /**
-             * @description `offline`: a replica needs its central server for this (a lock) and
-             *     cannot reach it; `database_damaged`: the server's database is damaged
-             *     and takes no more changes.
-             */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["MissingAction"];
+            403: components["responses"]["BadToken"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["NotJson"];
+            503: components["responses"]["Unavailable"];
         };
     };
     tags_create: {
@@ -7230,114 +3104,14 @@ export interface operations {
                     "application/json": components["schemas"]["Tag"][];
                 };
             };
-            /** @description `invalid_request`: malformed JSON, a wrong type, a missing or bad field or parameter. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `forbidden_action`: the user lacks the operation's access action (named in the message). */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `token_missing`, `token_invalid`, `token_expired`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `not_found`: an unknown UUID, SRN or path. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `locked` (someone else holds the item) or `conflict` (a unique value is taken). */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `too_large`: the body is over the server's limit. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `unsupported_media_type`: the body is not JSON. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /**
-             * @description `offline`: a replica needs its central server for this (a lock) and
-             *     cannot reach it; `database_damaged`: the server's database is damaged
-             *     and takes no more changes.
-             */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["MissingAction"];
+            403: components["responses"]["BadToken"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["NotJson"];
+            503: components["responses"]["Unavailable"];
         };
     };
     tags_get: {
@@ -7345,7 +3119,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments) */
+                /** @description The record's UUID */
                 uuid: string;
             };
             cookie?: never;
@@ -7360,114 +3134,14 @@ export interface operations {
                     "application/json": components["schemas"]["Tag"][];
                 };
             };
-            /** @description `invalid_request`: malformed JSON, a wrong type, a missing or bad field or parameter. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `forbidden_action`: the user lacks the operation's access action (named in the message). */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `token_missing`, `token_invalid`, `token_expired`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `not_found`: an unknown UUID, SRN or path. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `locked` (someone else holds the item) or `conflict` (a unique value is taken). */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `too_large`: the body is over the server's limit. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `unsupported_media_type`: the body is not JSON. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /**
-             * @description `offline`: a replica needs its central server for this (a lock) and
-             *     cannot reach it; `database_damaged`: the server's database is damaged
-             *     and takes no more changes.
-             */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["MissingAction"];
+            403: components["responses"]["BadToken"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["NotJson"];
+            503: components["responses"]["Unavailable"];
         };
     };
     tags_update: {
@@ -7478,7 +3152,7 @@ export interface operations {
                 "Idempotency-Key"?: string | null;
             };
             path: {
-                /** @description The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments) */
+                /** @description The record's UUID */
                 uuid: string;
             };
             cookie?: never;
@@ -7497,114 +3171,14 @@ export interface operations {
                     "application/json": components["schemas"]["Tag"][];
                 };
             };
-            /** @description `invalid_request`: malformed JSON, a wrong type, a missing or bad field or parameter. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `forbidden_action`: the user lacks the operation's access action (named in the message). */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `token_missing`, `token_invalid`, `token_expired`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `not_found`: an unknown UUID, SRN or path. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `locked` (someone else holds the item) or `conflict` (a unique value is taken). */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `too_large`: the body is over the server's limit. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `unsupported_media_type`: the body is not JSON. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /**
-             * @description `offline`: a replica needs its central server for this (a lock) and
-             *     cannot reach it; `database_damaged`: the server's database is damaged
-             *     and takes no more changes.
-             */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["MissingAction"];
+            403: components["responses"]["BadToken"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["NotJson"];
+            503: components["responses"]["Unavailable"];
         };
     };
     tags_delete: {
@@ -7615,7 +3189,7 @@ export interface operations {
                 "Idempotency-Key"?: string | null;
             };
             path: {
-                /** @description The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments) */
+                /** @description The record's UUID, or several, comma-separated: all of them are deleted, or none */
                 uuid: string;
             };
             cookie?: never;
@@ -7630,114 +3204,14 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description `invalid_request`: malformed JSON, a wrong type, a missing or bad field or parameter. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `forbidden_action`: the user lacks the operation's access action (named in the message). */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `token_missing`, `token_invalid`, `token_expired`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `not_found`: an unknown UUID, SRN or path. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `locked` (someone else holds the item) or `conflict` (a unique value is taken). */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `too_large`: the body is over the server's limit. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `unsupported_media_type`: the body is not JSON. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /**
-             * @description `offline`: a replica needs its central server for this (a lock) and
-             *     cannot reach it; `database_damaged`: the server's database is damaged
-             *     and takes no more changes.
-             */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["MissingAction"];
+            403: components["responses"]["BadToken"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["NotJson"];
+            503: components["responses"]["Unavailable"];
         };
     };
     search_search: {
@@ -7774,114 +3248,14 @@ export interface operations {
                     "application/json": components["schemas"]["Envelope_SearchHit"];
                 };
             };
-            /** @description `invalid_request`: malformed JSON, a wrong type, a missing or bad field or parameter. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `forbidden_action`: the user lacks the operation's access action (named in the message). */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `token_missing`, `token_invalid`, `token_expired`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `not_found`: an unknown UUID, SRN or path. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `locked` (someone else holds the item) or `conflict` (a unique value is taken). */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `too_large`: the body is over the server's limit. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `unsupported_media_type`: the body is not JSON. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /**
-             * @description `offline`: a replica needs its central server for this (a lock) and
-             *     cannot reach it; `database_damaged`: the server's database is damaged
-             *     and takes no more changes.
-             */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["MissingAction"];
+            403: components["responses"]["BadToken"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["NotJson"];
+            503: components["responses"]["Unavailable"];
         };
     };
     changes_since: {
@@ -7906,114 +3280,14 @@ export interface operations {
                     "application/json": components["schemas"]["ChangeFeed"];
                 };
             };
-            /** @description `invalid_request`: malformed JSON, a wrong type, a missing or bad field or parameter. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `forbidden_action`: the user lacks the operation's access action (named in the message). */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `token_missing`, `token_invalid`, `token_expired`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `not_found`: an unknown UUID, SRN or path. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `locked` (someone else holds the item) or `conflict` (a unique value is taken). */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `too_large`: the body is over the server's limit. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `unsupported_media_type`: the body is not JSON. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /**
-             * @description `offline`: a replica needs its central server for this (a lock) and
-             *     cannot reach it; `database_damaged`: the server's database is damaged
-             *     and takes no more changes.
-             */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["MissingAction"];
+            403: components["responses"]["BadToken"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["NotJson"];
+            503: components["responses"]["Unavailable"];
         };
     };
     sync_status: {
@@ -8033,114 +3307,14 @@ export interface operations {
                     "application/json": components["schemas"]["SyncStatus"];
                 };
             };
-            /** @description `invalid_request`: malformed JSON, a wrong type, a missing or bad field or parameter. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `forbidden_action`: the user lacks the operation's access action (named in the message). */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `token_missing`, `token_invalid`, `token_expired`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `not_found`: an unknown UUID, SRN or path. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `locked` (someone else holds the item) or `conflict` (a unique value is taken). */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `too_large`: the body is over the server's limit. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `unsupported_media_type`: the body is not JSON. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /**
-             * @description `offline`: a replica needs its central server for this (a lock) and
-             *     cannot reach it; `database_damaged`: the server's database is damaged
-             *     and takes no more changes.
-             */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["MissingAction"];
+            403: components["responses"]["BadToken"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["NotJson"];
+            503: components["responses"]["Unavailable"];
         };
     };
     sync_conflicts: {
@@ -8160,114 +3334,14 @@ export interface operations {
                     "application/json": components["schemas"]["Items_SyncConflict"];
                 };
             };
-            /** @description `invalid_request`: malformed JSON, a wrong type, a missing or bad field or parameter. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `forbidden_action`: the user lacks the operation's access action (named in the message). */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `token_missing`, `token_invalid`, `token_expired`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `not_found`: an unknown UUID, SRN or path. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `locked` (someone else holds the item) or `conflict` (a unique value is taken). */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `too_large`: the body is over the server's limit. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `unsupported_media_type`: the body is not JSON. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /**
-             * @description `offline`: a replica needs its central server for this (a lock) and
-             *     cannot reach it; `database_damaged`: the server's database is damaged
-             *     and takes no more changes.
-             */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["MissingAction"];
+            403: components["responses"]["BadToken"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["NotJson"];
+            503: components["responses"]["Unavailable"];
         };
     };
     sync_attention: {
@@ -8287,114 +3361,14 @@ export interface operations {
                     "application/json": components["schemas"]["Items_NeedsAttention"];
                 };
             };
-            /** @description `invalid_request`: malformed JSON, a wrong type, a missing or bad field or parameter. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `forbidden_action`: the user lacks the operation's access action (named in the message). */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `token_missing`, `token_invalid`, `token_expired`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `not_found`: an unknown UUID, SRN or path. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `locked` (someone else holds the item) or `conflict` (a unique value is taken). */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `too_large`: the body is over the server's limit. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `unsupported_media_type`: the body is not JSON. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /**
-             * @description `offline`: a replica needs its central server for this (a lock) and
-             *     cannot reach it; `database_damaged`: the server's database is damaged
-             *     and takes no more changes.
-             */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["MissingAction"];
+            403: components["responses"]["BadToken"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["NotJson"];
+            503: components["responses"]["Unavailable"];
         };
     };
     sync_resolve: {
@@ -8421,114 +3395,14 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description `invalid_request`: malformed JSON, a wrong type, a missing or bad field or parameter. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `forbidden_action`: the user lacks the operation's access action (named in the message). */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `token_missing`, `token_invalid`, `token_expired`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `not_found`: an unknown UUID, SRN or path. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `locked` (someone else holds the item) or `conflict` (a unique value is taken). */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `too_large`: the body is over the server's limit. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `unsupported_media_type`: the body is not JSON. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /**
-             * @description `offline`: a replica needs its central server for this (a lock) and
-             *     cannot reach it; `database_damaged`: the server's database is damaged
-             *     and takes no more changes.
-             */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["MissingAction"];
+            403: components["responses"]["BadToken"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["NotJson"];
+            503: components["responses"]["Unavailable"];
         };
     };
     planning_list_workflows: {
@@ -8557,114 +3431,14 @@ export interface operations {
                     "application/json": components["schemas"]["Envelope_Workflow"];
                 };
             };
-            /** @description `invalid_request`: malformed JSON, a wrong type, a missing or bad field or parameter. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `forbidden_action`: the user lacks the operation's access action (named in the message). */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `token_missing`, `token_invalid`, `token_expired`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `not_found`: an unknown UUID, SRN or path. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `locked` (someone else holds the item) or `conflict` (a unique value is taken). */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `too_large`: the body is over the server's limit. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `unsupported_media_type`: the body is not JSON. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /**
-             * @description `offline`: a replica needs its central server for this (a lock) and
-             *     cannot reach it; `database_damaged`: the server's database is damaged
-             *     and takes no more changes.
-             */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["MissingAction"];
+            403: components["responses"]["BadToken"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["NotJson"];
+            503: components["responses"]["Unavailable"];
         };
     };
     planning_create_workflow: {
@@ -8691,114 +3465,14 @@ export interface operations {
                     "application/json": components["schemas"]["Workflow"][];
                 };
             };
-            /** @description `invalid_request`: malformed JSON, a wrong type, a missing or bad field or parameter. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `forbidden_action`: the user lacks the operation's access action (named in the message). */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `token_missing`, `token_invalid`, `token_expired`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `not_found`: an unknown UUID, SRN or path. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `locked` (someone else holds the item) or `conflict` (a unique value is taken). */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `too_large`: the body is over the server's limit. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `unsupported_media_type`: the body is not JSON. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /**
-             * @description `offline`: a replica needs its central server for this (a lock) and
-             *     cannot reach it; `database_damaged`: the server's database is damaged
-             *     and takes no more changes.
-             */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["MissingAction"];
+            403: components["responses"]["BadToken"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["NotJson"];
+            503: components["responses"]["Unavailable"];
         };
     };
     planning_get_workflow: {
@@ -8806,7 +3480,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments) */
+                /** @description The record's UUID */
                 uuid: string;
             };
             cookie?: never;
@@ -8821,114 +3495,14 @@ export interface operations {
                     "application/json": components["schemas"]["Workflow"][];
                 };
             };
-            /** @description `invalid_request`: malformed JSON, a wrong type, a missing or bad field or parameter. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `forbidden_action`: the user lacks the operation's access action (named in the message). */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `token_missing`, `token_invalid`, `token_expired`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `not_found`: an unknown UUID, SRN or path. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `locked` (someone else holds the item) or `conflict` (a unique value is taken). */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `too_large`: the body is over the server's limit. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `unsupported_media_type`: the body is not JSON. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /**
-             * @description `offline`: a replica needs its central server for this (a lock) and
-             *     cannot reach it; `database_damaged`: the server's database is damaged
-             *     and takes no more changes.
-             */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["MissingAction"];
+            403: components["responses"]["BadToken"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["NotJson"];
+            503: components["responses"]["Unavailable"];
         };
     };
     planning_list_sections: {
@@ -8957,114 +3531,14 @@ export interface operations {
                     "application/json": components["schemas"]["Envelope_WorkflowSection"];
                 };
             };
-            /** @description `invalid_request`: malformed JSON, a wrong type, a missing or bad field or parameter. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `forbidden_action`: the user lacks the operation's access action (named in the message). */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `token_missing`, `token_invalid`, `token_expired`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `not_found`: an unknown UUID, SRN or path. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `locked` (someone else holds the item) or `conflict` (a unique value is taken). */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `too_large`: the body is over the server's limit. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `unsupported_media_type`: the body is not JSON. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /**
-             * @description `offline`: a replica needs its central server for this (a lock) and
-             *     cannot reach it; `database_damaged`: the server's database is damaged
-             *     and takes no more changes.
-             */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["MissingAction"];
+            403: components["responses"]["BadToken"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["NotJson"];
+            503: components["responses"]["Unavailable"];
         };
     };
     planning_create_section: {
@@ -9091,114 +3565,14 @@ export interface operations {
                     "application/json": components["schemas"]["WorkflowSection"][];
                 };
             };
-            /** @description `invalid_request`: malformed JSON, a wrong type, a missing or bad field or parameter. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `forbidden_action`: the user lacks the operation's access action (named in the message). */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `token_missing`, `token_invalid`, `token_expired`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `not_found`: an unknown UUID, SRN or path. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `locked` (someone else holds the item) or `conflict` (a unique value is taken). */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `too_large`: the body is over the server's limit. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `unsupported_media_type`: the body is not JSON. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /**
-             * @description `offline`: a replica needs its central server for this (a lock) and
-             *     cannot reach it; `database_damaged`: the server's database is damaged
-             *     and takes no more changes.
-             */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["MissingAction"];
+            403: components["responses"]["BadToken"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["NotJson"];
+            503: components["responses"]["Unavailable"];
         };
     };
     planning_get_section: {
@@ -9206,7 +3580,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments) */
+                /** @description The record's UUID */
                 uuid: string;
             };
             cookie?: never;
@@ -9221,114 +3595,14 @@ export interface operations {
                     "application/json": components["schemas"]["WorkflowSection"][];
                 };
             };
-            /** @description `invalid_request`: malformed JSON, a wrong type, a missing or bad field or parameter. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `forbidden_action`: the user lacks the operation's access action (named in the message). */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `token_missing`, `token_invalid`, `token_expired`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `not_found`: an unknown UUID, SRN or path. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `locked` (someone else holds the item) or `conflict` (a unique value is taken). */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `too_large`: the body is over the server's limit. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `unsupported_media_type`: the body is not JSON. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /**
-             * @description `offline`: a replica needs its central server for this (a lock) and
-             *     cannot reach it; `database_damaged`: the server's database is damaged
-             *     and takes no more changes.
-             */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["MissingAction"];
+            403: components["responses"]["BadToken"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["NotJson"];
+            503: components["responses"]["Unavailable"];
         };
     };
     planning_list_issues: {
@@ -9357,114 +3631,14 @@ export interface operations {
                     "application/json": components["schemas"]["Envelope_Issue"];
                 };
             };
-            /** @description `invalid_request`: malformed JSON, a wrong type, a missing or bad field or parameter. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `forbidden_action`: the user lacks the operation's access action (named in the message). */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `token_missing`, `token_invalid`, `token_expired`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `not_found`: an unknown UUID, SRN or path. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `locked` (someone else holds the item) or `conflict` (a unique value is taken). */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `too_large`: the body is over the server's limit. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `unsupported_media_type`: the body is not JSON. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /**
-             * @description `offline`: a replica needs its central server for this (a lock) and
-             *     cannot reach it; `database_damaged`: the server's database is damaged
-             *     and takes no more changes.
-             */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["MissingAction"];
+            403: components["responses"]["BadToken"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["NotJson"];
+            503: components["responses"]["Unavailable"];
         };
     };
     planning_create_issue: {
@@ -9491,114 +3665,14 @@ export interface operations {
                     "application/json": components["schemas"]["Issue"][];
                 };
             };
-            /** @description `invalid_request`: malformed JSON, a wrong type, a missing or bad field or parameter. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `forbidden_action`: the user lacks the operation's access action (named in the message). */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `token_missing`, `token_invalid`, `token_expired`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `not_found`: an unknown UUID, SRN or path. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `locked` (someone else holds the item) or `conflict` (a unique value is taken). */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `too_large`: the body is over the server's limit. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `unsupported_media_type`: the body is not JSON. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /**
-             * @description `offline`: a replica needs its central server for this (a lock) and
-             *     cannot reach it; `database_damaged`: the server's database is damaged
-             *     and takes no more changes.
-             */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["MissingAction"];
+            403: components["responses"]["BadToken"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["NotJson"];
+            503: components["responses"]["Unavailable"];
         };
     };
     planning_get_issue: {
@@ -9606,7 +3680,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments) */
+                /** @description The record's UUID */
                 uuid: string;
             };
             cookie?: never;
@@ -9621,114 +3695,14 @@ export interface operations {
                     "application/json": components["schemas"]["Issue"][];
                 };
             };
-            /** @description `invalid_request`: malformed JSON, a wrong type, a missing or bad field or parameter. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `forbidden_action`: the user lacks the operation's access action (named in the message). */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `token_missing`, `token_invalid`, `token_expired`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `not_found`: an unknown UUID, SRN or path. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `locked` (someone else holds the item) or `conflict` (a unique value is taken). */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `too_large`: the body is over the server's limit. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `unsupported_media_type`: the body is not JSON. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /**
-             * @description `offline`: a replica needs its central server for this (a lock) and
-             *     cannot reach it; `database_damaged`: the server's database is damaged
-             *     and takes no more changes.
-             */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["MissingAction"];
+            403: components["responses"]["BadToken"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["NotJson"];
+            503: components["responses"]["Unavailable"];
         };
     };
     print_documents_list: {
@@ -9757,114 +3731,14 @@ export interface operations {
                     "application/json": components["schemas"]["Envelope_PrintDocument"];
                 };
             };
-            /** @description `invalid_request`: malformed JSON, a wrong type, a missing or bad field or parameter. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `forbidden_action`: the user lacks the operation's access action (named in the message). */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `token_missing`, `token_invalid`, `token_expired`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `not_found`: an unknown UUID, SRN or path. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `locked` (someone else holds the item) or `conflict` (a unique value is taken). */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `too_large`: the body is over the server's limit. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `unsupported_media_type`: the body is not JSON. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /**
-             * @description `offline`: a replica needs its central server for this (a lock) and
-             *     cannot reach it; `database_damaged`: the server's database is damaged
-             *     and takes no more changes.
-             */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["MissingAction"];
+            403: components["responses"]["BadToken"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["NotJson"];
+            503: components["responses"]["Unavailable"];
         };
     };
     print_documents_create: {
@@ -9891,114 +3765,14 @@ export interface operations {
                     "application/json": components["schemas"]["PrintDocument"][];
                 };
             };
-            /** @description `invalid_request`: malformed JSON, a wrong type, a missing or bad field or parameter. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `forbidden_action`: the user lacks the operation's access action (named in the message). */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `token_missing`, `token_invalid`, `token_expired`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `not_found`: an unknown UUID, SRN or path. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `locked` (someone else holds the item) or `conflict` (a unique value is taken). */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `too_large`: the body is over the server's limit. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `unsupported_media_type`: the body is not JSON. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /**
-             * @description `offline`: a replica needs its central server for this (a lock) and
-             *     cannot reach it; `database_damaged`: the server's database is damaged
-             *     and takes no more changes.
-             */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["MissingAction"];
+            403: components["responses"]["BadToken"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["NotJson"];
+            503: components["responses"]["Unavailable"];
         };
     };
     print_documents_get: {
@@ -10021,114 +3795,14 @@ export interface operations {
                     "application/json": components["schemas"]["PrintDocument"][];
                 };
             };
-            /** @description `invalid_request`: malformed JSON, a wrong type, a missing or bad field or parameter. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `forbidden_action`: the user lacks the operation's access action (named in the message). */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `token_missing`, `token_invalid`, `token_expired`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `not_found`: an unknown UUID, SRN or path. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `locked` (someone else holds the item) or `conflict` (a unique value is taken). */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `too_large`: the body is over the server's limit. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `unsupported_media_type`: the body is not JSON. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /**
-             * @description `offline`: a replica needs its central server for this (a lock) and
-             *     cannot reach it; `database_damaged`: the server's database is damaged
-             *     and takes no more changes.
-             */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["MissingAction"];
+            403: components["responses"]["BadToken"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["NotJson"];
+            503: components["responses"]["Unavailable"];
         };
     };
     print_documents_update: {
@@ -10139,7 +3813,7 @@ export interface operations {
                 "Idempotency-Key"?: string | null;
             };
             path: {
-                /** @description A print document's UUID or tracking label */
+                /** @description The print document's UUID */
                 identifier: string;
             };
             cookie?: never;
@@ -10158,114 +3832,14 @@ export interface operations {
                     "application/json": components["schemas"]["PrintDocument"][];
                 };
             };
-            /** @description `invalid_request`: malformed JSON, a wrong type, a missing or bad field or parameter. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `forbidden_action`: the user lacks the operation's access action (named in the message). */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `token_missing`, `token_invalid`, `token_expired`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `not_found`: an unknown UUID, SRN or path. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `locked` (someone else holds the item) or `conflict` (a unique value is taken). */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `too_large`: the body is over the server's limit. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `unsupported_media_type`: the body is not JSON. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /**
-             * @description `offline`: a replica needs its central server for this (a lock) and
-             *     cannot reach it; `database_damaged`: the server's database is damaged
-             *     and takes no more changes.
-             */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["MissingAction"];
+            403: components["responses"]["BadToken"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["NotJson"];
+            503: components["responses"]["Unavailable"];
         };
     };
     print_documents_lock: {
@@ -10276,7 +3850,7 @@ export interface operations {
                 "Idempotency-Key"?: string | null;
             };
             path: {
-                /** @description The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments) */
+                /** @description The record's UUID */
                 uuid: string;
             };
             cookie?: never;
@@ -10295,114 +3869,14 @@ export interface operations {
                     "application/json": components["schemas"]["PrintDocument"];
                 };
             };
-            /** @description `invalid_request`: malformed JSON, a wrong type, a missing or bad field or parameter. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `forbidden_action`: the user lacks the operation's access action (named in the message). */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `token_missing`, `token_invalid`, `token_expired`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `not_found`: an unknown UUID, SRN or path. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `locked` (someone else holds the item) or `conflict` (a unique value is taken). */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `too_large`: the body is over the server's limit. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `unsupported_media_type`: the body is not JSON. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /**
-             * @description `offline`: a replica needs its central server for this (a lock) and
-             *     cannot reach it; `database_damaged`: the server's database is damaged
-             *     and takes no more changes.
-             */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["MissingAction"];
+            403: components["responses"]["BadToken"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["NotJson"];
+            503: components["responses"]["Unavailable"];
         };
     };
     print_documents_unlock: {
@@ -10413,7 +3887,7 @@ export interface operations {
                 "Idempotency-Key"?: string | null;
             };
             path: {
-                /** @description The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments) */
+                /** @description The record's UUID */
                 uuid: string;
             };
             cookie?: never;
@@ -10428,114 +3902,14 @@ export interface operations {
                     "application/json": components["schemas"]["PrintDocument"];
                 };
             };
-            /** @description `invalid_request`: malformed JSON, a wrong type, a missing or bad field or parameter. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `forbidden_action`: the user lacks the operation's access action (named in the message). */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `token_missing`, `token_invalid`, `token_expired`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `not_found`: an unknown UUID, SRN or path. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `locked` (someone else holds the item) or `conflict` (a unique value is taken). */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `too_large`: the body is over the server's limit. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `unsupported_media_type`: the body is not JSON. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /**
-             * @description `offline`: a replica needs its central server for this (a lock) and
-             *     cannot reach it; `database_damaged`: the server's database is damaged
-             *     and takes no more changes.
-             */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["MissingAction"];
+            403: components["responses"]["BadToken"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["NotJson"];
+            503: components["responses"]["Unavailable"];
         };
     };
     exports_get: {
@@ -10543,7 +3917,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments) */
+                /** @description The content item's UUID */
                 uuid: string;
             };
             cookie?: never;
@@ -10558,114 +3932,14 @@ export interface operations {
                     "application/json": components["schemas"]["Content"];
                 };
             };
-            /** @description `invalid_request`: malformed JSON, a wrong type, a missing or bad field or parameter. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `forbidden_action`: the user lacks the operation's access action (named in the message). */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `token_missing`, `token_invalid`, `token_expired`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `not_found`: an unknown UUID, SRN or path. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `locked` (someone else holds the item) or `conflict` (a unique value is taken). */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `too_large`: the body is over the server's limit. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `unsupported_media_type`: the body is not JSON. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /**
-             * @description `offline`: a replica needs its central server for this (a lock) and
-             *     cannot reach it; `database_damaged`: the server's database is damaged
-             *     and takes no more changes.
-             */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["MissingAction"];
+            403: components["responses"]["BadToken"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["NotJson"];
+            503: components["responses"]["Unavailable"];
         };
     };
     exports_update: {
@@ -10676,7 +3950,7 @@ export interface operations {
                 "Idempotency-Key"?: string | null;
             };
             path: {
-                /** @description The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments) */
+                /** @description The content item's UUID */
                 uuid: string;
             };
             cookie?: never;
@@ -10695,114 +3969,14 @@ export interface operations {
                     "application/json": components["schemas"]["Content"];
                 };
             };
-            /** @description `invalid_request`: malformed JSON, a wrong type, a missing or bad field or parameter. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `forbidden_action`: the user lacks the operation's access action (named in the message). */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `token_missing`, `token_invalid`, `token_expired`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `not_found`: an unknown UUID, SRN or path. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `locked` (someone else holds the item) or `conflict` (a unique value is taken). */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `too_large`: the body is over the server's limit. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `unsupported_media_type`: the body is not JSON. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /**
-             * @description `offline`: a replica needs its central server for this (a lock) and
-             *     cannot reach it; `database_damaged`: the server's database is damaged
-             *     and takes no more changes.
-             */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["MissingAction"];
+            403: components["responses"]["BadToken"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["NotJson"];
+            503: components["responses"]["Unavailable"];
         };
     };
     exports_dump: {
@@ -10810,7 +3984,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments) */
+                /** @description The content item's UUID */
                 uuid: string;
                 /** @description icml, html or text */
                 format: string;
@@ -10830,114 +4004,14 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description `invalid_request`: malformed JSON, a wrong type, a missing or bad field or parameter. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `forbidden_action`: the user lacks the operation's access action (named in the message). */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `token_missing`, `token_invalid`, `token_expired`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `not_found`: an unknown UUID, SRN or path. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `locked` (someone else holds the item) or `conflict` (a unique value is taken). */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `too_large`: the body is over the server's limit. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `unsupported_media_type`: the body is not JSON. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /**
-             * @description `offline`: a replica needs its central server for this (a lock) and
-             *     cannot reach it; `database_damaged`: the server's database is damaged
-             *     and takes no more changes.
-             */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["MissingAction"];
+            403: components["responses"]["BadToken"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["NotJson"];
+            503: components["responses"]["Unavailable"];
         };
     };
     exports_push: {
@@ -10948,7 +4022,7 @@ export interface operations {
                 "Idempotency-Key"?: string | null;
             };
             path: {
-                /** @description The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments) */
+                /** @description The content item's UUID */
                 uuid: string;
             };
             cookie?: never;
@@ -10963,114 +4037,14 @@ export interface operations {
                     "application/json": components["schemas"]["Content"];
                 };
             };
-            /** @description `invalid_request`: malformed JSON, a wrong type, a missing or bad field or parameter. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `forbidden_action`: the user lacks the operation's access action (named in the message). */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `token_missing`, `token_invalid`, `token_expired`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `not_found`: an unknown UUID, SRN or path. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `locked` (someone else holds the item) or `conflict` (a unique value is taken). */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `too_large`: the body is over the server's limit. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `unsupported_media_type`: the body is not JSON. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /**
-             * @description `offline`: a replica needs its central server for this (a lock) and
-             *     cannot reach it; `database_damaged`: the server's database is damaged
-             *     and takes no more changes.
-             */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["MissingAction"];
+            403: components["responses"]["BadToken"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["NotJson"];
+            503: components["responses"]["Unavailable"];
         };
     };
     exports_pull: {
@@ -11081,7 +4055,7 @@ export interface operations {
                 "Idempotency-Key"?: string | null;
             };
             path: {
-                /** @description The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments) */
+                /** @description The content item's UUID */
                 uuid: string;
             };
             cookie?: never;
@@ -11096,114 +4070,14 @@ export interface operations {
                     "application/json": components["schemas"]["Content"];
                 };
             };
-            /** @description `invalid_request`: malformed JSON, a wrong type, a missing or bad field or parameter. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `forbidden_action`: the user lacks the operation's access action (named in the message). */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `token_missing`, `token_invalid`, `token_expired`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `not_found`: an unknown UUID, SRN or path. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `locked` (someone else holds the item) or `conflict` (a unique value is taken). */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `too_large`: the body is over the server's limit. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `unsupported_media_type`: the body is not JSON. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /**
-             * @description `offline`: a replica needs its central server for this (a lock) and
-             *     cannot reach it; `database_damaged`: the server's database is damaged
-             *     and takes no more changes.
-             */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["MissingAction"];
+            403: components["responses"]["BadToken"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["NotJson"];
+            503: components["responses"]["Unavailable"];
         };
     };
     exports_lock: {
@@ -11214,7 +4088,7 @@ export interface operations {
                 "Idempotency-Key"?: string | null;
             };
             path: {
-                /** @description The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments) */
+                /** @description The content item's UUID */
                 uuid: string;
             };
             cookie?: never;
@@ -11229,114 +4103,14 @@ export interface operations {
                     "application/json": components["schemas"]["Content"];
                 };
             };
-            /** @description `invalid_request`: malformed JSON, a wrong type, a missing or bad field or parameter. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `forbidden_action`: the user lacks the operation's access action (named in the message). */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `token_missing`, `token_invalid`, `token_expired`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `not_found`: an unknown UUID, SRN or path. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `locked` (someone else holds the item) or `conflict` (a unique value is taken). */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `too_large`: the body is over the server's limit. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `unsupported_media_type`: the body is not JSON. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /**
-             * @description `offline`: a replica needs its central server for this (a lock) and
-             *     cannot reach it; `database_damaged`: the server's database is damaged
-             *     and takes no more changes.
-             */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["MissingAction"];
+            403: components["responses"]["BadToken"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["NotJson"];
+            503: components["responses"]["Unavailable"];
         };
     };
     exports_unlock: {
@@ -11347,7 +4121,7 @@ export interface operations {
                 "Idempotency-Key"?: string | null;
             };
             path: {
-                /** @description The record's UUID (several, comma-separated, for a delete of authors, tags, containers or assignments) */
+                /** @description The content item's UUID */
                 uuid: string;
             };
             cookie?: never;
@@ -11362,114 +4136,14 @@ export interface operations {
                     "application/json": components["schemas"]["Content"];
                 };
             };
-            /** @description `invalid_request`: malformed JSON, a wrong type, a missing or bad field or parameter. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `forbidden_action`: the user lacks the operation's access action (named in the message). */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `token_missing`, `token_invalid`, `token_expired`. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `not_found`: an unknown UUID, SRN or path. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `locked` (someone else holds the item) or `conflict` (a unique value is taken). */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `too_large`: the body is over the server's limit. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /** @description `unsupported_media_type`: the body is not JSON. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
-            /**
-             * @description `offline`: a replica needs its central server for this (a lock) and
-             *     cannot reach it; `database_damaged`: the server's database is damaged
-             *     and takes no more changes.
-             */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        code: string;
-                        field?: string | null;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["MissingAction"];
+            403: components["responses"]["BadToken"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["NotJson"];
+            503: components["responses"]["Unavailable"];
         };
     };
 }
