@@ -179,7 +179,7 @@ impl axum::response::IntoResponse for ContentAnswer {
 pub struct Options {
     /// The largest request body, in bytes.
     pub body_limit: usize,
-    /// Serve only what `api-v3.md` and the contract describe: no change feed,
+    /// Serve only what the hosted service offers: no change feed,
     /// no idempotency keys (to test clients against a plain remote).
     pub plain: bool,
     /// A desktop app's own server: only the app's window may call it.

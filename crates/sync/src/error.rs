@@ -17,9 +17,8 @@ pub enum RemoteCode {
 
 impl RemoteCode {
     /// The code as the remote wrote it.
-    pub fn fields_of_answer(text: &str) -> Self {
-        ErrorCode::fields_of_answer(text)
-            .map_or_else(|| Self::Unknown(text.to_owned()), Self::Known)
+    pub fn from_wire(text: &str) -> Self {
+        ErrorCode::from_wire(text).map_or_else(|| Self::Unknown(text.to_owned()), Self::Known)
     }
 
     /// The code's text, as it travels.
@@ -133,7 +132,7 @@ mod tests {
     fn remote(status: u16) -> SyncError {
         SyncError::Remote {
             status,
-            code: Some(RemoteCode::fields_of_answer("x")),
+            code: Some(RemoteCode::from_wire("x")),
             message: "x".into(),
             field: None,
         }
@@ -179,7 +178,7 @@ mod tests {
     fn codes_known_and_unknown() {
         let known = SyncError::Remote {
             status: 404,
-            code: Some(RemoteCode::fields_of_answer("not_found")),
+            code: Some(RemoteCode::from_wire("not_found")),
             message: "no such item".into(),
             field: None,
         };
@@ -192,7 +191,7 @@ mod tests {
 
         let newer = SyncError::Remote {
             status: 409,
-            code: Some(RemoteCode::fields_of_answer("embargoed")),
+            code: Some(RemoteCode::from_wire("embargoed")),
             message: "not before noon".into(),
             field: None,
         };

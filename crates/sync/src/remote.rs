@@ -286,7 +286,7 @@ fn refusal(status: StatusCode, body: &[u8]) -> SyncError {
     match serde_json::from_slice::<RemoteRefusal>(body) {
         Ok(error) => SyncError::Remote {
             status: status.as_u16(),
-            code: Some(RemoteCode::fields_of_answer(&error.code)),
+            code: Some(RemoteCode::from_wire(&error.code)),
             message: error.error,
             field: error.field,
         },

@@ -144,7 +144,7 @@ impl ErrorCode {
     }
 
     /// The code the wire text names, if it is one of these.
-    pub fn fields_of_answer(text: &str) -> Option<Self> {
+    pub fn from_wire(text: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|code| code.as_str() == text)
     }
 }
@@ -726,14 +726,14 @@ mod tests {
             assert_eq!(written, code.as_str(), "{code:?}");
             let read: ErrorCode = serde_json::from_value(written).expect("reads back");
             assert_eq!(read, code);
-            assert_eq!(ErrorCode::fields_of_answer(code.as_str()), Some(code));
+            assert_eq!(ErrorCode::from_wire(code.as_str()), Some(code));
             assert_eq!(code.to_string(), code.as_str());
         }
         let mut names: Vec<&str> = ErrorCode::ALL.iter().map(|c| c.as_str()).collect();
         names.sort_unstable();
         names.dedup();
         assert_eq!(names.len(), ErrorCode::ALL.len(), "every code once");
-        assert_eq!(ErrorCode::fields_of_answer("teapot"), None);
+        assert_eq!(ErrorCode::from_wire("teapot"), None);
     }
 
     #[test]

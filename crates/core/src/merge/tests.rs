@@ -1,4 +1,4 @@
-//! The merge's cases (MERGE-NOTES' list, the ones newsrooms hit) and its properties.
+//! The merge's cases (the ones newsrooms hit) and its properties.
 
 use proptest::prelude::*;
 use serde_json::json;
