@@ -323,9 +323,23 @@ fn edits_on_both_sides_merge_and_a_clash_is_listed() {
         &serde_json::json!({"name": "Cleo Laptop"}),
     );
     offline_edit.expect(200);
+    // Waiting to go, listed by what a person calls it.
+    let waiting = replica.get("/v3/sync/waiting").expect(200).body;
+    let waiting = waiting["items"].as_array().expect("items").clone();
+    assert_eq!(waiting.len(), 1, "{waiting:?}");
+    assert_eq!(waiting[0]["record"]["record_type"], "author");
+    assert_eq!(waiting[0]["record"]["uuid"], uuid);
+    assert_eq!(waiting[0]["record"]["headline"], "Cleo Laptop");
+    assert_eq!(waiting[0]["record"]["story_uuid"], serde_json::Value::Null);
+    assert_eq!(waiting[0]["operation"], "update");
     let (ok, out) = sync(&replica, &central.base, &key);
     assert!(ok, "{out}");
     assert!(out.contains("conflicts 1"), "{out}");
+    assert_eq!(
+        replica.get("/v3/sync/waiting").expect(200).body["items"],
+        serde_json::json!([]),
+        "nothing waits once sent"
+    );
     for server in [&central, &replica] {
         let now = server.get(&format!("/v3/author/{uuid}")).expect(200).body[0].clone();
         assert_eq!(
@@ -343,6 +357,11 @@ fn edits_on_both_sides_merge_and_a_clash_is_listed() {
     );
     assert_eq!(listed[0]["theirs"], "Cleo Central");
     assert!(listed[0]["srn"].as_str().unwrap_or("").ends_with(uuid));
+    assert_eq!(
+        listed[0]["record"]["headline"], "Cleo Central",
+        "named as it reads now"
+    );
+    assert_eq!(listed[0]["record"]["record_type"], "author");
     assert_eq!(
         replica.get("/v3/sync/status").expect(200).body["conflicts"],
         "1"

@@ -163,6 +163,10 @@ fn the_same_words_are_one_paragraph_conflict_settled_with_mine() {
     assert_eq!(conflict["block"]["position"], "1");
     assert_eq!(conflict["block"]["before"], "One, said the mayor.");
     assert_eq!(conflict["block"]["after"], "Three, revised.");
+    // Named by its headline, with the story to open.
+    let story = desk.local_story();
+    assert_eq!(conflict["record"]["headline"], story["title"]);
+    assert_eq!(conflict["record"]["story_uuid"], desk.local_uuid.as_str());
 
     // Keep mine: that paragraph only, and it reaches the desk.
     let uuid = conflict["uuid"].as_str().expect("uuid");

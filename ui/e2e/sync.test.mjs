@@ -82,8 +82,18 @@ it('settles a paragraph conflict in its context, the rest of the story merged', 
   assert.deepEqual(await yours.locator('ins').allInnerTexts(), ['6']);
   assert.deepEqual(await conflict.getByRole('region', { name: 'Theirs' }).locator('ins').allInnerTexts(), ['7']);
   await shot(page, 'sync-paragraph-conflict');
-  await conflict.getByRole('button', { name: /Keep mine/ }).click();
+  // Named by its headline, which opens the story.
+  await conflict.getByRole('link', { name: '“Fees”' }).click();
+  await page.waitForURL(`**/#/content/${story.uuid}`);
+  await page.getByText(/one conflict to settle/).waitFor();
+  await page.goBack();
+  const settled = page.getByRole('article', { name: 'Conflict on content' });
+  await settled.getByRole('button', { name: /Keep mine/ }).click();
   await page.getByText('No conflicts.').waitFor();
+  // Keeping mine is a change made here: it waits to go, listed by headline.
+  const waiting = page.getByRole('list', { name: 'Changes waiting to go' });
+  await waiting.getByRole('link', { name: '“Fees”' }).waitFor({ timeout: 15000 });
+  assert.match(await waiting.innerText(), /story “Fees” \(changed here since/);
   await context.close();
 
   syncOnce(replica.dir, central.base, laptop);

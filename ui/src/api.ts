@@ -204,3 +204,6 @@ export function query(params: Record<string, string | number | undefined>): stri
   const pairs = Object.entries(params).filter(([, v]) => v !== undefined && v !== '');
   return pairs.length ? `?${pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`).join('&')}` : '';
 }
+
+/** A synced record as a person calls it (sync screen). */
+export type RecordLabel = Schemas['RecordLabel'];

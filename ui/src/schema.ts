@@ -517,6 +517,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v3/sync/waiting": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Access action: SYNC get. The changes made here that wait to go to the central server, each record once, oldest first, with its headline or name and the story it belongs to. */
+        get: operations["sync_waiting"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v3/sync/conflicts/{uuid}/resolve": {
         parameters: {
             query?: never;
@@ -1331,6 +1348,10 @@ export interface components {
         Items_SyncConflict: {
             items: components["schemas"]["SyncConflict"][];
         };
+        /** @description Lists that carry only `items` (comments). */
+        Items_WaitingChange: {
+            items: components["schemas"]["WaitingChange"][];
+        };
         /** @description The media item a story leads with (`dominantAttachment`). */
         LeadPhoto: {
             /** @description The media item's UUID (fetch it as a content item). */
@@ -1389,6 +1410,7 @@ export interface components {
             record_type: string;
             uuid: string;
             srn: string;
+            record: components["schemas"]["RecordLabel"];
             /** @description Why the server refused it. */
             error: string;
             attempts: string;
@@ -1444,6 +1466,19 @@ export interface components {
         };
         /** @description Text; a JSON structure sent instead is stored serialised */
         RawText: string;
+        /** @description What a person calls a synced record, and the story it belongs to. */
+        RecordLabel: {
+            /** @description `content`, `author`, `note_comment`, ... */
+            record_type: string;
+            uuid: string;
+            /**
+             * @description Its headline, name or label; for a record of a story (its draft, a
+             *     note, its attachment), the story's headline; empty when it is gone.
+             */
+            headline: string;
+            /** @description The story it is or belongs to, to open it; null for none. */
+            story_uuid?: string | null;
+        };
         Reference: number | string;
         ResolveBody: {
             /** @description `mine`, `theirs`, or `edited` (then `text` is the settled text). */
@@ -1465,6 +1500,8 @@ export interface components {
             uuid: string;
             /** @description The record's SRN. */
             srn: string;
+            /** @description The record, as a person calls it. */
+            record: components["schemas"]["RecordLabel"];
             field: string;
             mine: string;
             theirs: string;
@@ -1568,6 +1605,18 @@ export interface components {
             user_id?: string | null;
             created_at: string;
             srn: string;
+        };
+        /** @description A local change waiting to go to the central server. */
+        WaitingChange: {
+            srn: string;
+            record: components["schemas"]["RecordLabel"];
+            /** @description `create`, `update` or `delete`: the latest change made here. */
+            operation: string;
+            /** @description How often sending it failed for a passing reason. */
+            attempts: string;
+            /** @description The last such reason, or null. */
+            last_error?: string | null;
+            since: string;
         };
         Workflow: {
             id: string;
@@ -3359,6 +3408,33 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Items_NeedsAttention"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["MissingAction"];
+            403: components["responses"]["BadToken"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["NotJson"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    sync_waiting: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Items_WaitingChange"];
                 };
             };
             400: components["responses"]["BadRequest"];

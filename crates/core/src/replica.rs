@@ -248,6 +248,7 @@ pub struct ApplyReport {
 pub struct SyncConflict {
     pub uuid: String,
     pub srn: String,
+    pub record: RecordLabel,
     pub field: String,
     pub mine: String,
     pub theirs: String,
@@ -281,9 +282,53 @@ pub struct NeedsAttention {
     pub record_type: RecordType,
     pub uuid: String,
     pub srn: String,
+    pub record: RecordLabel,
     pub error: String,
     pub attempts: i64,
     pub since: String,
+}
+
+/// A local change waiting to go to the central server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WaitingChange {
+    pub srn: String,
+    pub record: RecordLabel,
+    /// `create`, `update` or `delete`: the latest change made here.
+    pub operation: String,
+    /// How often sending it failed for a passing reason, and the last reason.
+    pub attempts: i64,
+    pub last_error: Option<String>,
+    pub since: String,
+}
+
+/// What a person calls a synced record, and the story it belongs to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordLabel {
+    pub record_type: RecordType,
+    pub uuid: String,
+    /// Its headline, name or label (for a record of a story, the story's
+    /// headline); empty when the record is gone here.
+    pub headline: String,
+    /// The story it is or belongs to, to open it.
+    pub story: Option<String>,
+}
+
+/// What a person calls the record `uuid` of `record_type`.
+fn label_of(tx: &Transaction<'_>, record_type: RecordType, uuid: &str) -> Result<RecordLabel> {
+    let found: Option<(Option<String>, Option<String>)> = match record_type.synced() {
+        Some(kind) => tx
+            .prepare_cached(kind.label_query())?
+            .query_row([uuid], |row| Ok((row.get(0)?, row.get(1)?)))
+            .optional()?,
+        None => None,
+    };
+    let (headline, story) = found.unwrap_or_default();
+    Ok(RecordLabel {
+        record_type,
+        uuid: uuid.to_owned(),
+        headline: headline.unwrap_or_default(),
+        story,
+    })
 }
 
 /// Merges `mine` and `theirs`, both changed from `base`, field by field: a
@@ -1018,6 +1063,12 @@ impl Cms {
                 let uuid: String = row.get(1)?;
                 Ok(NeedsAttention {
                     srn: self.srn(record_type.as_str(), &uuid),
+                    record: RecordLabel {
+                        record_type,
+                        uuid: uuid.clone(),
+                        headline: String::new(),
+                        story: None,
+                    },
                     record_type,
                     uuid,
                     error: row.get::<_, Option<String>>(2)?.unwrap_or_default(),
@@ -1025,7 +1076,41 @@ impl Cms {
                     since: row.get(4)?,
                 })
             })?;
-            Ok(rows.collect::<Result<_, _>>()?)
+            let mut found: Vec<NeedsAttention> = rows.collect::<Result<_, _>>()?;
+            for refused in &mut found {
+                refused.record = label_of(tx, refused.record_type, &refused.uuid)?;
+            }
+            Ok(found)
+        })
+    }
+
+    /// `GET /v3/sync/waiting`: the local changes waiting to go, each record
+    /// once, oldest first, with what a person calls it.
+    pub fn sync_waiting(&self, who: &Principal) -> Result<Vec<WaitingChange>> {
+        who.require("SYNC get")?;
+        self.store.read(|tx| {
+            // SQLite takes the bare `operation` from the row holding MAX(id): the latest change.
+            let mut stmt = tx.prepare_cached(
+                "SELECT record_type, uuid, operation, MAX(id), MAX(attempts), MAX(last_error), MIN(created_at)
+                 FROM outbox WHERE state = 'pending' GROUP BY record_type, uuid ORDER BY MIN(id)",
+            )?;
+            let rows: Vec<(RecordType, String, String, i64, Option<String>, String)> = stmt
+                .query_map([], |row| {
+                    Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(4)?, row.get(5)?, row.get(6)?))
+                })?
+                .collect::<Result<_, _>>()?;
+            let mut waiting = Vec::with_capacity(rows.len());
+            for (record_type, uuid, operation, attempts, last_error, since) in rows {
+                waiting.push(WaitingChange {
+                    srn: self.srn(record_type.as_str(), &uuid),
+                    record: label_of(tx, record_type, &uuid)?,
+                    operation,
+                    attempts,
+                    last_error,
+                    since,
+                });
+            }
+            Ok(waiting)
         })
     }
 
@@ -1047,12 +1132,18 @@ impl Cms {
                  FROM sync_conflicts WHERE resolved_at IS NULL ORDER BY id",
             )?;
             let rows = stmt.query_map([], |row| {
-                let record_type: String = row.get(1)?;
+                let record_type: RecordType = row.get(1)?;
                 let record_uuid: String = row.get(2)?;
                 let position: Option<i64> = row.get(7)?;
                 Ok(SyncConflict {
                     uuid: row.get(0)?,
-                    srn: self.srn(&record_type, &record_uuid),
+                    srn: self.srn(record_type.as_str(), &record_uuid),
+                    record: RecordLabel {
+                        record_type,
+                        uuid: record_uuid,
+                        headline: String::new(),
+                        story: None,
+                    },
                     field: row.get(3)?,
                     mine: row.get(4)?,
                     theirs: row.get(5)?,
@@ -1068,7 +1159,11 @@ impl Cms {
                     },
                 })
             })?;
-            Ok(rows.collect::<Result<_, _>>()?)
+            let mut found: Vec<SyncConflict> = rows.collect::<Result<_, _>>()?;
+            for conflict in &mut found {
+                conflict.record = label_of(tx, conflict.record.record_type, &conflict.record.uuid)?;
+            }
+            Ok(found)
         })
     }
 }

@@ -677,12 +677,40 @@ pub struct SyncStatus {
     pub progress_pushed: String,
 }
 
+/// What a person calls a synced record, and the story it belongs to.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, ToSchema)]
+pub struct RecordLabel {
+    /// `content`, `author`, `note_comment`, ...
+    pub record_type: String,
+    pub uuid: String,
+    /// Its headline, name or label; for a record of a story (its draft, a
+    /// note, its attachment), the story's headline; empty when it is gone.
+    pub headline: String,
+    /// The story it is or belongs to, to open it; null for none.
+    pub story_uuid: Option<String>,
+}
+
+/// A local change waiting to go to the central server.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, ToSchema)]
+pub struct WaitingChange {
+    pub srn: String,
+    pub record: RecordLabel,
+    /// `create`, `update` or `delete`: the latest change made here.
+    pub operation: String,
+    /// How often sending it failed for a passing reason.
+    pub attempts: String,
+    /// The last such reason, or null.
+    pub last_error: Option<String>,
+    pub since: String,
+}
+
 /// A change the central server refused, set aside with the edit kept.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, ToSchema)]
 pub struct NeedsAttention {
     pub record_type: String,
     pub uuid: String,
     pub srn: String,
+    pub record: RecordLabel,
     /// Why the server refused it.
     pub error: String,
     pub attempts: String,
@@ -697,6 +725,8 @@ pub struct SyncConflict {
     pub uuid: String,
     /// The record's SRN.
     pub srn: String,
+    /// The record, as a person calls it.
+    pub record: RecordLabel,
     pub field: String,
     pub mine: String,
     pub theirs: String,

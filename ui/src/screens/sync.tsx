@@ -4,7 +4,7 @@
 
 import { diffWords } from 'diff';
 import { useEffect, useState } from 'preact/hooks';
-import type { Items, RequestBody, SyncConflict, SyncStatus } from '../api';
+import type { Items, RecordLabel, RequestBody, SyncConflict, SyncStatus } from '../api';
 import { useDesk } from '../context';
 import { textOf } from '../text';
 import { attempt, Problem, useLoad } from '../load';
@@ -44,6 +44,37 @@ function MarkedWords({ text, other, mark }: { text: string; other: string; mark:
   );
 }
 
+/** `1 conflict`, `2 conflicts`. */
+export function counted(count: number | string, one: string, many = `${one}s`): string {
+  const n = Number(count);
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+/** What a kind of record is called in a sentence. */
+function kindName(recordType: string): string {
+  return (
+    {
+      content: 'story',
+      note_comment: 'note on',
+      assignment_comment: 'comment on the assignment',
+      draft: 'draft of',
+      attachment: 'attachment of',
+      print_document: 'print document',
+    }[recordType] ?? recordType.replace(/_/g, ' ')
+  );
+}
+
+/** A synced record by what a person calls it, linked to its story when it has one. */
+function RecordName({ record, srn }: { record: RecordLabel; srn: string }) {
+  const name = record.headline ? `“${record.headline}”` : srn;
+  return (
+    <>
+      {kindName(record.record_type)}{' '}
+      {record.story_uuid ? <a href={`#/content/${encodeURIComponent(record.story_uuid)}`}>{name}</a> : name}
+    </>
+  );
+}
+
 /** Polls the sync state every few seconds. */
 function useStatus(): SyncStatus | undefined {
   const { api, may } = useDesk();
@@ -78,9 +109,9 @@ export function SyncBadge() {
   }
   const label = status.syncing ? 'Syncing…' : status.online ? 'Online' : 'Offline';
   return (
-    <a href="#/sync" class={`badge ${status.online ? 'online' : 'offline'}`} aria-label={`Sync: ${label}, ${status.pending} changes waiting`}>
+    <a href="#/sync" class={`badge ${status.online ? 'online' : 'offline'}`}>
       {label} · {status.pending} waiting
-      {Number(status.conflicts) > 0 ? ` · ${status.conflicts} conflicts` : ''}
+      {Number(status.conflicts) > 0 ? ` · ${counted(status.conflicts, 'conflict')}` : ''}
     </a>
   );
 }
@@ -90,6 +121,7 @@ export function SyncScreen() {
   const status = useStatus();
   const conflicts = useLoad(() => api.get<Items<'SyncConflict'>>('/v3/sync/conflicts'), []);
   const attention = useLoad(() => api.get<Items<'NeedsAttention'>>('/v3/sync/attention'), []);
+  const waiting = useLoad(() => api.get<Items<'WaitingChange'>>('/v3/sync/waiting'), [status?.pending]);
   const [problem, setProblem] = useState<string>();
   const resolve = async (uuid: string, keep: 'mine' | 'theirs' | 'edited', text?: string) => {
     setProblem(await attempt(() => api.post(`/v3/sync/conflicts/${uuid}/resolve`, { keep, text } satisfies RequestBody<'Resolve'>)));
@@ -113,7 +145,7 @@ export function SyncScreen() {
           <dt>Last sync</dt>
           <dd>{status.last_sync_at ?? 'never'}</dd>
           <dt>Changes waiting to go</dt>
-          <dd>{status.pending}</dd>
+          <dd>{counted(status.pending, 'change')}</dd>
           {status.syncing && (
             <>
               <dt>Syncing now</dt>
@@ -128,7 +160,7 @@ export function SyncScreen() {
       ) : (
         <p>No sync state to show.</p>
       )}
-      <Problem message={problem ?? conflicts.error ?? attention.error} />
+      <Problem message={problem ?? conflicts.error ?? attention.error ?? waiting.error} />
       <h2>Conflicts</h2>
       {(conflicts.data?.items ?? []).length === 0 && <p>No conflicts.</p>}
       {(conflicts.data?.items ?? []).map((c) => (
@@ -139,7 +171,7 @@ export function SyncScreen() {
               : c.block
                 ? `Paragraph ${Number(c.block.position) + 1} of the field “${c.field}”`
                 : `The field “${c.field}”`}{' '}
-            of {c.srn}
+            of the <RecordName record={c.record} srn={c.srn} />
           </h3>
           {c.block ? (
             <>
@@ -189,7 +221,18 @@ export function SyncScreen() {
       <ul>
         {(attention.data?.items ?? []).map((a) => (
           <li key={`${a.record_type}-${a.uuid}`}>
-            The {a.record_type.replace('_', ' ')} {a.srn} was refused by the server: {a.error} Your edit is kept here.
+            The <RecordName record={a.record} srn={a.srn} /> was refused by the server: {a.error} Your edit is kept here.
+          </li>
+        ))}
+      </ul>
+      <h2>Waiting to go</h2>
+      {(waiting.data?.items ?? []).length === 0 && <p>Nothing is waiting: everything made here has reached the server.</p>}
+      <ul aria-label="Changes waiting to go">
+        {(waiting.data?.items ?? []).map((w) => (
+          <li key={`${w.record.record_type}-${w.record.uuid}`}>
+            The <RecordName record={w.record} srn={w.srn} /> ({w.operation === 'create' ? 'new' : w.operation === 'delete' ? 'deleted' : 'changed'}{' '}
+            here since {w.since})
+            {Number(w.attempts) > 0 ? `: tried ${counted(w.attempts, 'time')}, last “${w.last_error ?? 'no answer'}”` : ''}
           </li>
         ))}
       </ul>

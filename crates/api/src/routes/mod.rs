@@ -73,6 +73,7 @@ pub(crate) fn documented() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(sync::status))
         .routes(routes!(sync::conflicts))
         .routes(routes!(sync::attention))
+        .routes(routes!(sync::waiting))
         .routes(routes!(sync::resolve))
         .routes(routes!(planning::list_workflows, planning::create_workflow))
         .routes(routes!(planning::get_workflow))

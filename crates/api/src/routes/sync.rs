@@ -57,9 +57,48 @@ pub async fn attention(
                 record_type: a.record_type.to_string(),
                 uuid: a.uuid,
                 srn: a.srn,
+                record: label(a.record),
                 error: a.error,
                 attempts: a.attempts.to_string(),
                 since: a.since,
+            })
+            .collect(),
+    }))
+}
+
+/// A record's label on the wire.
+fn label(record: copydesk_core::replica::RecordLabel) -> wire::RecordLabel {
+    wire::RecordLabel {
+        record_type: record.record_type.to_string(),
+        uuid: record.uuid,
+        headline: record.headline,
+        story_uuid: record.story,
+    }
+}
+
+#[utoipa::path(
+    get,
+    path = "/v3/sync/waiting",
+    tag = "sync",
+    operation_id = "sync_waiting",
+    description = "Access action: SYNC get. The changes made here that wait to go to the central server, each record once, oldest first, with its headline or name and the story it belongs to.",
+    responses((status = 200, body = wire::Items<wire::WaitingChange>), Refusals)
+)]
+pub async fn waiting(
+    State(state): State<AppState>,
+    bearer: Bearer,
+) -> ApiResult<Json<wire::Items<wire::WaitingChange>>> {
+    let items = state.call(bearer, |cms, who| cms.sync_waiting(who)).await?;
+    Ok(Json(wire::Items {
+        items: items
+            .into_iter()
+            .map(|w| wire::WaitingChange {
+                srn: w.srn,
+                record: label(w.record),
+                operation: w.operation,
+                attempts: w.attempts.to_string(),
+                last_error: w.last_error,
+                since: w.since,
             })
             .collect(),
     }))
@@ -86,6 +125,7 @@ pub async fn conflicts(
             .map(|c| wire::SyncConflict {
                 uuid: c.uuid,
                 srn: c.srn,
+                record: label(c.record),
                 field: c.field,
                 mine: c.mine,
                 theirs: c.theirs,

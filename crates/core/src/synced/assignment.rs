@@ -30,6 +30,10 @@ impl SyncedType for Assignment {
         one_reference(RecordType::Content, fields, "content_id")
     }
 
+    fn label_query(&self) -> &'static str {
+        "SELECT a.title, c.uuid FROM assignments a LEFT JOIN content c ON c.id = a.content_id WHERE a.uuid = ?1"
+    }
+
     fn identifying(&self) -> &'static [&'static str] {
         &["title", "description"]
     }

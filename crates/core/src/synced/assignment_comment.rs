@@ -47,6 +47,10 @@ impl SyncedType for AssignmentComment {
         one_reference(RecordType::Assignment, fields, "assignment")
     }
 
+    fn label_query(&self) -> &'static str {
+        "SELECT a.title, c.uuid FROM assignment_comments x JOIN assignments a ON a.id = x.assignment_id LEFT JOIN content c ON c.id = a.content_id WHERE x.uuid = ?1"
+    }
+
     fn identifying(&self) -> &'static [&'static str] {
         &["comment"]
     }

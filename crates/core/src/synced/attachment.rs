@@ -46,6 +46,10 @@ impl SyncedType for Attachment {
     }
 
     /// An attachment is its content item's: sending it again replaces, never doubles.
+    fn label_query(&self) -> &'static str {
+        "SELECT c.title, c.uuid FROM attachments a JOIN content c ON c.id = a.content_id WHERE a.uuid = ?1"
+    }
+
     fn identifying(&self) -> &'static [&'static str] {
         &[]
     }

@@ -24,6 +24,10 @@ impl SyncedType for Author {
         &["slug", "name", "email", "tagline", "description", "status"]
     }
 
+    fn label_query(&self) -> &'static str {
+        "SELECT name, NULL FROM authors WHERE uuid = ?1"
+    }
+
     fn identifying(&self) -> &'static [&'static str] {
         &["name", "slug", "email"]
     }

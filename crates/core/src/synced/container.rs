@@ -47,6 +47,10 @@ impl SyncedType for Container {
         .concat()
     }
 
+    fn label_query(&self) -> &'static str {
+        "SELECT title, NULL FROM containers WHERE uuid = ?1"
+    }
+
     fn identifying(&self) -> &'static [&'static str] {
         &["title", "slug", "type"]
     }

@@ -56,6 +56,10 @@ impl SyncedType for Content {
         &[("content", "content_raw"), ("abstract", "abstract_raw")]
     }
 
+    fn label_query(&self) -> &'static str {
+        "SELECT title, uuid FROM content WHERE uuid = ?1"
+    }
+
     fn identifying(&self) -> &'static [&'static str] {
         &["title", "slug", "type", "content"]
     }

@@ -46,6 +46,10 @@ impl SyncedType for Draft {
         one_reference(RecordType::Content, fields, "item")
     }
 
+    fn label_query(&self) -> &'static str {
+        "SELECT c.title, c.uuid FROM drafts d JOIN content c ON c.id = d.content_id WHERE d.uuid = ?1"
+    }
+
     fn identifying(&self) -> &'static [&'static str] {
         &["content_raw"]
     }

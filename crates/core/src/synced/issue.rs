@@ -34,6 +34,10 @@ impl SyncedType for Issue {
         true
     }
 
+    fn label_query(&self) -> &'static str {
+        "SELECT label, NULL FROM issues WHERE uuid = ?1"
+    }
+
     fn identifying(&self) -> &'static [&'static str] {
         &["label", "decorated_label"]
     }

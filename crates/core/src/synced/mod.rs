@@ -100,6 +100,11 @@ pub trait SyncedType: Sync {
         &[]
     }
 
+    /// The query finding, from a record's UUID, what a person calls it (a
+    /// headline, a name, a label; for a record of a story, the story's
+    /// headline) and the UUID of the story it belongs to, if any.
+    fn label_query(&self) -> &'static str;
+
     /// The fields that find, among the remote's records, one a create whose
     /// answer was lost made (empty: such a create is never doubled).
     fn identifying(&self) -> &'static [&'static str];

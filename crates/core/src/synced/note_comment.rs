@@ -50,6 +50,10 @@ impl SyncedType for NoteComment {
         .concat()
     }
 
+    fn label_query(&self) -> &'static str {
+        "SELECT c.title, c.uuid FROM note_comments n LEFT JOIN content c ON c.uuid = n.reference WHERE n.uuid = ?1"
+    }
+
     fn identifying(&self) -> &'static [&'static str] {
         &["comment", "parent"]
     }

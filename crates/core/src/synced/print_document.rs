@@ -34,6 +34,10 @@ impl SyncedType for PrintDocument {
         .concat()
     }
 
+    fn label_query(&self) -> &'static str {
+        "SELECT CASE WHEN label <> '' THEN label ELSE tracking_label END, NULL FROM print_documents WHERE uuid = ?1"
+    }
+
     fn identifying(&self) -> &'static [&'static str] {
         &["tracking_label"]
     }

@@ -24,6 +24,10 @@ impl SyncedType for Tag {
         &["name", "slug"]
     }
 
+    fn label_query(&self) -> &'static str {
+        "SELECT name, NULL FROM tags WHERE uuid = ?1"
+    }
+
     fn identifying(&self) -> &'static [&'static str] {
         &["name", "slug"]
     }

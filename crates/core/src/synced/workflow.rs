@@ -47,6 +47,10 @@ impl SyncedType for Workflow {
         true
     }
 
+    fn label_query(&self) -> &'static str {
+        "SELECT name, NULL FROM workflows WHERE uuid = ?1"
+    }
+
     fn identifying(&self) -> &'static [&'static str] {
         &["slug", "name"]
     }
