@@ -6,6 +6,7 @@ import { useState } from 'preact/hooks';
 import type { Issue, Page, PrintDocument, RequestBody, User, Workflow } from '../api';
 import { useDesk } from '../context';
 import { attempt, Problem, useLoad } from '../load';
+import { StoryPicker, type PickedStory } from '../picker';
 
 interface Plan {
   workflows: Workflow[];
@@ -60,6 +61,7 @@ function DocumentRow({ doc, plan, onChange }: { doc: PrintDocument; plan?: Plan;
   const [forUser, setForUser] = useState('');
   const holder = doc.print_locked_user;
   const holderName = holder ? (holder === me.user.uuid ? 'you' : plan?.users.find((u) => u.uuid === holder)?.name ?? 'someone else') : '—';
+  const since = holder ? lockedSince(doc) : undefined;
   const run = async (action: () => Promise<unknown>) => {
     const failed = await attempt(action);
     setProblem(failed);
@@ -71,7 +73,10 @@ function DocumentRow({ doc, plan, onChange }: { doc: PrintDocument; plan?: Plan;
       <td>{doc.tracking_label}</td>
       <td>{doc.issue?.label ?? '—'}</td>
       <td>{doc.workflow?.name ?? '—'}</td>
-      <td>{holderName}</td>
+      <td>
+        {holderName}
+        {since && <span class="hint"> since {since}</span>}
+      </td>
       <td>
         {may('PRINTDOCUMENT update') && !holder && (
           <button type="button" onClick={() => run(() => api.post(`/v3/print-document/${doc.uuid}/lock`, {}))}>
@@ -173,10 +178,31 @@ function Choose({ label, value, set, options }: { label: string; value: string; 
   );
 }
 
+/** When the document's current lock was taken, from its audit (the latest lock or take-over). */
+function lockedSince(doc: PrintDocument): string | undefined {
+  const taken = [...doc.audit].reverse().find((entry) => entry.action === 'lock' || entry.action === 'lock takeover');
+  if (!taken) return undefined;
+  // The service writes UTC as `YYYY-MM-DD HH:MM:SS`.
+  const at = new Date(`${taken.created_at.replace(' ', 'T')}Z`);
+  return Number.isNaN(at.getTime()) ? taken.created_at : at.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+}
+
+/** The name a downloaded export gets: the story's slug and the format's extension. */
+export function exportFileName(story: Pick<PickedStory, 'slug' | 'title'> | undefined, format: string): string {
+  const stem =
+    story?.slug ||
+    story?.title
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}]+/gu, '-')
+      .replace(/^-+|-+$/g, '') ||
+    'export';
+  return `${stem}.${format === 'text' ? 'txt' : format}`;
+}
+
 function ExportPanel({ plan }: { plan?: Plan }) {
   const { api, may } = useDesk();
-  const stories = useLoad(() => api.get<Page<'Content'>>('/v3/content?per_page=100&order=modified_at&dir=desc'), []);
-  const [uuid, setUuid] = useState('');
+  const [story, setStory] = useState<PickedStory>();
+  const uuid = story?.uuid ?? '';
   const [workflow, setWorkflow] = useState('');
   const [issue, setIssue] = useState('');
   const [text, setText] = useState('');
@@ -191,7 +217,7 @@ function ExportPanel({ plan }: { plan?: Plan }) {
     await run(`Downloaded the ${format.toUpperCase()}.`, async () => {
       const link = document.createElement('a');
       link.href = URL.createObjectURL(await api.exportFile(uuid, format));
-      link.download = `export.${format === 'text' ? 'txt' : format}`;
+      link.download = exportFileName(story, format);
       link.click();
     });
   };
@@ -199,17 +225,7 @@ function ExportPanel({ plan }: { plan?: Plan }) {
   return (
     <section class="panel" aria-labelledby="export-heading">
       <h2 id="export-heading">Export a story to print</h2>
-      <label>
-        Story{' '}
-        <select value={uuid} onChange={(e) => setUuid(e.currentTarget.value)}>
-          <option value="">Pick a story…</option>
-          {(stories.data?.items ?? []).map((c) => (
-            <option value={c.uuid} key={c.uuid}>
-              {c.title}
-            </option>
-          ))}
-        </select>
-      </label>
+      <StoryPicker label="Story" picked={story} onPick={setStory} />
       {uuid && (
         <>
           <Choose label="Workflow" value={workflow} set={setWorkflow} options={(plan?.workflows ?? []).map((w) => [w.uuid, w.name])} />
