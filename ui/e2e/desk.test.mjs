@@ -48,19 +48,19 @@ describe('the story editor', () => {
     await body.click();
     await page.keyboard.type('The council voted yes.');
     await page.getByRole('button', { name: 'Save as new version' }).click();
-    await page.getByRole('heading', { name: /version 2/ }).waitFor();
+    await page.locator('.story-meta', { hasText: /· version 2$/ }).waitFor();
     await page.getByRole('textbox', { name: 'Body' }).click();
     await page.keyboard.press('End');
     await page.keyboard.type(' Then it voted no.');
     await page.getByRole('button', { name: 'Save as new version' }).click();
-    await page.getByRole('heading', { name: /version 3/ }).waitFor();
+    await page.locator('.story-meta', { hasText: /· version 3$/ }).waitFor();
     assert.doesNotMatch(await page.locator('.draft-state').innerText(), /Unsaved/, 'a fresh version has nothing unsaved');
     await page.getByRole('button', { name: /^Version 2 ·/ }).click();
     const diff = page.getByLabel('Changes from version 2 to the current text');
     assert.match(await diff.locator('ins').allInnerTexts().then((t) => t.join(' ')), /voted no/);
     await shot(page, 'editor-versions');
     await page.getByRole('button', { name: 'Restore version 2' }).click();
-    await page.getByRole('heading', { name: /version 4/ }).waitFor();
+    await page.locator('.story-meta', { hasText: /· version 4$/ }).waitFor();
     const text = await page.getByRole('textbox', { name: 'Body' }).innerText();
     assert.match(text, /The council voted yes\./);
     assert.doesNotMatch(text, /voted no/);
@@ -81,7 +81,7 @@ describe('the story editor', () => {
     await tags.getByLabel('New tag').press('Enter');
     await tags.getByRole('checkbox', { name: 'Port' }).waitFor();
     await page.getByRole('button', { name: 'Save as new version' }).click();
-    await page.getByRole('heading', { name: /version 2/ }).waitFor();
+    await page.locator('.story-meta', { hasText: /· version 2$/ }).waitFor();
     const story = await srv.call(admin, 'GET', `/v3/content/${page.url().split('/').pop()}`);
     assert.deepEqual(story.authors.map((a) => a.name), ['Maria Lopez']);
     assert.deepEqual(story.tags.map((t) => t.name), ['Port']);
@@ -166,7 +166,7 @@ describe('a draft and a newer version', () => {
     assert.match(text, /The harbour board met\. Dues double\./);
     assert.match(text, /Fishers object loudly\./);
     await again.page.getByRole('button', { name: 'Save as new version' }).click();
-    await again.page.getByRole('heading', { name: /version 3/ }).waitFor();
+    await again.page.locator('.story-meta', { hasText: /· version 3$/ }).waitFor();
     const saved = await srv.call(admin, 'GET', `/v3/content/${story.uuid}`);
     assert.equal(saved.content, html(['The harbour board met. Dues double.', 'Dues rise in May.', 'Fishers object loudly.']));
     await again.context.close();
@@ -192,10 +192,55 @@ describe('containers', () => {
     assert.equal(await form.getByRole('group', { name: 'Tags' }).count(), 1);
     assert.match(await form.getByRole('note').innerText(), /placeholder/);
     await form.getByLabel('Title').fill('Storm pictures');
-    await form.getByLabel('Weather').check();
+    await form.getByRole('searchbox', { name: 'Add a tag' }).fill('weath');
+    await form.getByRole('list', { name: 'Add a tag: matches' }).getByRole('button', { name: 'Weather' }).click();
+    assert.ok(await form.getByRole('checkbox', { name: 'Weather' }).isChecked());
     await form.getByRole('button', { name: 'Create' }).click();
     await page.getByRole('button', { name: 'Storm pictures' }).waitFor();
     await shot(page, 'containers');
+    await context.close();
+    const made = await srv.call(admin, 'GET', '/v3/container?per_page=100');
+    const storm = made.items.find((c) => c.title === 'Storm pictures');
+    assert.deepEqual(storm.tags.map((t) => t.name), ['Weather']);
+  });
+
+  it('finds a tag among 500 and a story by typing, and keeps their order', async () => {
+    for (let n = 1; n <= 500; n++) {
+      await srv.call(admin, 'POST', '/v3/tag', { name: `Topic ${String(n).padStart(3, '0')}` });
+    }
+    const story = await srv.call(admin, 'POST', '/v3/content', { title: 'Harbour lights festival', type: 'article' });
+    const { context, page } = await signedIn(browser, srv, admin);
+    await page.getByRole('link', { name: 'Containers' }).click();
+    await page.getByRole('button', { name: 'New container' }).click();
+    const form = page.getByRole('form', { name: 'New container' });
+    await form.getByLabel('Type').selectOption('gallery');
+    await form.getByLabel('Title').fill('Festival pictures');
+    // Tag 437 is far past any list a page could hold: typing finds it.
+    await form.getByRole('searchbox', { name: 'Add a tag' }).fill('topic 437');
+    await form.getByRole('list', { name: 'Add a tag: matches' }).getByRole('button', { name: 'Topic 437' }).click();
+    await form.getByRole('searchbox', { name: 'Add a story' }).fill('harbour lights');
+    await form.getByRole('list', { name: 'Add a story: matches' }).getByRole('button', { name: /Harbour lights festival/ }).click();
+    await form.getByRole('button', { name: 'Take Harbour lights festival out' }).waitFor();
+    await form.getByRole('button', { name: 'Create' }).click();
+    await page.getByRole('button', { name: 'Festival pictures' }).waitFor();
+    await context.close();
+    const made = await srv.call(admin, 'GET', '/v3/container?per_page=100');
+    const festival = made.items.find((c) => c.title === 'Festival pictures');
+    assert.deepEqual(festival.tags.map((t) => t.name), ['Topic 437']);
+    const storyUuid = (Array.isArray(story) ? story[0] : story).uuid;
+    assert.ok(festival.content.some((c) => c.uuid === storyUuid), JSON.stringify(festival.content));
+  });
+
+  it('tells a journalist which permission a container needs', async () => {
+    await srv.call(admin, 'POST', '/v3/container', { title: 'Front page', type: 'manual' });
+    const journalist = srv.key('Jo Reporter', ['journalist']);
+    const { context, page } = await signedIn(browser, srv, journalist);
+    await page.getByRole('link', { name: 'Containers' }).click();
+    await page.getByText('New containers need the permission “CONTAINER create”').waitFor();
+    await page.getByRole('button', { name: 'Front page' }).click();
+    const form = page.getByRole('form', { name: 'Edit Front page' });
+    await form.getByText(/Saving a container needs the permission “CONTAINER update”/).waitFor();
+    assert.ok(await form.getByRole('button', { name: 'Save' }).isDisabled());
     await context.close();
   });
 });

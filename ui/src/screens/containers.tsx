@@ -6,6 +6,7 @@ import { useState } from 'preact/hooks';
 import { query, type Container, type Page, type RequestBody } from '../api';
 import { useDesk } from '../context';
 import { attempt, Problem, useLoad } from '../load';
+import { SearchPicker, useNamedSearch, useStorySearch, type Choice } from '../picker';
 
 export const TYPE_RULES: Record<string, { content: boolean; tags: boolean; rule: string }> = {
   manual: { content: true, tags: false, rule: 'A manual container holds the stories you pick, in your order. It takes no tags.' },
@@ -28,10 +29,12 @@ export function Containers() {
             {t || 'all'}
           </button>
         ))}
-        {may('CONTAINER create') && (
+        {may('CONTAINER create') ? (
           <button type="button" onClick={() => setEditing('new')}>
             New container
           </button>
+        ) : (
+          <span class="missing-permission">New containers need the permission “CONTAINER create”, which your role does not have.</span>
         )}
       </div>
       <Problem message={list.error} />
@@ -66,17 +69,14 @@ function ContainerForm({ container, onDone }: { container?: Container; onDone: (
   const [type, setType] = useState(container?.type ?? 'manual');
   const [description, setDescription] = useState(container?.description ?? '');
   const [picked, setPicked] = useState<string[]>((container?.content ?? []).map((c) => c.uuid).filter((u) => u !== container?.placeholder));
-  const [tags, setTags] = useState<string[]>((container?.tags ?? []).map((t) => t.uuid));
+  const [tags, setTags] = useState<Choice[]>((container?.tags ?? []).map((t) => ({ uuid: t.uuid, name: t.name })));
   const [problem, setProblem] = useState<string>();
-  const options = useLoad(
-    async () => ({
-      content: (await api.get<Page<'Content'>>('/v3/content?per_page=100&order=modified_at&dir=desc')).items,
-      tags: (await api.get<Page<'Tag'>>('/v3/tag?per_page=200')).items,
-    }),
-    [],
-  );
+  // Titles of the stories picked so far: the container's own, and each one picked here.
+  const [titles, setTitles] = useState<Record<string, string>>(Object.fromEntries((container?.content ?? []).map((c) => [c.uuid, c.title])));
+  const stories = useStorySearch();
+  const tagSearch = useNamedSearch('tag');
   const rules = TYPE_RULES[type];
-  const titleOf = (uuid: string) => options.data?.content.find((c) => c.uuid === uuid)?.title ?? container?.content.find((c) => c.uuid === uuid)?.title ?? uuid;
+  const titleOf = (uuid: string) => titles[uuid] ?? uuid;
   const move = (index: number, by: number) => {
     const next = [...picked];
     const [one] = next.splice(index, 1);
@@ -95,7 +95,7 @@ function ContainerForm({ container, onDone }: { container?: Container; onDone: (
           type,
           description,
           content: rules.content ? picked : [],
-          tags: rules.tags ? tags : [],
+          tags: rules.tags ? tags.map((t) => t.uuid) : [],
         };
         const failed = await attempt(() => (container ? api.put(`/v3/container/${container.uuid}`, body) : api.post('/v3/container', body)));
         setProblem(failed);
@@ -142,45 +142,43 @@ function ContainerForm({ container, onDone }: { container?: Container; onDone: (
               </li>
             ))}
           </ol>
-          <label>
-            Add a story{' '}
-            <select
-              name="add-story"
-              value=""
-              onChange={(e) => {
-                const uuid = e.currentTarget.value;
-                if (uuid && !picked.includes(uuid)) setPicked([...picked, uuid]);
-              }}
-            >
-              <option value="">Pick a story…</option>
-              {(options.data?.content ?? [])
-                .filter((c) => !picked.includes(c.uuid))
-                .map((c) => (
-                  <option value={c.uuid} key={c.uuid}>
-                    {c.title}
-                  </option>
-                ))}
-            </select>
-          </label>
+          <SearchPicker
+            label="Add a story"
+            placeholder="Type words of the headline…"
+            exclude={picked}
+            search={async (words) => (await stories(words)).map((c) => ({ uuid: c.uuid, name: c.title, hint: c.type }))}
+            onPick={(choice) => {
+              setTitles({ ...titles, [choice.uuid]: choice.name });
+              if (!picked.includes(choice.uuid)) setPicked([...picked, choice.uuid]);
+            }}
+          />
         </fieldset>
       )}
       {rules.tags && (
         <fieldset>
           <legend>Tags</legend>
-          {(options.data?.tags ?? []).map((t) => (
+          {tags.map((t) => (
             <label class="check" key={t.uuid}>
-              <input
-                type="checkbox"
-                checked={tags.includes(t.uuid)}
-                onChange={() => setTags(tags.includes(t.uuid) ? tags.filter((x) => x !== t.uuid) : [...tags, t.uuid])}
-              />{' '}
-              {t.name}
+              <input type="checkbox" checked onChange={() => setTags(tags.filter((x) => x.uuid !== t.uuid))} /> {t.name}
             </label>
           ))}
+          <SearchPicker
+            label="Add a tag"
+            placeholder="Type part of the tag…"
+            exclude={tags.map((t) => t.uuid)}
+            search={tagSearch}
+            onPick={(choice) => setTags([...tags, choice])}
+          />
         </fieldset>
       )}
       <Problem message={problem} />
-      <button type="submit" disabled={!allowed}>
+      {!allowed && (
+        <p class="missing-permission" id="container-permission">
+          {container ? 'Saving' : 'Creating'} a container needs the permission “{container ? 'CONTAINER update' : 'CONTAINER create'}”, which
+          your role does not have. Ask an editor or an administrator.
+        </p>
+      )}
+      <button type="submit" disabled={!allowed} aria-describedby={allowed ? undefined : 'container-permission'}>
         {container ? 'Save' : 'Create'}
       </button>
       <button type="button" onClick={onDone}>
