@@ -297,3 +297,68 @@ fn posts_pick_blog_containers() {
     let blogs = server.get("/v3/container?type[]=blog").expect(200).body;
     assert_eq!(blogs["total_items"], 1);
 }
+
+#[test]
+fn the_list_filters_by_author_tag_and_day_of_change() {
+    let server = TestServer::start();
+    let author = server
+        .post("/v3/author", &json!({"name": "Cleo Courts"}))
+        .expect(200)
+        .body[0]["uuid"]
+        .as_str()
+        .expect("uuid")
+        .to_owned();
+    let tag = server
+        .post("/v3/tag", &json!({"name": "Harbour"}))
+        .expect(200)
+        .body[0]["uuid"]
+        .as_str()
+        .expect("uuid")
+        .to_owned();
+    create(
+        &server,
+        json!({"title": "Strike at the port", "type": "article", "authors": [author], "tags": [tag]}),
+    );
+    create(
+        &server,
+        json!({"title": "Court rules", "type": "article", "authors": [author]}),
+    );
+    create(&server, json!({"title": "Weather", "type": "article"}));
+    let titles = |query: &str| -> Vec<String> {
+        let mut titles: Vec<String> = server.get(&format!("/v3/content?{query}")).expect(200).body
+            ["items"]
+            .as_array()
+            .expect("items")
+            .iter()
+            .map(|item| item["title"].as_str().unwrap_or("").to_owned())
+            .collect();
+        titles.sort();
+        titles
+    };
+    assert_eq!(
+        titles(&format!("author={author}")),
+        ["Court rules", "Strike at the port"]
+    );
+    assert_eq!(
+        titles("author=cleo%20courts"),
+        ["Court rules", "Strike at the port"]
+    );
+    assert_eq!(
+        titles("tag=harbour&author=cleo-courts"),
+        ["Strike at the port"]
+    );
+    let today = chrono::Utc::now().format("%Y-%m-%d").to_string();
+    assert_eq!(
+        titles(&format!("changed_from={today}&changed_to={today}")).len(),
+        3
+    );
+    assert!(titles("changed_to=2000-01-01").is_empty());
+    assert!(titles("changed_from=2999-01-01").is_empty());
+    let refused = server
+        .get("/v3/content?changed_from=yesterday")
+        .expect_error(400, "invalid_request");
+    assert_eq!(refused.body["field"], "changed_from");
+    server
+        .get("/v3/content?tag=no-such-tag")
+        .expect_error(404, "not_found");
+}

@@ -1989,6 +1989,14 @@ export interface operations {
                 workflow?: string;
                 /** @description Words each item holds in its title, abstract, body or slug */
                 keywords?: string;
+                /** @description An author each item carries: its UUID, slug or name */
+                author?: string;
+                /** @description A tag each item carries: its UUID, slug or name */
+                tag?: string;
+                /** @description Items last changed on or after this day (YYYY-MM-DD, UTC) */
+                changed_from?: string;
+                /** @description Items last changed on or before this day (YYYY-MM-DD, UTC) */
+                changed_to?: string;
                 /** @description Accepted from clients of the hosted service; no meaning here */
                 grid?: string;
             };

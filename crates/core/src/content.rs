@@ -70,6 +70,33 @@ pub struct ContentFilter {
     pub workflow: Option<String>,
     /// Words each item must hold in its title, abstract, body or slug.
     pub keywords: Option<String>,
+    /// An author (UUID, slug or name) each item must carry.
+    pub author: Option<String>,
+    /// A tag (UUID, slug or name) each item must carry.
+    pub tag: Option<String>,
+    /// The first day (`YYYY-MM-DD`, UTC) of the items' last change.
+    pub changed_from: Option<String>,
+    /// The last day (`YYYY-MM-DD`, UTC) of the items' last change.
+    pub changed_to: Option<String>,
+}
+
+/// A day given as `YYYY-MM-DD` in the filter field `field`: the first moment
+/// of it and of the day after, in the store's time format.
+fn day_bounds(field: &str, raw: Option<&str>) -> Result<Option<(String, String)>> {
+    let Some(raw) = raw.map(str::trim).filter(|r| !r.is_empty()) else {
+        return Ok(None);
+    };
+    let day = chrono::NaiveDate::parse_from_str(raw, "%Y-%m-%d").map_err(|_| {
+        CoreError::invalid_field(
+            field,
+            format!("\"{field}\" is a day as YYYY-MM-DD, not \"{raw}\""),
+        )
+    })?;
+    let next = day.succ_opt().unwrap_or(day);
+    Ok(Some((
+        format!("{} 00:00:00", day.format("%Y-%m-%d")),
+        format!("{} 00:00:00", next.format("%Y-%m-%d")),
+    )))
 }
 
 /// The fields a version snapshots and an update may change.
@@ -388,12 +415,59 @@ impl Cms {
             args.push(content_type);
             conditions.push(format!("content.type = +?{}", args.len()));
         }
-        let filter_sql = if conditions.is_empty() {
-            String::new()
-        } else {
-            format!("WHERE {}", conditions.join(" AND "))
-        };
+        let from =
+            day_bounds("changed_from", filter.changed_from.as_deref())?.map(|(start, _)| start);
+        let to = day_bounds("changed_to", filter.changed_to.as_deref())?.map(|(_, after)| after);
+        if let Some(from) = &from {
+            args.push(from);
+            conditions.push(format!("content.modified_at >= ?{}", args.len()));
+        }
+        if let Some(to) = &to {
+            args.push(to);
+            conditions.push(format!("content.modified_at < ?{}", args.len()));
+        }
         self.store.read(|tx| {
+            let mut args = args.clone();
+            let mut conditions = conditions.clone();
+            let author = match filter.author.as_deref().map(str::trim).filter(|a| !a.is_empty()) {
+                Some(author) => Some(crate::search::named(
+                    tx,
+                    AUTHORS,
+                    crate::search::AUTHOR_BY_SLUG_OR_NAME,
+                    "author",
+                    author,
+                )?),
+                None => None,
+            };
+            let tag = match filter.tag.as_deref().map(str::trim).filter(|t| !t.is_empty()) {
+                Some(tag) => Some(crate::search::named(
+                    tx,
+                    TAGS,
+                    crate::search::TAG_BY_SLUG_OR_NAME,
+                    "tag",
+                    tag,
+                )?),
+                None => None,
+            };
+            if let Some(author) = &author {
+                args.push(author);
+                conditions.push(format!(
+                    "EXISTS (SELECT 1 FROM content_authors ca WHERE ca.content_id = content.id AND ca.author_id = ?{})",
+                    args.len()
+                ));
+            }
+            if let Some(tag) = &tag {
+                args.push(tag);
+                conditions.push(format!(
+                    "EXISTS (SELECT 1 FROM content_tags ct WHERE ct.content_id = content.id AND ct.tag_id = ?{})",
+                    args.len()
+                ));
+            }
+            let filter_sql = if conditions.is_empty() {
+                String::new()
+            } else {
+                format!("WHERE {}", conditions.join(" AND "))
+            };
             let mut page =
                 fetch_page(tx, "content", COLUMNS, &filter_sql, &args, &params, |row| {
                     self.content_from_row(row)

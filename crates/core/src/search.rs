@@ -225,16 +225,17 @@ impl Cms {
     }
 }
 
-const TAG_BY_SLUG_OR_NAME: &str = "SELECT id FROM tags WHERE slug = ?1 OR lower(name) = lower(?1)
+pub(crate) const TAG_BY_SLUG_OR_NAME: &str =
+    "SELECT id FROM tags WHERE slug = ?1 OR lower(name) = lower(?1)
      ORDER BY slug = ?1 DESC, id LIMIT 1";
-const AUTHOR_BY_SLUG_OR_NAME: &str =
+pub(crate) const AUTHOR_BY_SLUG_OR_NAME: &str =
     "SELECT id FROM authors WHERE slug = ?1 OR lower(name) = lower(?1)
      ORDER BY slug = ?1 DESC, id LIMIT 1";
 
 /// A tag or author named by its UUID, its slug or its name (any case), as
 /// clients of the hosted service pass them; 404 naming the field when there
 /// is none.
-fn named(
+pub(crate) fn named(
     tx: &rusqlite::Transaction<'_>,
     table: crate::records::Table,
     by_slug_or_name: &str,

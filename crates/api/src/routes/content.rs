@@ -61,6 +61,14 @@ pub struct ContentListQuery {
     /// `keywords` as some clients spell it (`keywords` wins when both come).
     #[param(ignore)]
     keyword: Option<String>,
+    /// An author each item carries: its UUID, slug or name
+    author: Option<String>,
+    /// A tag each item carries: its UUID, slug or name
+    tag: Option<String>,
+    /// Items last changed on or after this day (YYYY-MM-DD, UTC)
+    changed_from: Option<String>,
+    /// Items last changed on or before this day (YYYY-MM-DD, UTC)
+    changed_to: Option<String>,
     /// Accepted from clients of the hosted service; no meaning here
     #[allow(dead_code)]
     grid: Option<String>,
@@ -76,6 +84,10 @@ impl From<ContentListQuery> for ContentFilter {
             status: query.status,
             workflow: query.workflow,
             keywords: query.keywords.or(query.keyword),
+            author: query.author,
+            tag: query.tag,
+            changed_from: query.changed_from,
+            changed_to: query.changed_to,
         }
     }
 }
