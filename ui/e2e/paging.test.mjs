@@ -94,4 +94,15 @@ describe('the content list', () => {
     assert.equal(await pages.getByRole('button', { name: 'Next page' }).isDisabled(), false);
     await context.close();
   });
+
+  it('jumps to a page by its number', async () => {
+    const { context, page } = await signedIn(browser, srv, admin);
+    const pages = page.getByRole('navigation', { name: 'Pages' });
+    await pages.getByText(indicatorOf(1)).waitFor();
+    await watchFor(page, indicatorOf(5));
+    await pages.getByRole('spinbutton', { name: 'Page number' }).fill('5');
+    await pages.getByRole('button', { name: 'Go' }).click();
+    assert.deepEqual(await page.evaluate(() => window.shownPage), titlesOfPage(5));
+    await context.close();
+  });
 });

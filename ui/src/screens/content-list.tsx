@@ -1,26 +1,69 @@
-// The content list: search, a type filter, pages, and a new story.
+// The content list: search with filters (type, status, author, tag, days of
+// change) and a snippet of where the words matched, pages with a jump, and a
+// new story.
 
 import { useState } from 'preact/hooks';
-import { query, type ContentItem, type ContentSearchPage, type Page, type RequestBody } from '../api';
+import { query, type ContentItem, type Page, type RequestBody } from '../api';
 import { useDesk } from '../context';
 import { attempt, Problem, useLoad } from '../load';
+import { SearchPicker, useNamedSearch, type Choice } from '../picker';
 import { go } from '../route';
+import { searchedWords, snippet } from '../snippet';
+import { textOf } from '../text';
 
 const TYPES = ['article', 'post', 'media', 'page'];
 const PER_PAGE = 20;
 
+/** What the list is narrowed to. */
+interface Filters {
+  keywords: string;
+  type: string;
+  status: string;
+  author?: Choice;
+  tag?: Choice;
+  from: string;
+  to: string;
+}
+
+const NO_FILTERS: Filters = { keywords: '', type: '', status: '', from: '', to: '' };
+
+/** A story's text around the searched words, the words marked. */
+function Snippet({ item, words }: { item: ContentItem; words: string[] }) {
+  const parts = snippet(`${textOf(item.abstract ?? '')} ${textOf(item.content ?? '')}`, words);
+  if (!parts) return null;
+  return (
+    <p class="snippet">
+      {parts.map((part, i) => (part.matched ? <mark key={i}>{part.text}</mark> : <span key={i}>{part.text}</span>))}
+    </p>
+  );
+}
+
 export function ContentList() {
   const { api, may } = useDesk();
-  const [keywords, setKeywords] = useState('');
-  const [searched, setSearched] = useState('');
-  const [type, setType] = useState('');
+  const [draft, setDraft] = useState<Filters>(NO_FILTERS);
+  const [filters, setFilters] = useState<Filters>(NO_FILTERS);
   const [page, setPage] = useState(1);
-  const list = useLoad<ContentSearchPage | Page<'Content'>>(
+  const [jump, setJump] = useState('');
+  const authors = useNamedSearch('author');
+  const tags = useNamedSearch('tag');
+  const list = useLoad<Page<'Content'>>(
     () =>
-      searched
-        ? api.get<ContentSearchPage>(`/v3/search${query({ type: 'content', keywords: searched, page, per_page: PER_PAGE })}`)
-        : api.get<Page<'Content'>>(`/v3/content${query({ type, page, per_page: PER_PAGE, order: 'modified_at', dir: 'desc' })}`),
-    [searched, type, page],
+      api.get<Page<'Content'>>(
+        `/v3/content${query({
+          keywords: filters.keywords,
+          type: filters.type,
+          status: filters.status,
+          author: filters.author?.uuid,
+          tag: filters.tag?.uuid,
+          changed_from: filters.from,
+          changed_to: filters.to,
+          page,
+          per_page: PER_PAGE,
+          order: 'modified_at',
+          dir: 'desc',
+        })}`,
+      ),
+    [filters, page],
   );
   // The page on screen is the one the service answered (the rows' own page),
   // not the one asked for, which may still be on its way.
@@ -28,34 +71,33 @@ export function ContentList() {
   const [title, setTitle] = useState('');
   const [newType, setNewType] = useState('article');
   const [problem, setProblem] = useState<string>();
-  const items = (list.data?.items ?? []).filter((item) => !searched || !type || item.type === type);
+  const items = list.data?.items ?? [];
+  const words = searchedWords(filters.keywords);
+  const apply = (next: Filters) => {
+    setDraft(next);
+    setPage(1);
+    setFilters(next);
+  };
 
   return (
     <section aria-labelledby="content-heading">
       <h1 id="content-heading">Content</h1>
       <form
-        class="toolbar"
+        class="toolbar filters"
         role="search"
+        aria-label="Find stories"
         onSubmit={(e) => {
           e.preventDefault();
-          setPage(1);
-          setSearched(keywords.trim());
+          apply({ ...draft, keywords: draft.keywords.trim() });
         }}
       >
         <label>
-          Search <input type="search" name="keywords" value={keywords} onInput={(e) => setKeywords(e.currentTarget.value)} />
+          Search <input type="search" name="keywords" value={draft.keywords} onInput={(e) => setDraft({ ...draft, keywords: e.currentTarget.value })} />
         </label>
         <button type="submit">Search</button>
         <label>
           Type{' '}
-          <select
-            name="type"
-            value={type}
-            onChange={(e) => {
-              setPage(1);
-              setType(e.currentTarget.value);
-            }}
-          >
+          <select name="type" value={draft.type} onChange={(e) => apply({ ...draft, type: e.currentTarget.value })}>
             <option value="">All types</option>
             {TYPES.map((t) => (
               <option value={t} key={t}>
@@ -64,7 +106,38 @@ export function ContentList() {
             ))}
           </select>
         </label>
+        <label>
+          Status{' '}
+          <select name="status" value={draft.status} onChange={(e) => apply({ ...draft, status: e.currentTarget.value })}>
+            <option value="">Any status</option>
+            <option value="published">published</option>
+            <option value="scheduled">scheduled</option>
+            <option value="draft">not published</option>
+          </select>
+        </label>
+        <label>
+          Changed from <input type="date" name="changed_from" value={draft.from} onChange={(e) => apply({ ...draft, from: e.currentTarget.value })} />
+        </label>
+        <label>
+          to <input type="date" name="changed_to" value={draft.to} onChange={(e) => apply({ ...draft, to: e.currentTarget.value })} />
+        </label>
       </form>
+      <div class="toolbar filters">
+        {draft.author ? (
+          <button type="button" aria-label={`Author: ${draft.author.name} (remove)`} onClick={() => apply({ ...draft, author: undefined })}>
+            Author: {draft.author.name} ✕
+          </button>
+        ) : (
+          <SearchPicker label="By author" placeholder="Type a name…" search={authors} onPick={(author) => apply({ ...draft, author })} />
+        )}
+        {draft.tag ? (
+          <button type="button" aria-label={`Tag: ${draft.tag.name} (remove)`} onClick={() => apply({ ...draft, tag: undefined })}>
+            Tag: {draft.tag.name} ✕
+          </button>
+        ) : (
+          <SearchPicker label="With tag" placeholder="Type part of a tag…" search={tags} onPick={(tag) => apply({ ...draft, tag })} />
+        )}
+      </div>
       {may('CONTENT create') && (
         <form
           class="toolbar"
@@ -108,6 +181,7 @@ export function ContentList() {
             <tr key={item.uuid}>
               <td>
                 <a href={`#/content/${item.uuid}`}>{item.title || '(untitled)'}</a>
+                {words.length > 0 && <Snippet item={item} words={words} />}
               </td>
               <td>{item.type}</td>
               <td>{item.version}</td>
@@ -131,6 +205,20 @@ export function ContentList() {
         <button type="button" disabled={!shown || shown.current >= shown.last} onClick={() => shown && setPage(shown.next)}>
           Next page
         </button>
+        <form
+          class="jump"
+          aria-label="Go to a page"
+          onSubmit={(e) => {
+            e.preventDefault();
+            const wanted = Math.trunc(Number(jump));
+            if (shown && wanted >= 1) setPage(Math.min(wanted, Number(shown.last)));
+          }}
+        >
+          <label>
+            Page number <input type="number" min={1} max={shown?.last ?? 1} value={jump} onInput={(e) => setJump(e.currentTarget.value)} />
+          </label>
+          <button type="submit">Go</button>
+        </form>
       </nav>
     </section>
   );
