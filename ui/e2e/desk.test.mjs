@@ -55,8 +55,15 @@ describe('the story editor', () => {
     await page.getByRole('button', { name: 'Save as new version' }).click();
     await page.locator('.story-meta', { hasText: /· version 3$/ }).waitFor();
     assert.doesNotMatch(await page.locator('.draft-state').innerText(), /Unsaved/, 'a fresh version has nothing unsaved');
+    // Who saved it, and when to the second.
+    assert.match(
+      await page.getByRole('button', { name: /^Version 2 ·/ }).innerText(),
+      /^Version 2 · saved \d{4}-\d\d-\d\d \d\d:\d\d:\d\d by Ada Admin · Council vote$/,
+    );
     await page.getByRole('button', { name: /^Version 2 ·/ }).click();
     const diff = page.getByLabel('Changes from version 2 to the current text');
+    assert.equal(await diff.getByRole('heading', { name: 'Body' }).count(), 1, 'the body changed');
+    assert.equal(await diff.getByRole('heading', { name: 'Headline' }).count(), 0, 'the headline did not');
     assert.match(await diff.locator('ins').allInnerTexts().then((t) => t.join(' ')), /voted no/);
     await shot(page, 'editor-versions');
     await page.getByRole('button', { name: 'Restore version 2' }).click();
