@@ -64,7 +64,13 @@ export function SearchPicker({
     <div class="picker">
       <label>
         {label}{' '}
-        <input type="search" value={words} placeholder={placeholder} aria-controls={listId} onInput={(e) => setWords(e.currentTarget.value)} />
+        <input
+          type="search"
+          value={words}
+          placeholder={placeholder}
+          aria-controls={offered ? listId : undefined}
+          onInput={(e) => setWords(e.currentTarget.value)}
+        />
       </label>
       {problem && <p class="problem">{problem}</p>}
       {offered && (

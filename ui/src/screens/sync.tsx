@@ -102,7 +102,7 @@ export function SyncBadge() {
   if (!status) return null;
   if (!status.remote) {
     return (
-      <a href="#/sync" class="badge local" aria-label="Sync: this copy syncs with no server">
+      <a href="#/sync" class="badge local" title="This copy syncs with no server">
         Not syncing
       </a>
     );
