@@ -8,11 +8,11 @@
 use std::sync::Arc;
 
 use base64::Engine as _;
-use copydesk_core::Cms;
 use copydesk_core::replica::{
     Fields, PendingRecord, RecordType, RemoteAccess, SyncedType, body_of, field_text,
 };
 use copydesk_core::synced::canonical_json;
+use copydesk_core::{Cms, CoreError};
 use reqwest::Method;
 use serde_json::{Value, json};
 
@@ -465,16 +465,19 @@ async fn send_attachment(
         let cms = Arc::clone(cms);
         let path = tokio::task::spawn_blocking(move || cms.attachment_original(&local))
             .await
-            .map_err(|err| SyncError::Protocol(err.to_string()))?
+            .map_err(|err| SyncError::Local(CoreError::Internal(err.to_string())))?
             .map_err(SyncError::Local)?
             .ok_or_else(|| {
-                SyncError::Protocol(format!("the file of attachment {} is missing", record.uuid))
+                SyncError::Local(CoreError::not_found(format!(
+                    "the file of attachment {} is missing",
+                    record.uuid
+                )))
             })?;
         let key = format!("{}-file", record.key);
         answer = Some(if plain {
             let bytes = tokio::fs::read(&path)
                 .await
-                .map_err(|err| SyncError::Protocol(format!("{}: {err}", path.display())))?;
+                .map_err(|err| SyncError::Local(CoreError::from(err)))?;
             let sent = json!({ "name": name, "file": base64::engine::general_purpose::STANDARD.encode(bytes) });
             remote
                 .request(Method::PUT, &path_of, Some(&sent), Some(&key))

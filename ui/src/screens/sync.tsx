@@ -221,7 +221,9 @@ export function SyncScreen() {
       <ul>
         {(attention.data?.items ?? []).map((a) => (
           <li key={`${a.record_type}-${a.uuid}`}>
-            The <RecordName record={a.record} srn={a.srn} /> was refused by the server: {a.error} Your edit is kept here.
+            The <RecordName record={a.record} srn={a.srn} />{' '}
+            {a.error.startsWith('the local store') ? 'could not be sent because this copy could not read it' : 'was refused by the server'}: {a.error} Your
+            edit is kept here.
           </li>
         ))}
       </ul>
