@@ -1,9 +1,13 @@
-// The rich-text editor (TipTap, on ProseMirror) with a labelled toolbar.
+// The rich-text editor (TipTap, on ProseMirror) with a labelled toolbar that
+// stays in view, a link dialog, find and replace, and keyboard shortcuts.
 
 import { Editor as TipTap } from '@tiptap/core';
 import StarterKit from '@tiptap/starter-kit';
+import { TextSelection } from '@tiptap/pm/state';
+import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { PmNode } from './draftjs';
+import { FindHighlight, findKey, findMatches, replaceAllIn, type FindQuery, type Match } from './find';
 
 export interface Body {
   html: string;
@@ -16,25 +20,44 @@ interface Props {
   label: string;
   editable: boolean;
   onChange: (body: Body) => void;
+  /** The body's plain text, when the editor starts and after every change (for the counts). */
+  onText?: (text: string) => void;
 }
 
-export function RichText({ initial, label, editable, onChange }: Props) {
+/** The key that goes with S, K and F in the shortcuts: ⌘ on a Mac, Ctrl elsewhere. */
+export const MOD = typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigator.platform) ? '⌘' : 'Ctrl';
+
+/** The shortcuts the editor answers, as the help panel lists them. */
+export const SHORTCUTS: [string, string][] = [
+  [`${MOD}+S`, 'Save as new version (anywhere in the story)'],
+  [`${MOD}+K`, 'Add, change or remove a link (in the body)'],
+  [`${MOD}+F`, 'Find and replace (in the body)'],
+  [`${MOD}+B / ${MOD}+I / ${MOD}+U`, 'Bold, italic, underline'],
+  [`${MOD}+Z / ${MOD}+Shift+Z`, 'Undo, redo'],
+  ['Enter (in Find)', 'Find next'],
+  ['Escape', 'Close the find panel or a dialog'],
+];
+
+export function RichText({ initial, label, editable, onChange, onText }: Props) {
   const host = useRef<HTMLDivElement>(null);
   const editor = useRef<TipTap | undefined>(undefined);
   const [, setTick] = useState(0);
   const changed = useRef(onChange);
+  const texted = useRef(onText);
   const baseline = useRef<string | undefined>(undefined);
   changed.current = onChange;
+  texted.current = onText;
 
   useEffect(() => {
     const made = new TipTap({
       element: host.current!,
-      extensions: [StarterKit.configure({ link: { openOnClick: false, autolink: true }, trailingNode: false })],
+      extensions: [StarterKit.configure({ link: { openOnClick: false, autolink: true }, trailingNode: false }), FindHighlight],
       content: initial as never,
       editable,
       editorProps: { attributes: { 'aria-label': label, role: 'textbox', 'aria-multiline': 'true', class: 'body-text' } },
       // Only a real change counts (not the editor settling its first document).
       onUpdate: ({ editor: e }) => {
+        texted.current?.(e.getText());
         const html = e.getHTML();
         if (html === baseline.current) return;
         baseline.current = undefined;
@@ -45,6 +68,7 @@ export function RichText({ initial, label, editable, onChange }: Props) {
     });
     editor.current = made;
     baseline.current = made.getHTML();
+    texted.current?.(made.getText());
     return () => made.destroy();
     // The editor is made once per mount; the screen remounts it for another body.
     // eslint-disable-next-line react-hooks/exhaustive-deps
@@ -54,6 +78,10 @@ export function RichText({ initial, label, editable, onChange }: Props) {
     editor.current?.setEditable(editable, false);
   }, [editable]);
 
+  const [linking, setLinking] = useState(false);
+  const [finding, setFinding] = useState(false);
+  const [helping, setHelping] = useState(false);
+
   const e = editor.current;
   const button = (name: string, active: boolean, run: () => void) => (
     <button type="button" aria-pressed={active} disabled={!editable} onClick={run} key={name}>
@@ -61,25 +89,266 @@ export function RichText({ initial, label, editable, onChange }: Props) {
     </button>
   );
   return (
-    <div class="rich-text">
-      <div role="toolbar" aria-label={`${label}: formatting`} class="toolbar">
-        {e && [
-          button('Bold', e.isActive('bold'), () => e.chain().focus().toggleBold().run()),
-          button('Italic', e.isActive('italic'), () => e.chain().focus().toggleItalic().run()),
-          button('Underline', e.isActive('underline'), () => e.chain().focus().toggleUnderline().run()),
-          button('Heading', e.isActive('heading', { level: 2 }), () => e.chain().focus().toggleHeading({ level: 2 }).run()),
-          button('Bullet list', e.isActive('bulletList'), () => e.chain().focus().toggleBulletList().run()),
-          button('Numbered list', e.isActive('orderedList'), () => e.chain().focus().toggleOrderedList().run()),
-          button('Quote', e.isActive('blockquote'), () => e.chain().focus().toggleBlockquote().run()),
-          button('Link', e.isActive('link'), () => {
-            const href = prompt('Link to (leave empty to remove the link)', String(e.getAttributes('link').href ?? ''));
-            if (href === null) return;
-            if (href.trim() === '') e.chain().focus().unsetLink().run();
-            else e.chain().focus().extendMarkRange('link').setLink({ href: href.trim() }).run();
-          }),
-        ]}
+    <div
+      class="rich-text"
+      onKeyDown={(event) => {
+        if (!(event.ctrlKey || event.metaKey) || event.altKey) return;
+        const key = event.key.toLowerCase();
+        if (key === 'k' && editable) {
+          event.preventDefault();
+          setLinking(true);
+        } else if (key === 'f') {
+          event.preventDefault();
+          setFinding(true);
+          // Already open: bring focus back to its field.
+          document.getElementById('find-text')?.focus();
+        }
+      }}
+    >
+      <div class="rich-text-head">
+        <div role="toolbar" aria-label={`${label}: formatting`} class="toolbar">
+          {e && [
+            button('Bold', e.isActive('bold'), () => e.chain().focus().toggleBold().run()),
+            button('Italic', e.isActive('italic'), () => e.chain().focus().toggleItalic().run()),
+            button('Underline', e.isActive('underline'), () => e.chain().focus().toggleUnderline().run()),
+            button('Heading', e.isActive('heading', { level: 2 }), () => e.chain().focus().toggleHeading({ level: 2 }).run()),
+            button('Bullet list', e.isActive('bulletList'), () => e.chain().focus().toggleBulletList().run()),
+            button('Numbered list', e.isActive('orderedList'), () => e.chain().focus().toggleOrderedList().run()),
+            button('Quote', e.isActive('blockquote'), () => e.chain().focus().toggleBlockquote().run()),
+            button('Link', e.isActive('link'), () => setLinking(true)),
+          ]}
+          <button type="button" aria-pressed={finding} onClick={() => setFinding(!finding)} aria-keyshortcuts="Control+F Meta+F">
+            Find and replace
+          </button>
+          <button type="button" onClick={() => setHelping(true)} aria-haspopup="dialog">
+            Shortcuts
+          </button>
+        </div>
+        {finding && e && <FindPanel editor={e} editable={editable} close={() => setFinding(false)} />}
       </div>
       <div ref={host} />
+      {linking && e && <LinkDialog editor={e} close={() => setLinking(false)} />}
+      {helping && <ShortcutsDialog close={() => setHelping(false)} />}
     </div>
+  );
+}
+
+/**
+ * A modal dialog that takes the focus when it opens and gives it back when
+ * it closes (to `back`, or to whatever had it before).
+ */
+function Dialog(props: { title: string; id: string; close: () => void; back?: () => void; children: ComponentChildren }) {
+  const dialog = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    const before = document.activeElement as HTMLElement | null;
+    dialog.current?.showModal();
+    return () => {
+      if (props.back) props.back();
+      else before?.focus();
+    };
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, []);
+  return (
+    <dialog
+      ref={dialog}
+      class="editor-dialog"
+      aria-labelledby={`${props.id}-title`}
+      onCancel={(event) => {
+        event.preventDefault();
+        props.close();
+      }}
+    >
+      <h2 id={`${props.id}-title`}>{props.title}</h2>
+      {props.children}
+    </dialog>
+  );
+}
+
+/** Sets, changes or removes the link on the selected words (or inserts the address as a link where nothing is selected). */
+function LinkDialog({ editor, close }: { editor: TipTap; close: () => void }) {
+  const [href, setHref] = useState(String(editor.getAttributes('link').href ?? ''));
+  const had = editor.isActive('link');
+  const apply = () => {
+    const address = href.trim();
+    if (!address) editor.chain().focus().extendMarkRange('link').unsetLink().run();
+    else if (editor.state.selection.empty && !had) {
+      editor
+        .chain()
+        .focus()
+        .insertContent({ type: 'text', text: address, marks: [{ type: 'link', attrs: { href: address } }] })
+        .run();
+    } else editor.chain().focus().extendMarkRange('link').setLink({ href: address }).run();
+    close();
+  };
+  return (
+    <Dialog title={had ? 'Change the link' : 'Add a link'} id="link" close={close} back={() => editor.commands.focus()}>
+      <form
+        onSubmit={(event) => {
+          event.preventDefault();
+          apply();
+        }}
+      >
+        <label>
+          Link address <input name="href" value={href} autoFocus placeholder="https://…" onInput={(event) => setHref(event.currentTarget.value)} />
+        </label>
+        <p class="hint">Leave it empty to remove the link.</p>
+        <button type="submit">Apply</button>
+        {had && (
+          <button
+            type="button"
+            onClick={() => {
+              editor.chain().focus().extendMarkRange('link').unsetLink().run();
+              close();
+            }}
+          >
+            Remove link
+          </button>
+        )}
+        <button type="button" onClick={close}>
+          Cancel
+        </button>
+      </form>
+    </Dialog>
+  );
+}
+
+function ShortcutsDialog({ close }: { close: () => void }) {
+  return (
+    <Dialog title="Keyboard shortcuts" id="shortcuts" close={close}>
+      <table class="shortcuts">
+        <tbody>
+          {SHORTCUTS.map(([keys, what]) => (
+            <tr key={keys}>
+              <th scope="row">
+                <kbd>{keys}</kbd>
+              </th>
+              <td>{what}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <button type="button" onClick={close} autoFocus>
+        Close
+      </button>
+    </Dialog>
+  );
+}
+
+/** Find next, replace, replace all in the body; the matches are marked in the text while it is open. */
+function FindPanel({ editor, editable, close }: { editor: TipTap; editable: boolean; close: () => void }) {
+  const [needle, setNeedle] = useState('');
+  const [replacement, setReplacement] = useState('');
+  const [matchCase, setMatchCase] = useState(false);
+  const [said, setSaid] = useState('');
+  const field = useRef<HTMLInputElement>(null);
+
+  const mark = (query: FindQuery | null, select?: Match) => {
+    const tr = editor.state.tr.setMeta(findKey, query);
+    if (select) tr.setSelection(TextSelection.create(tr.doc, select.from, select.to)).scrollIntoView();
+    editor.view.dispatch(tr);
+  };
+
+  useEffect(() => {
+    field.current?.focus();
+    return () => {
+      if (!editor.isDestroyed) {
+        mark(null);
+        editor.commands.focus();
+      }
+    };
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, []);
+
+  useEffect(() => {
+    const count = findMatches(editor.state.doc, needle, matchCase).length;
+    mark({ needle, matchCase, current: -1 });
+    setSaid(needle ? (count === 1 ? 'One match.' : `${count || 'No'} matches.`) : '');
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [needle, matchCase]);
+
+  const findNext = () => {
+    const matches = findMatches(editor.state.doc, needle, matchCase);
+    if (!matches.length) {
+      setSaid(needle ? 'No matches.' : '');
+      return;
+    }
+    const after = editor.state.selection.to;
+    let index = matches.findIndex((m) => m.from >= after);
+    if (index === -1) index = 0;
+    mark({ needle, matchCase, current: index }, matches[index]);
+    setSaid(`Match ${index + 1} of ${matches.length}.`);
+  };
+
+  const replace = () => {
+    const { from, to } = editor.state.selection;
+    const matches = findMatches(editor.state.doc, needle, matchCase);
+    if (matches.some((m) => m.from === from && m.to === to)) {
+      const tr = editor.state.tr;
+      if (replacement) tr.insertText(replacement, from, to);
+      else tr.delete(from, to);
+      editor.view.dispatch(tr);
+    }
+    findNext();
+  };
+
+  const replaceAll = () => {
+    const done = replaceAllIn(editor.state, needle, replacement, matchCase);
+    if (!done) {
+      setSaid('No matches.');
+      return;
+    }
+    editor.view.dispatch(done.tr);
+    setSaid(done.count === 1 ? 'Replaced one match.' : `Replaced ${done.count} matches.`);
+  };
+
+  return (
+    <section
+      class="find-panel"
+      role="search"
+      aria-label="Find and replace in the body"
+      onKeyDown={(event) => {
+        if (event.key === 'Escape') {
+          event.preventDefault();
+          close();
+        }
+      }}
+    >
+      <label>
+        Find{' '}
+        <input
+          id="find-text"
+          ref={field}
+          value={needle}
+          onInput={(event) => setNeedle(event.currentTarget.value)}
+          onKeyDown={(event) => {
+            if (event.key === 'Enter') {
+              event.preventDefault();
+              findNext();
+            }
+          }}
+        />
+      </label>
+      <label>
+        Replace with <input value={replacement} disabled={!editable} onInput={(event) => setReplacement(event.currentTarget.value)} />
+      </label>
+      <label class="check">
+        <input type="checkbox" checked={matchCase} onChange={(event) => setMatchCase(event.currentTarget.checked)} /> Match case
+      </label>
+      <button type="button" onClick={findNext} disabled={!needle}>
+        Find next
+      </button>
+      <button type="button" onClick={replace} disabled={!needle || !editable}>
+        Replace
+      </button>
+      <button type="button" onClick={replaceAll} disabled={!needle || !editable}>
+        Replace all
+      </button>
+      <button type="button" onClick={close}>
+        Close
+      </button>
+      <span class="find-said" role="status">
+        {said}
+      </span>
+    </section>
   );
 }

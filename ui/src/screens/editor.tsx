@@ -1,17 +1,41 @@
 // One story: its fields, the body in the rich-text editor with drafts saved
 // every few seconds (and restored on reopen), versions with a readable diff,
 // the lock, the attachment, and the comment threads beside the text.
+//
+// Nothing typed here is lost: every change is kept on this computer
+// (src/unsaved.ts) until the service acknowledges a draft or a version that
+// holds it, and comes back when the story is opened again. A refused save
+// (someone else's lock, the sign-in, the server unreachable) keeps the text,
+// says why, and is tried again when it can succeed. The lock is read again
+// every few seconds, so the banner follows it.
 
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { query, type Author, type ContentItem, type Draft, type MergedDraft, type Page, type RequestBody, type Tag } from '../api';
+import {
+  ApiError,
+  explain,
+  isTokenRefusal,
+  query,
+  type Author,
+  type ContentItem,
+  type Draft,
+  type MergedDraft,
+  type Page,
+  type RequestBody,
+  type Tag,
+} from '../api';
+import type { components } from '../schema';
 import { useDesk } from '../context';
 import { textOf } from '../text';
 import { fromRaw, parseRaw, toRaw, type PmNode } from '../draftjs';
 import { attempt, Problem, useLoad } from '../load';
 import { RichText, type Body } from '../rich-text';
+import { characters, headlineLimit, headlineState, words } from '../editor-settings';
+import { acknowledge, discardUnsaved, keepUnsaved, readUnsaved, type UnsavedText } from '../unsaved';
 import { AttachmentPanel } from './attachment';
 import { Comments } from './comments';
 import { Versions } from './versions';
+
+type LockRequest = components['schemas']['LockRequest'];
 
 /** Says when the text on screen holds someone else's changes merged with the edits made here by sync. */
 function MergeNotice({ item }: { item: ContentItem }) {
@@ -26,10 +50,18 @@ function MergeNotice({ item }: { item: ContentItem }) {
 
 /** How often a changed body is saved as a draft. */
 export const AUTOSAVE_MS = 3000;
+/** How soon after a change the unsaved text is written to this computer. */
+export const KEEP_AFTER_MS = 300;
+/** How often the story's lock (and version) is read again while it is open. */
+export const LOCK_POLL_MS = 5000;
+/** How often a story that could not be opened is tried again. */
+const RETRY_OPEN_MS = 5000;
 
 export function Editor({ uuid }: { uuid: string }) {
   const { api } = useDesk();
   const [round, setRound] = useState(0);
+  const [adopted, setAdopted] = useState(false);
+  const local = useLoad(() => readUnsaved(uuid).catch(() => undefined), [uuid, round]);
   const loaded = useLoad(async () => {
     const item = await api.get<ContentItem>(`/v3/content/${uuid}`);
     const drafts = await api.get<Draft[]>(`/v3/draft${query({ content: item.srn })}`);
@@ -42,8 +74,22 @@ export function Editor({ uuid }: { uuid: string }) {
         : undefined;
     return { item, draft, merged };
   }, [uuid, round]);
-  if (loaded.error) return <Problem message={loaded.error} />;
-  if (!loaded.data) return <p class="loading">Opening…</p>;
+  // A story that could not be opened (the server unreachable) is tried again until it opens.
+  useEffect(() => {
+    if (!loaded.error) return;
+    const timer = setTimeout(() => setRound((r) => r + 1), RETRY_OPEN_MS);
+    return () => clearTimeout(timer);
+  }, [loaded.error, round]);
+  if (loaded.error) {
+    return (
+      <div>
+        <Problem message={loaded.error} />
+        <p class="hint">Trying again every few seconds.</p>
+        {local.data && <KeptHere text={local.data} />}
+      </div>
+    );
+  }
+  if (!loaded.data || local.loading) return <p class="loading">Opening…</p>;
   // A new version or a restore starts the editor afresh from the item.
   return (
     <Story
@@ -51,8 +97,45 @@ export function Editor({ uuid }: { uuid: string }) {
       item={loaded.data.item}
       draft={loaded.data.draft}
       merged={loaded.data.merged}
-      reopen={() => setRound((r) => r + 1)}
+      local={local.data}
+      adopted={adopted}
+      adopt={() => {
+        setAdopted(true);
+        setRound((r) => r + 1);
+      }}
+      reopen={() => {
+        setAdopted(false);
+        setRound((r) => r + 1);
+      }}
     />
+  );
+}
+
+/** The time of day of a moment, as the journalist's clock shows it. */
+function clock(at: number): string {
+  return new Date(at).toLocaleTimeString();
+}
+
+/** The time of a service timestamp (`YYYY-MM-DD HH:MM:SS`, UTC) on this computer's clock: the time alone when it is today. */
+function serviceTime(stamp: string, withSeconds = false): string {
+  const at = new Date(`${stamp.replace(' ', 'T')}${/Z|[+-]\d\d:?\d\d$/.test(stamp) ? '' : 'Z'}`);
+  if (Number.isNaN(at.getTime())) return stamp;
+  const time = at.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', ...(withSeconds ? { second: '2-digit' } : {}) });
+  return at.toDateString() === new Date().toDateString() ? time : `${at.toLocaleDateString()} ${time}`;
+}
+
+/** Text kept on this computer, shown while the story cannot be opened from the service. */
+function KeptHere({ text }: { text: UnsavedText }) {
+  return (
+    <section class="panel kept-here" aria-label="Your text kept on this computer">
+      <p>
+        What you typed at {clock(text.at)} had not reached the server. It is kept on this computer and goes back into the editor, and to the server,
+        as soon as the story opens again.
+      </p>
+      <h2>{text.title}</h2>
+      {text.abstract && <p>{text.abstract}</p>}
+      <div class="kept-text">{textOf(text.html)}</div>
+    </section>
   );
 }
 
@@ -75,24 +158,225 @@ function reopened(item: ContentItem, draft?: Draft, merged?: MergedDraft) {
   return undefined;
 }
 
-function Story({ item, draft, merged, reopen }: { item: ContentItem; draft?: Draft; merged?: MergedDraft; reopen: () => void }) {
+/**
+ * Whether text kept on this computer goes straight back into the editor: it
+ * was typed on the version the service has, and no draft the service holds
+ * was saved well after it (from another computer). Otherwise it is offered.
+ */
+function restoresItself(local: UnsavedText, item: ContentItem, draft?: Draft): boolean {
+  if (local.version !== item.version) return false;
+  if (!draft) return true;
+  const saved = Date.parse(`${draft.created_at.replace(' ', 'T')}Z`);
+  return Number.isNaN(saved) || saved < local.at + 60_000;
+}
+
+/** Why the service refused a save, sorted by what the journalist can do about it. */
+type Refusal = { kind: 'locked' | 'sign-in' | 'unreachable' | 'other'; words: string };
+
+function refusalOf(err: unknown): Refusal {
+  const words = explain(err);
+  if (!(err instanceof ApiError)) return { kind: 'other', words };
+  if (err.code === 'locked') return { kind: 'locked', words };
+  if (err.code === 'unreachable' || err.code === 'offline' || err.status === 0 || err.status === 502 || err.status === 503 || err.status === 504) {
+    return { kind: 'unreachable', words };
+  }
+  if (isTokenRefusal(err) || err.status === 401 || err.status === 403) return { kind: 'sign-in', words };
+  return { kind: 'other', words };
+}
+
+/** Who holds a lock, for people to read. */
+function holderName(lock: LockRequest): string {
+  return lock.user?.name ?? 'Someone';
+}
+
+/** A refused save in words: why, that the text is kept, and what to do. */
+function RefusedSave({ refusal, lock }: { refusal: Refusal; lock?: LockRequest | null }) {
+  const kept = 'What you typed stays here and is kept on this computer.';
+  let said: string;
+  switch (refusal.kind) {
+    case 'locked':
+      said = lock
+        ? `Not saved: ${holderName(lock)} has this story locked since ${serviceTime(lock.created_at)}, so the server takes no changes from you. ${kept} It is saved as soon as they release the lock; ask them to, or wait.`
+        : `Not saved: someone else has this story locked. ${kept} It is saved as soon as the lock is released.`;
+      break;
+    case 'sign-in':
+      said = `Not saved: ${refusal.words} ${kept} Once you are signed in again, open this story and it is restored and saved.`;
+      break;
+    case 'unreachable':
+      said = `Not saved: the server cannot be reached. ${kept} Keep writing: it is saved as soon as the server answers again.`;
+      break;
+    default:
+      said = `Not saved: ${refusal.words} ${kept}`;
+  }
+  return (
+    <p class="problem refused-save" role="alert">
+      {said}
+    </p>
+  );
+}
+
+function Story(props: {
+  item: ContentItem;
+  draft?: Draft;
+  merged?: MergedDraft;
+  local?: UnsavedText;
+  adopted: boolean;
+  adopt: () => void;
+  reopen: () => void;
+}) {
+  const { item, draft, merged, local, reopen } = props;
   const { api, me, may } = useDesk();
   const restored = reopened(item, draft, merged);
-  const restoredDoc = restored?.raw ? parseRaw(restored.raw) : undefined;
-  const initial: PmNode | string = restoredDoc ? fromRaw(restoredDoc) : restored?.html || item.content || '<p></p>';
-  const [title, setTitle] = useState(item.title);
+  const fromLocal = local && (props.adopted || restoresItself(local, item, draft)) ? local : undefined;
+  const offered = local && !fromLocal ? local : undefined;
+  // The body the service holds for this version (its draft, or the item's own).
+  const serverHtml = useRef(restored?.html ?? item.content);
+  const startRaw = fromLocal?.bodyPending ? fromLocal.raw : restored?.raw;
+  const startHtml = fromLocal?.bodyPending ? fromLocal.html : restored?.html;
+  const restoredDoc = startRaw ? parseRaw(startRaw) : undefined;
+  const initial: PmNode | string = restoredDoc ? fromRaw(restoredDoc) : startHtml || item.content || '<p></p>';
+  const [title, setTitle] = useState(fromLocal?.fieldsPending ? fromLocal.title : item.title);
   const [slug, setSlug] = useState(item.slug);
-  const [summary, setSummary] = useState(item.abstract);
+  const [summary, setSummary] = useState(fromLocal?.fieldsPending ? fromLocal.abstract : item.abstract);
   const [authors, setAuthors] = useState(item.authors.map((a) => a.uuid));
   const [tags, setTags] = useState(item.tags.map((t) => t.uuid));
   const [urls, setUrls] = useState(item.urls.map((u) => u.url).join('\n'));
   const [published, setPublished] = useState(Boolean(item.published_at));
+  const [bodyText, setBodyText] = useState('');
   const body = useRef<Body | undefined>(undefined);
-  const unsaved = useRef(false);
-  const [draftState, setDraftState] = useState(restored?.said ?? '');
+  const fields = useRef({ title, abstract: summary });
+  const [draftState, setDraftState] = useState(
+    fromLocal ? `Restored what you typed at ${clock(fromLocal.at)} that had not reached the server.` : (restored?.said ?? ''),
+  );
   const [problem, setProblem] = useState<string>();
-  const lockedByOther = item.lock_request && item.lock_request.user?.uuid !== me.user.uuid;
-  const editable = may('CONTENT update') && !lockedByOther;
+  const [refusal, setRefusal] = useState<Refusal>();
+  const [keepProblem, setKeepProblem] = useState<string>();
+  const [newer, setNewer] = useState<string>();
+
+  // The lock as last read from the service; a story opened while someone
+  // else held it is read-only until they release it.
+  const [lock, setLock] = useState<LockRequest | null>(item.lock_request ?? null);
+  const lockNow = useRef(lock);
+  const othersLock = (l: LockRequest | null | undefined) => Boolean(l && l.user?.uuid !== me.user.uuid);
+  const [readOnly, setReadOnly] = useState(othersLock(item.lock_request));
+  const editable = may('CONTENT update') && !readOnly;
+
+  // What the service has not acknowledged yet: the newest text, also in IndexedDB.
+  const pending = useRef<UnsavedText | undefined>(
+    fromLocal ? { ...fromLocal, version: item.version, bodyPending: fromLocal.bodyPending && fromLocal.html !== serverHtml.current } : undefined,
+  );
+  const keepTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  const writes = useRef<Promise<void>>(Promise.resolve());
+  const saving = useRef(false);
+
+  const rawNow = () => (body.current ? JSON.stringify(toRaw(body.current.doc)) : (startRaw ?? ''));
+
+  /** Writes the pending text to this computer now (or forgets it when nothing is pending). */
+  const persist = () => {
+    clearTimeout(keepTimer.current);
+    keepTimer.current = undefined;
+    const p = pending.current;
+    const write = p && (p.bodyPending || p.fieldsPending) ? () => keepUnsaved({ ...p, raw: p.bodyPending ? rawNow() : p.raw }) : () => discardUnsaved(item.uuid);
+    writes.current = writes.current.then(write).then(
+      () => setKeepProblem(undefined),
+      (err) => setKeepProblem(`This browser could not keep a copy of your text (${err instanceof Error ? err.message : String(err)}); save before you close it.`),
+    );
+    return writes.current;
+  };
+
+  /** Notes a change of the headline, abstract or body: pending at once, on this computer shortly after. */
+  const noteChange = () => {
+    const html = body.current?.html ?? pending.current?.html ?? startHtml ?? item.content;
+    const at = Math.max(Date.now(), (pending.current?.at ?? 0) + 1);
+    pending.current = {
+      uuid: item.uuid,
+      version: item.version,
+      title: fields.current.title,
+      abstract: fields.current.abstract,
+      html,
+      raw: pending.current?.raw ?? startRaw ?? '',
+      bodyPending: html !== serverHtml.current,
+      fieldsPending: fields.current.title !== item.title || fields.current.abstract !== item.abstract,
+      at,
+    };
+    clearTimeout(keepTimer.current);
+    keepTimer.current = setTimeout(() => void persist(), KEEP_AFTER_MS);
+  };
+
+  /** Saves the pending body as a draft, unless a save is under way or someone else's lock would refuse it. */
+  const saveDraft = async () => {
+    const p = pending.current;
+    if (saving.current || !p?.bodyPending || !may('DRAFT create')) return;
+    if (othersLock(lockNow.current)) {
+      setRefusal({ kind: 'locked', words: '' });
+      return;
+    }
+    saving.current = true;
+    try {
+      await persist();
+      const raw = rawNow();
+      await api.post(`/v3/draft${query({ content: item.srn })}`, { content: p.html, content_raw: raw } satisfies RequestBody<'Draft'>);
+      serverHtml.current = p.html;
+      const now = pending.current;
+      if (now && now.html === p.html) pending.current = { ...now, bodyPending: false };
+      await writes.current;
+      await acknowledge(item.uuid, p.at, 'body');
+      setRefusal(undefined);
+      setDraftState(`Draft saved at ${new Date().toLocaleTimeString()}.`);
+    } catch (err) {
+      const why = refusalOf(err);
+      setRefusal(why);
+      setDraftState(`Draft not saved: ${why.kind === 'unreachable' ? 'the server cannot be reached' : why.words}`);
+      if (why.kind === 'locked') void readLock();
+    } finally {
+      saving.current = false;
+    }
+  };
+  const saveDraftNow = useRef(saveDraft);
+  saveDraftNow.current = saveDraft;
+
+  /** Reads the story's lock and version again; a lock released, or a server answering again, saves what is pending. */
+  const readLock = async () => {
+    let now: ContentItem;
+    try {
+      now = await api.get<ContentItem>(`/v3/content/${item.uuid}`);
+    } catch (err) {
+      const why = refusalOf(err);
+      if (why.kind === 'unreachable' && pending.current?.bodyPending) setRefusal(why);
+      return;
+    }
+    const was = lockNow.current;
+    lockNow.current = now.lock_request ?? null;
+    setLock(lockNow.current);
+    if (!othersLock(lockNow.current)) setReadOnly(false);
+    if (Number(now.version) > Number(item.version)) {
+      // Someone saved a version since: start afresh from it when nothing here waits to be saved.
+      if (!pending.current?.bodyPending && !pending.current?.fieldsPending) return reopen();
+      setNewer(now.version);
+    }
+    if ((othersLock(was) && !othersLock(lockNow.current)) || refusal) void saveDraftNow.current();
+  };
+  const readLockNow = useRef(readLock);
+  readLockNow.current = readLock;
+
+  // Autosave: a changed body becomes a draft every few seconds; the lock is read again every few seconds.
+  useEffect(() => {
+    const saver = setInterval(() => void saveDraftNow.current(), AUTOSAVE_MS);
+    const reader = setInterval(() => void readLockNow.current(), LOCK_POLL_MS);
+    // Restored text goes to the service as soon as it takes it.
+    if (pending.current) void persist().then(() => saveDraftNow.current());
+    const flush = () => {
+      if (keepTimer.current !== undefined) void persist();
+    };
+    window.addEventListener('pagehide', flush);
+    return () => {
+      clearInterval(saver);
+      clearInterval(reader);
+      window.removeEventListener('pagehide', flush);
+      flush();
+    };
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [item.srn]);
 
   const people = useLoad(
     async () => ({
@@ -102,29 +386,8 @@ function Story({ item, draft, merged, reopen }: { item: ContentItem; draft?: Dra
     [],
   );
 
-  // Autosave: a changed body becomes a draft every few seconds.
-  useEffect(() => {
-    const timer = setInterval(async () => {
-      if (!unsaved.current || !body.current || !may('DRAFT create')) return;
-      unsaved.current = false;
-      const { html, doc } = body.current;
-      const failed = await attempt(() =>
-        api.post(`/v3/draft${query({ content: item.srn })}`, {
-          content: html,
-          content_raw: JSON.stringify(toRaw(doc)),
-        } satisfies RequestBody<'Draft'>),
-      );
-      if (failed) {
-        unsaved.current = true;
-        setDraftState(`Draft not saved: ${failed}`);
-      } else {
-        setDraftState(`Draft saved at ${new Date().toLocaleTimeString()}.`);
-      }
-    }, AUTOSAVE_MS);
-    return () => clearInterval(timer);
-  }, [item.srn]);
-
   const saveVersion = async () => {
+    if (!editable || saving.current) return;
     const change: RequestBody<'Content'> = {
       title,
       slug,
@@ -138,22 +401,54 @@ function Story({ item, draft, merged, reopen }: { item: ContentItem; draft?: Dra
     };
     if (body.current) {
       change.content = body.current.html;
-      change.content_raw = JSON.stringify(toRaw(body.current.doc));
-    } else if (restored) {
-      // Reopened from a draft and not touched since: the draft is what is saved.
-      change.content = restored.html;
-      change.content_raw = restored.raw;
+      change.content_raw = rawNow();
+    } else if (fromLocal?.bodyPending || restored) {
+      // Reopened from kept text or a draft and not touched since: that is what is saved.
+      change.content = startHtml ?? serverHtml.current;
+      change.content_raw = startRaw ?? '';
     }
     if (may('CONTENT publish') && published !== Boolean(item.published_at)) {
       change.published_at = published ? new Date().toISOString().replace(/\.\d+Z$/, 'Z') : null;
     }
-    const failed = await attempt(() => api.put(`/v3/content/${item.uuid}`, change));
-    setProblem(failed);
-    if (!failed) {
-      unsaved.current = false;
-      reopen();
+    const at = pending.current?.at ?? 0;
+    saving.current = true;
+    try {
+      await persist();
+      await api.put(`/v3/content/${item.uuid}`, change);
+    } catch (err) {
+      const why = refusalOf(err);
+      if (why.kind === 'other') setProblem(why.words);
+      else {
+        setProblem(undefined);
+        setRefusal(why);
+        if (why.kind === 'locked') void readLock();
+      }
+      return;
+    } finally {
+      saving.current = false;
     }
+    setProblem(undefined);
+    clearTimeout(keepTimer.current);
+    keepTimer.current = undefined;
+    pending.current = undefined;
+    await writes.current;
+    await acknowledge(item.uuid, at, 'all').catch(() => undefined);
+    reopen();
   };
+  const saveVersionNow = useRef(saveVersion);
+  saveVersionNow.current = saveVersion;
+
+  // Ctrl/Cmd+S saves a version from anywhere in the story.
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if ((event.ctrlKey || event.metaKey) && !event.altKey && event.key.toLowerCase() === 's') {
+        event.preventDefault();
+        void saveVersionNow.current();
+      }
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, []);
 
   const toggle = (list: string[], set: (l: string[]) => void, uuid: string) =>
     set(list.includes(uuid) ? list.filter((u) => u !== uuid) : [...list, uuid]);
@@ -164,12 +459,22 @@ function Story({ item, draft, merged, reopen }: { item: ContentItem; draft?: Dra
         <p>
           <a href="#/content">← All content</a>
         </p>
-        <h1 id="story-heading">
+        <h1 id="story-heading">{title.trim() || 'Untitled story'}</h1>
+        <p class="story-meta">
           {item.type} · version {item.version}
-        </h1>
-        <LockBanner item={item} onChange={reopen} />
+        </p>
+        <LockBanner lock={lock} readOnly={readOnly} waiting={Boolean(pending.current?.bodyPending || pending.current?.fieldsPending)} srn={item.srn} onChange={() => void readLock()} />
         <MergeNotice item={item} />
+        {refusal && <RefusedSave refusal={refusal} lock={lock} />}
         <Problem message={problem} />
+        <Problem message={keepProblem} />
+        {newer && (
+          <p class="problem" role="alert">
+            Someone saved version {newer} while you were editing version {item.version}. Your text is kept; saving a version now replaces theirs, so
+            compare it with version {newer} (Versions, below) first.
+          </p>
+        )}
+        {offered && <Offered local={offered} item={item} adopt={props.adopt} reopen={reopen} />}
         <form
           onSubmit={(e) => {
             e.preventDefault();
@@ -177,24 +482,56 @@ function Story({ item, draft, merged, reopen }: { item: ContentItem; draft?: Dra
           }}
         >
           <label>
-            Title <input name="title" value={title} disabled={!editable} onInput={(e) => setTitle(e.currentTarget.value)} />
+            Title{' '}
+            <input
+              name="title"
+              value={title}
+              disabled={!editable}
+              aria-describedby="headline-count"
+              onInput={(e) => {
+                setTitle(e.currentTarget.value);
+                fields.current.title = e.currentTarget.value;
+                noteChange();
+              }}
+            />
           </label>
+          <HeadlineCount title={title} type={item.type} />
           <label>
             Slug <input name="slug" value={slug} disabled={!editable} onInput={(e) => setSlug(e.currentTarget.value)} />
           </label>
           <label>
-            Abstract <textarea name="abstract" rows={2} value={summary} disabled={!editable} onInput={(e) => setSummary(e.currentTarget.value)} />
+            Abstract{' '}
+            <textarea
+              name="abstract"
+              rows={2}
+              value={summary}
+              disabled={!editable}
+              aria-describedby="abstract-count"
+              onInput={(e) => {
+                setSummary(e.currentTarget.value);
+                fields.current.abstract = e.currentTarget.value;
+                noteChange();
+              }}
+            />
           </label>
+          <p class="count" id="abstract-count">
+            Abstract: {countsOf(summary)}
+          </p>
           <RichText
             initial={initial}
             label="Body"
             editable={editable}
+            onText={setBodyText}
             onChange={(b) => {
               body.current = b;
-              unsaved.current = true;
+              noteChange();
               setDraftState('Unsaved changes…');
             }}
           />
+          <p class="count" id="body-count">
+            Body: {countsOf(bodyText)}
+          </p>
+          <CountsSpoken title={title} type={item.type} body={bodyText} />
           <p class="draft-state" role="status" aria-live="polite">
             {draftState}
           </p>
@@ -241,7 +578,7 @@ function Story({ item, draft, merged, reopen }: { item: ContentItem; draft?: Dra
               <input type="checkbox" name="published" checked={published} disabled={!editable} onChange={(e) => setPublished(e.currentTarget.checked)} /> Published
             </label>
           )}
-          <button type="submit" disabled={!editable}>
+          <button type="submit" disabled={!editable} aria-keyshortcuts="Control+S Meta+S">
             Save as new version
           </button>
         </form>
@@ -255,10 +592,98 @@ function Story({ item, draft, merged, reopen }: { item: ContentItem; draft?: Dra
   );
 }
 
-function LockBanner({ item, onChange }: { item: ContentItem; onChange: () => void }) {
+/** Text kept on this computer that was typed on an older version, or before a newer draft: offered, never put over the text by itself. */
+function Offered({ local, item, adopt, reopen }: { local: UnsavedText; item: ContentItem; adopt: () => void; reopen: () => void }) {
+  return (
+    <section class="panel kept-here" aria-label="Your text kept on this computer">
+      <p role="status">
+        What you typed at {clock(local.at)} on version {local.version} had not reached the server
+        {local.version !== item.version ? `, and version ${item.version} was saved since` : ', and a newer draft was saved since'}. It is kept on
+        this computer:
+      </p>
+      {local.fieldsPending && <p>Headline: “{local.title}”</p>}
+      <div class="kept-text">{textOf(local.html)}</div>
+      <button type="button" onClick={adopt}>
+        Put my text in the editor
+      </button>{' '}
+      <button
+        type="button"
+        class="danger"
+        onClick={async () => {
+          await discardUnsaved(local.uuid).catch(() => undefined);
+          reopen();
+        }}
+      >
+        Discard it
+      </button>
+    </section>
+  );
+}
+
+/** Words and characters, as the counts show them. */
+function countsOf(text: string): string {
+  const w = words(text);
+  const c = characters(text);
+  return `${w === 1 ? '1 word' : `${w} words`}, ${c === 1 ? '1 character' : `${c} characters`}`;
+}
+
+/** The headline's counts against its type's limit, warning near it and past it (a warning only: it still saves). */
+function HeadlineCount({ title, type }: { title: string; type: string }) {
+  const limit = headlineLimit(type);
+  const length = characters(title);
+  const state = headlineState(title, type);
+  return (
+    <p class={`count headline-${state}`} id="headline-count">
+      Headline: {words(title) === 1 ? '1 word' : `${words(title)} words`}, {length} of {limit} characters.
+      {state === 'near' && <strong> Close to the {type} headline limit of {limit} characters.</strong>}
+      {state === 'over' && (
+        <strong>
+          {' '}
+          {length - limit} {length - limit === 1 ? 'character' : 'characters'} over the {type} headline limit of {limit}: shorten it to fit the
+          teasers.
+        </strong>
+      )}
+    </p>
+  );
+}
+
+/**
+ * The counts for screen readers, said politely and only when they change
+ * meaningfully: the headline nearing or passing its limit, the body passing
+ * another hundred words. Not every keystroke.
+ */
+function CountsSpoken({ title, type, body }: { title: string; type: string; body: string }) {
+  const state = headlineState(title, type);
+  const hundreds = Math.floor(words(body) / 100);
+  const [said, setSaid] = useState('');
+  const last = useRef({ state, hundreds });
+  useEffect(() => {
+    const before = last.current;
+    last.current = { state, hundreds };
+    if (state !== before.state) {
+      const limit = headlineLimit(type);
+      setSaid(
+        state === 'over'
+          ? `The headline is over the limit of ${limit} characters.`
+          : state === 'near'
+            ? `The headline is close to the limit of ${limit} characters.`
+            : `The headline fits the limit of ${limit} characters.`,
+      );
+    } else if (hundreds !== before.hundreds && hundreds > 0) {
+      setSaid(`The body has ${hundreds * 100} words.`);
+    }
+  }, [state, hundreds, type]);
+  return (
+    <p class="visually-hidden" role="status" aria-live="polite">
+      {said}
+    </p>
+  );
+}
+
+function LockBanner(props: { lock: LockRequest | null; readOnly: boolean; waiting: boolean; srn: string; onChange: () => void }) {
   const { api, me, may } = useDesk();
   const [problem, setProblem] = useState<string>();
-  const holder = item.lock_request;
+  const holder = props.lock;
   const mine = holder && holder.user?.uuid === me.user.uuid;
   return (
     <div class={holder && !mine ? 'banner locked' : 'banner'} role="region" aria-label="Lock">
@@ -266,16 +691,21 @@ function LockBanner({ item, onChange }: { item: ContentItem; onChange: () => voi
       {mine && <span>You have this story locked: nobody else can change it.</span>}
       {holder && !mine && (
         <strong role="alert">
-          {holder.user?.name ?? 'Someone'} is working on this story (locked since {holder.created_at}). You can read it but not change it.
+          {holderName(holder)} is working on this story: they have it locked since {serviceTime(holder.created_at)}.{' '}
+          {props.readOnly
+            ? 'You can read it but not change it.'
+            : props.waiting
+              ? 'What you type is kept on this computer and saved once they release the lock.'
+              : 'The server takes no changes from you until they release the lock.'}
         </strong>
       )}{' '}
       {!holder && may('LOCKREQUEST create') && (
         <button
           type="button"
           onClick={async () => {
-            const failed = await attempt(() => api.post('/v3/lock-request', { srn: item.srn }));
+            const failed = await attempt(() => api.post('/v3/lock-request', { srn: props.srn }));
             setProblem(failed);
-            if (!failed) onChange();
+            props.onChange();
           }}
         >
           Lock it for me
@@ -287,7 +717,7 @@ function LockBanner({ item, onChange }: { item: ContentItem; onChange: () => voi
           onClick={async () => {
             const failed = await attempt(() => api.delete(`/v3/lock-request/${holder.uuid}`));
             setProblem(failed);
-            if (!failed) onChange();
+            props.onChange();
           }}
         >
           Release the lock
