@@ -309,6 +309,7 @@ function Story(props: {
     if (saving.current || !p?.bodyPending || !may('DRAFT create')) return;
     if (othersLock(lockNow.current)) {
       setRefusal({ kind: 'locked', words: '' });
+      setDraftState('Draft not saved: someone else has the story locked.');
       return;
     }
     saving.current = true;
