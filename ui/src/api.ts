@@ -207,3 +207,73 @@ export function query(params: Record<string, string | number | undefined>): stri
 
 /** A synced record as a person calls it (sync screen). */
 export type RecordLabel = Schemas['RecordLabel'];
+
+/** What signing in answers: a new key pair for this browser, and its user. */
+export type SignedIn = Schemas['SignedIn'];
+
+/** What signing in takes: a name and password, or a sign-in link's token. */
+export type SignInBody = Schemas['SignIn'];
+
+/**
+ * Signs in with a name and password or a one-time link (`POST /v3/sign-in`,
+ * no token needed); the answer's key pair is this browser's own. A refusal
+ * is an `ApiError` whose message says why in words (`sign_in_refused`,
+ * `too_many_requests`).
+ */
+export async function signIn(base: string, body: SignInBody): Promise<SignedIn> {
+  let response: Response;
+  try {
+    response = await fetch(`${base}/v3/sign-in`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+  } catch {
+    throw new ApiError(0, 'unreachable', 'The Copydesk service cannot be reached.');
+  }
+  const answer = await parsed(response);
+  if (!response.ok) {
+    const refusal = answer as Partial<Refusal> | undefined;
+    throw new ApiError(response.status, refusal?.code ?? 'unknown', refusal?.error ?? response.statusText, refusal?.field ?? undefined);
+  }
+  return answer as SignedIn;
+}
+
+/** A sign-in refusal in words: the server's own for a wrong password, a spent link or too many tries. */
+export function explainSignIn(err: unknown): string {
+  if (err instanceof ApiError && ['sign_in_refused', 'too_many_requests'].includes(err.code)) return err.message;
+  return explain(err);
+}
+
+/**
+ * The client for a browser signed in with a key: the same calls, and when
+ * the service refuses the key itself (it was revoked, or the user is gone)
+ * `refused` is told, so the person is sent back to sign in.
+ */
+export class SignedInApi extends Api {
+  constructor(
+    connection: Connection,
+    private readonly refused: (err: ApiError) => void,
+  ) {
+    super(connection);
+  }
+
+  private watch<T>(work: Promise<T>): Promise<T> {
+    return work.catch((err: unknown) => {
+      if (isTokenRefusal(err)) this.refused(err as ApiError);
+      throw err;
+    });
+  }
+
+  override call<T>(method: string, path: string, body?: unknown): Promise<T> {
+    return this.watch(super.call<T>(method, path, body));
+  }
+
+  override uploadAttachment(uuid: string, file: File): Promise<ContentItem> {
+    return this.watch(super.uploadAttachment(uuid, file));
+  }
+
+  override exportFile(uuid: string, format: string): Promise<Blob> {
+    return this.watch(super.exportFile(uuid, format));
+  }
+}

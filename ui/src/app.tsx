@@ -1,16 +1,20 @@
 // The desk: navigation, the sync state at a glance, and the screen the address names.
 
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { Api, explain, isTokenRefusal, type Connection, type Me } from './api';
+import { Api, explain, isTokenRefusal, SignedInApi, type Connection, type Me } from './api';
 import { DeskContext, type Desk } from './context';
-import { go, useRoute } from './route';
-import { forgetKey, inDesktopApp, keyConnection, parseKey, rememberKey, startingConnection } from './session';
+import { currentRoute, go, useRoute } from './route';
+import { forgetKey, inDesktopApp, keyConnection, rememberKey, startingConnection } from './session';
 import { ContentList } from './screens/content-list';
 import { Editor } from './screens/editor';
 import { Containers } from './screens/containers';
 import { PrintDesk } from './screens/print-desk';
 import { SyncScreen, SyncBadge } from './screens/sync';
 import { Settings } from './screens/settings';
+import { SignIn } from './screens/sign-in';
+
+/** What a browser whose key the service refused is told on the sign-in screen. */
+const KEY_REFUSED = 'This browser’s sign-in is no longer accepted (its key was revoked or has run out). Sign in again.';
 
 const SCREENS: [string, string][] = [
   ['content', 'Content'],
@@ -24,6 +28,9 @@ export function App() {
   const [connection, setConnection] = useState<Connection | undefined | null>(null);
   const [me, setMe] = useState<Me>();
   const [problem, setProblem] = useState<string>();
+  const route = useRoute();
+  // `#/sign-in/{token}`: a one-time link, used at once (signed in or not).
+  const link = route[0] === 'sign-in' && !inDesktopApp() ? route[1] : undefined;
 
   useEffect(() => {
     startingConnection().then(setConnection, (err) => {
@@ -32,30 +39,50 @@ export function App() {
     });
   }, []);
 
-  const api = useMemo(() => (connection ? new Api(connection) : undefined), [connection]);
+  const api = useMemo(() => {
+    if (!connection) return undefined;
+    if (inDesktopApp()) return new Api(connection);
+    // A key the service refuses (revoked, or its user gone) is forgotten,
+    // and the person is sent back to sign in, from whichever screen.
+    return new SignedInApi(connection, () => {
+      void forgetKey();
+      setProblem(KEY_REFUSED);
+      setMe(undefined);
+      setConnection(undefined);
+      if (currentRoute()[0] !== 'sign-in') go('sign-in');
+    });
+  }, [connection]);
   useEffect(() => {
     if (!api) return;
     api.get<Me>('/v3/me').then(setMe, (err) => {
-      setProblem(explain(err));
-      // Only a refused key is forgotten; an unreachable server is not a reason to sign out.
-      if (!inDesktopApp() && isTokenRefusal(err)) {
-        void forgetKey();
-        setConnection(undefined);
-      }
+      // Only a refused key is forgotten (by the client above); an unreachable server is not a reason to sign out.
+      if (!isTokenRefusal(err) || inDesktopApp()) setProblem(explain(err));
     });
   }, [api]);
+  useEffect(() => {
+    // Signed in, the sign-in screen has nothing to do: on to the desk.
+    if (api && me && route[0] === 'sign-in' && !link) go('content');
+  }, [api, me, route[0], link]);
 
   if (connection === null) return <p class="loading">Starting…</p>;
-  if (!api) {
+  if (!api || link) {
     return (
       <SignIn
+        key={link ?? ''}
         problem={problem}
-        onKey={(key) => {
+        link={link}
+        onKey={async (key) => {
+          let signing;
+          try {
+            signing = await rememberKey(key);
+          } catch (err) {
+            throw new Error(`This browser could not keep the key: ${explain(err)}`);
+          }
           setProblem(undefined);
-          rememberKey(key).then(
-            (signing) => setConnection(keyConnection('', signing)),
-            (err) => setProblem(`This browser could not keep the key: ${explain(err)}`),
-          );
+          setMe(undefined);
+          setConnection(keyConnection('', signing));
+          // The link's token leaves the address and the history: it is spent.
+          if (currentRoute()[0] === 'sign-in') location.replace('#/content');
         }}
       />
     );
@@ -112,43 +139,6 @@ function Shell({ signOut }: { signOut?: () => void }) {
         )}
       </main>
     </div>
-  );
-}
-
-function SignIn({ problem, onKey }: { problem?: string; onKey: (key: ReturnType<typeof parseKey> & object) => void }) {
-  const [text, setText] = useState('');
-  const [error, setError] = useState<string>();
-  return (
-    <main class="sign-in">
-      <h1>Copydesk</h1>
-      <form
-        onSubmit={(event) => {
-          event.preventDefault();
-          const key = parseKey(text);
-          if (typeof key === 'string') setError(key);
-          else onKey(key);
-        }}
-      >
-        <label for="key">Your key (the JSON your administrator gave you)</label>
-        <textarea
-          id="key"
-          rows={5}
-          value={text}
-          onInput={(e) => setText(e.currentTarget.value)}
-          placeholder='{"user_uuid": "…", "public_key": "…", "private_key": "…"}'
-        />
-        {(error ?? problem) && (
-          <p class="problem" role="alert">
-            {error ?? problem}
-          </p>
-        )}
-        <button type="submit">Sign in</button>
-      </form>
-      <p class="hint">
-        This browser keeps your key so that nothing on a page can read it out; you stay signed in until you sign out
-        (Settings).
-      </p>
-    </main>
   );
 }
 

@@ -21,6 +21,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v3/sign-in": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Access action: none (signing in); no token is needed. A Copydesk extension: a name and password (set with `copydesk-server user password`), or the token of a one-time link (`copydesk-server user link`), becomes a new key pair for the caller's user, labelled and listed under that user (`key list`) and revocable like any key pair (`key revoke`). Sign tokens with it as with any key pair. A wrong name or password is 401 `sign_in_refused` with the same message whether the name exists or not; an unknown, expired or used link is 401 with its own words. After 5 failed attempts for a name, or 20 from one address, within 15 minutes: 429 `too_many_requests` with `Retry-After`. */
+        post: operations["sign_in"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v3/author": {
         parameters: {
             query?: never;
@@ -1298,7 +1315,7 @@ export interface components {
          *     branches on it, never on the message.
          * @enum {string}
          */
-        ErrorCode: "invalid_request" | "forbidden_action" | "token_missing" | "token_invalid" | "token_expired" | "foreign_origin" | "not_found" | "timeout" | "locked" | "conflict" | "too_large" | "unsupported_media_type" | "too_many_requests" | "internal" | "offline" | "database_damaged";
+        ErrorCode: "invalid_request" | "forbidden_action" | "sign_in_refused" | "token_missing" | "token_invalid" | "token_expired" | "foreign_origin" | "not_found" | "timeout" | "locked" | "conflict" | "too_large" | "unsupported_media_type" | "too_many_requests" | "internal" | "offline" | "database_damaged";
         ExportBody: {
             workflow_id?: null | components["schemas"]["Reference"];
             assignee_id?: null | components["schemas"]["Reference"];
@@ -1491,6 +1508,24 @@ export interface components {
         };
         /** @description A content item, an author or a tag, as the search type asks */
         SearchHit: Record<string, unknown>;
+        /** @description The body of `POST /v3/sign-in`: a name and password, or a sign-in link's token. */
+        SignIn: {
+            name?: string | null;
+            password?: string | null;
+            /** @description The token of a link `copydesk-server user link` printed (after `#/sign-in/`). */
+            link?: string | null;
+        };
+        /**
+         * @description A sign-in that worked: a new key pair for this browser, and its user.
+         *     Tokens are signed with it as with any key pair.
+         */
+        SignedIn: {
+            public_key: string;
+            private_key: string;
+            /** @description What the key pair is listed as under its user (`key list`). */
+            label: string;
+            user: components["schemas"]["User"];
+        };
         /**
          * @description A conflict sync found: one field changed on both sides (or an edit
          *     against a delete); for a story's body or abstract, one paragraph of it,
@@ -1732,6 +1767,18 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
+        /**
+         * @description `sign_in_refused`: a name and password that do not match, or a sign-in
+         *     link that is unknown, expired or used; the message says which, in words.
+         */
+        SignInRefused: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
         /** @description `timeout`: the client sent nothing for longer than the server waits. */
         Stalled: {
             headers: {
@@ -1744,6 +1791,20 @@ export interface components {
         /** @description `too_large`: the body is over the server's limit. */
         TooLarge: {
             headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /**
+         * @description `too_many_requests`: too many failed sign-ins for this name (5) or from
+         *     this address (20) within 15 minutes; `Retry-After` says when to try again.
+         */
+        TooManySignIns: {
+            headers: {
+                /** @description Seconds to wait */
+                "Retry-After"?: number;
                 [name: string]: unknown;
             };
             content: {
@@ -1795,6 +1856,37 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["NotJson"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    sign_in: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SignIn"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignedIn"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["SignInRefused"];
+            403: components["responses"]["BadToken"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["NotJson"];
+            429: components["responses"]["TooManySignIns"];
             503: components["responses"]["Unavailable"];
         };
     };

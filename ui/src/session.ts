@@ -3,9 +3,10 @@
 // In the desktop app, the shell answers one Tauri command, `connection`,
 // with the address of its embedded service and a token made for this
 // launch. In a browser, the service is the page's own origin and the person
-// signs in with their key pair (the JSON `copydesk-server key create --json`
-// prints); tokens are then signed here with `jose`, as the contract says a
-// client signs them (HS256, claim `pk`).
+// signs in with a name and password or a one-time link (`POST /v3/sign-in`
+// answers a key pair made for this browser), or pastes a key pair (the JSON
+// `copydesk-server key create --json` prints); tokens are then signed here
+// with `jose`, as the contract says a client signs them (HS256, claim `pk`).
 //
 // The private key never stays in the page as text. Signing in imports it as
 // a non-extractable WebCrypto HMAC key and keeps that CryptoKey in
@@ -16,7 +17,7 @@
 // web app; signing out deletes the key.
 
 import { SignJWT } from 'jose';
-import type { Connection } from './api';
+import type { Connection, SignedIn } from './api';
 
 export interface KeyPair {
   public_key: string;
@@ -136,6 +137,11 @@ export async function rememberKey(key: KeyPair): Promise<SigningKey> {
   const signing = await signingKey(key);
   await keyStore('readwrite', (store) => store.put(signing, SIGNED_IN));
   return signing;
+}
+
+/** The key pair a sign-in answered, as a pasted one would be. */
+export function signedInKey(signed: SignedIn): KeyPair {
+  return { public_key: signed.public_key, private_key: signed.private_key, user_uuid: signed.user.uuid };
 }
 
 /** Signs out: the kept key is deleted. */

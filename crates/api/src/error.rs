@@ -76,6 +76,10 @@ impl ApiError {
                 CoreError::Token(TokenProblem::Expired) => {
                     (StatusCode::FORBIDDEN, ErrorCode::TokenExpired)
                 }
+                CoreError::SignInRefused(_) => (StatusCode::UNAUTHORIZED, ErrorCode::SignInRefused),
+                CoreError::TooManyAttempts { .. } => {
+                    (StatusCode::TOO_MANY_REQUESTS, ErrorCode::TooManyRequests)
+                }
                 CoreError::Locked(_) => (StatusCode::CONFLICT, ErrorCode::Locked),
                 CoreError::Conflict { .. } => (StatusCode::CONFLICT, ErrorCode::Conflict),
                 CoreError::TooLarge(_) => (StatusCode::PAYLOAD_TOO_LARGE, ErrorCode::TooLarge),
@@ -135,7 +139,10 @@ impl IntoResponse for ApiError {
         let mut response = (status, axum::Json(body)).into_response();
         if let Self::Busy {
             retry_after_secs, ..
-        } = self
+        }
+        | Self::Core(CoreError::TooManyAttempts {
+            retry_after_secs, ..
+        }) = self
         {
             response.headers_mut().insert(
                 axum::http::header::RETRY_AFTER,

@@ -65,6 +65,19 @@ pub struct Stalled(ErrorBody);
 #[allow(dead_code)]
 pub struct Busy(ErrorBody);
 
+/// `sign_in_refused`: a name and password that do not match, or a sign-in
+/// link that is unknown, expired or used; the message says which, in words.
+#[derive(ToResponse)]
+#[allow(dead_code)]
+pub struct SignInRefused(ErrorBody);
+
+/// `too_many_requests`: too many failed sign-ins for this name (5) or from
+/// this address (20) within 15 minutes; `Retry-After` says when to try again.
+#[derive(ToResponse)]
+#[response(headers(("Retry-After" = u64, description = "Seconds to wait")))]
+#[allow(dead_code)]
+pub struct TooManySignIns(ErrorBody);
+
 /// The refusals every operation may answer, each in the contract's error shape.
 #[derive(IntoResponses)]
 #[allow(dead_code)]
@@ -95,6 +108,28 @@ pub enum UploadRefusals {
     Stalled(#[ref_response] Stalled),
     #[response(status = 429)]
     Busy(#[ref_response] Busy),
+}
+
+/// What signing in may be refused with (it needs no token).
+#[derive(IntoResponses)]
+#[allow(dead_code)]
+pub enum SignInRefusals {
+    #[response(status = 400)]
+    BadRequest(#[ref_response] BadRequest),
+    #[response(status = 401)]
+    Refused(#[ref_response] SignInRefused),
+    #[response(status = 403)]
+    BadToken(#[ref_response] BadToken),
+    #[response(status = 404)]
+    NotFound(#[ref_response] NotFound),
+    #[response(status = 413)]
+    TooLarge(#[ref_response] TooLarge),
+    #[response(status = 415)]
+    NotJson(#[ref_response] NotJson),
+    #[response(status = 429)]
+    TooMany(#[ref_response] TooManySignIns),
+    #[response(status = 503)]
+    Unavailable(#[ref_response] Unavailable),
 }
 
 /// The record a path names, by its UUID.
@@ -180,7 +215,9 @@ impl Modify for BearerToken {
             NotJson,
             Unavailable,
             Stalled,
-            Busy
+            Busy,
+            SignInRefused,
+            TooManySignIns
         )
     ),
     modifiers(&BearerToken),

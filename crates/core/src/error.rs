@@ -40,6 +40,17 @@ pub enum CoreError {
         message: String,
         field: Option<String>,
     },
+    /// A sign-in with a wrong name or password, or an unknown, expired or
+    /// used link; the message says which in words.
+    #[error("{0}")]
+    SignInRefused(String),
+    /// Too many failed sign-ins for a name or from an address: try again
+    /// after `retry_after_secs`.
+    #[error("{message}")]
+    TooManyAttempts {
+        message: String,
+        retry_after_secs: u64,
+    },
     /// A replica needs its central server for this (a lock) and cannot reach it.
     #[error("{0}")]
     Offline(String),

@@ -29,6 +29,7 @@ pub mod records;
 pub mod replica;
 pub mod sanitize;
 pub mod search;
+pub mod sign_in;
 pub mod slug;
 pub mod srn;
 pub mod store;

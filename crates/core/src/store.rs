@@ -63,6 +63,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0009_content_as_array",
         include_str!("../migrations/0009_content_as_array.sql"),
     ),
+    (
+        "0010_sign_in",
+        include_str!("../migrations/0010_sign_in.sql"),
+    ),
 ];
 
 const READERS: usize = 8;

@@ -39,6 +39,11 @@ enum Command {
         #[command(subcommand)]
         command: KeyCommand,
     },
+    /// Let people sign in to the browser UI without a key: passwords and one-time links.
+    User {
+        #[command(subcommand)]
+        command: UserCommand,
+    },
     /// Check the whole database (SQLite's integrity_check and foreign keys);
     /// exits 0 when sound, 1 with the problems listed when not. Only reads,
     /// so it is safe beside a running server.
@@ -139,6 +144,23 @@ enum KeyCommand {
         #[arg(long)]
         content_as_array: bool,
     },
+    /// List user NAME's key pairs (public key, created, label); never their private keys.
+    List {
+        #[command(flatten)]
+        data: DataArgs,
+        /// The user's name.
+        #[arg(long)]
+        name: String,
+    },
+    /// Revoke a key pair: every token signed with it is refused from now on
+    /// (a browser signed in with it is sent back to sign in).
+    Revoke {
+        #[command(flatten)]
+        data: DataArgs,
+        /// The key's public key (see `key list`).
+        #[arg(long)]
+        public_key: String,
+    },
     /// Change how an existing key's answers are shaped.
     Set {
         #[command(flatten)]
@@ -149,6 +171,33 @@ enum KeyCommand {
         /// Single content items as one-element arrays (true) or objects (false).
         #[arg(long, action = clap::ArgAction::Set)]
         content_as_array: bool,
+    },
+}
+
+#[derive(Subcommand)]
+enum UserCommand {
+    /// Set the password user NAME signs in to the browser UI with. It is read
+    /// from standard input: typed without echo on a terminal, or the first
+    /// line of what is piped in.
+    Password {
+        /// The user's name (made with `key create`).
+        name: String,
+        #[command(flatten)]
+        data: DataArgs,
+    },
+    /// Print a one-time sign-in link for user NAME, valid once for 15 minutes.
+    Link {
+        /// The user's name (made with `key create`).
+        name: String,
+        #[command(flatten)]
+        data: DataArgs,
+        /// The address people open the UI at, for example https://desk.newsroom.example.
+        #[arg(
+            long,
+            env = "COPYDESK_BASE_URL",
+            default_value = "http://127.0.0.1:8080"
+        )]
+        base: String,
     },
 }
 
@@ -246,6 +295,29 @@ fn main() -> Result<()> {
         Command::Check { data } => check(&data),
         Command::Backup { data, to } => backup(&data, &to),
         Command::Sync(args) => sync(args),
+        Command::User { command } => user(command),
+        Command::Key {
+            command: KeyCommand::List { data, name },
+        } => {
+            let (cms, _) = data.open()?;
+            for key in cms.list_keys(&name)? {
+                let label = if key.label.is_empty() {
+                    "made with key create"
+                } else {
+                    &key.label
+                };
+                println!("{}  {}  {label}", key.public_key, key.created_at);
+            }
+            Ok(())
+        }
+        Command::Key {
+            command: KeyCommand::Revoke { data, public_key },
+        } => {
+            let (cms, _) = data.open()?;
+            cms.revoke_key(&public_key)?;
+            println!("key {public_key} revoked: its tokens are refused from now on");
+            Ok(())
+        }
         Command::Token { key_file, lifetime } => {
             let text = std::fs::read_to_string(&key_file)
                 .with_context(|| format!("reading the key file {}", key_file.display()))?;
@@ -321,6 +393,51 @@ fn main() -> Result<()> {
     }
 }
 
+/// `user password` and `user link`.
+fn user(command: UserCommand) -> Result<()> {
+    match command {
+        UserCommand::Password { name, data } => {
+            let password = read_password(&name)?;
+            let (cms, _) = data.open()?;
+            cms.set_password(&name, &password)?;
+            println!("{name} can now sign in with this password");
+            Ok(())
+        }
+        UserCommand::Link { name, data, base } => {
+            let (cms, _) = data.open()?;
+            let token = cms.make_sign_in_link(&name)?;
+            println!("{}/#/sign-in/{token}", base.trim_end_matches('/'));
+            eprintln!("The link signs {name} in once, within 15 minutes.");
+            Ok(())
+        }
+    }
+}
+
+/// The password from standard input: without echo from a terminal (asked
+/// twice), else the first line piped in.
+fn read_password(name: &str) -> Result<String> {
+    use std::io::{BufRead as _, IsTerminal as _};
+    if std::io::stdin().is_terminal() {
+        let first = rpassword::prompt_password(format!("New password for {name}: "))
+            .context("reading the password")?;
+        let again =
+            rpassword::prompt_password("The same again: ").context("reading the password")?;
+        anyhow::ensure!(
+            first == again,
+            "the two passwords differ; nothing was changed"
+        );
+        return Ok(first);
+    }
+    let mut line = String::new();
+    std::io::stdin()
+        .lock()
+        .read_line(&mut line)
+        .context("reading the password from standard input")?;
+    let password = line.trim_end_matches(['\n', '\r']).to_owned();
+    anyhow::ensure!(!password.is_empty(), "no password on standard input");
+    Ok(password)
+}
+
 fn serve(args: ServeArgs) -> Result<()> {
     let (cms, dir) = args.data.open()?;
     let cms = Arc::new(cms);
@@ -367,6 +484,8 @@ fn serve(args: ServeArgs) -> Result<()> {
         );
         tracing::info!(data = %dir.display(), "copydesk-server listening on http://{address}");
         let (stopping, mut stop_seen) = tokio::sync::watch::channel(false);
+        // The client's address reaches handlers (sign-in counts failures per address).
+        let app = app.into_make_service_with_connect_info::<SocketAddr>();
         let serving = axum::serve(listener, app).with_graceful_shutdown(async move {
             shutdown_signal().await;
             tracing::info!("stopping: finishing the requests in flight");

@@ -69,6 +69,9 @@ pub enum ErrorCode {
     InvalidRequest,
     /// 401: the caller's token is good, but its user lacks the operation's access action.
     ForbiddenAction,
+    /// 401: signing in failed: a name and password that do not match, or a
+    /// sign-in link that is unknown, expired or used (the message says which).
+    SignInRefused,
     /// 403: no token (no `Authorization: Bearer` nor Basic credential).
     TokenMissing,
     /// 403: a malformed or badly signed token, an unknown key, or one not valid yet.
@@ -90,7 +93,8 @@ pub enum ErrorCode {
     TooLarge,
     /// 415: the body is not JSON.
     UnsupportedMediaType,
-    /// 429: the server, or this key, already has as many uploads in flight as it takes.
+    /// 429: the server, or this key, already has as many uploads in flight as
+    /// it takes; or too many sign-ins failed for a name or from an address.
     TooManyRequests,
     /// 500: a failure on the server's side; its log has the details.
     Internal,
@@ -102,9 +106,10 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// Every code, in the order of their statuses.
-    pub const ALL: [Self; 16] = [
+    pub const ALL: [Self; 17] = [
         Self::InvalidRequest,
         Self::ForbiddenAction,
+        Self::SignInRefused,
         Self::TokenMissing,
         Self::TokenInvalid,
         Self::TokenExpired,
@@ -126,6 +131,7 @@ impl ErrorCode {
         match self {
             Self::InvalidRequest => "invalid_request",
             Self::ForbiddenAction => "forbidden_action",
+            Self::SignInRefused => "sign_in_refused",
             Self::TokenMissing => "token_missing",
             Self::TokenInvalid => "token_invalid",
             Self::TokenExpired => "token_expired",
@@ -180,6 +186,29 @@ pub struct Me {
     pub user: User,
     pub roles: Vec<String>,
     pub actions: Vec<String>,
+}
+
+/// The body of `POST /v3/sign-in`: a name and password, or a sign-in link's token.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq, ToSchema)]
+pub struct SignIn {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub password: Option<String>,
+    /// The token of a link `copydesk-server user link` printed (after `#/sign-in/`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub link: Option<String>,
+}
+
+/// A sign-in that worked: a new key pair for this browser, and its user.
+/// Tokens are signed with it as with any key pair.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, ToSchema)]
+pub struct SignedIn {
+    pub public_key: String,
+    pub private_key: String,
+    /// What the key pair is listed as under its user (`key list`).
+    pub label: String,
+    pub user: User,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, ToSchema)]

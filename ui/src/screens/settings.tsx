@@ -25,9 +25,16 @@ export function Settings({ signOut }: { signOut?: () => void }) {
         <dd>{me.actions.length} access actions</dd>
       </dl>
       {signOut && (
-        <button type="button" onClick={signOut}>
-          Sign out
-        </button>
+        <>
+          <p class="hint">
+            This browser signed in with a key pair of its own, kept so that no page can read it out. Signing out deletes it
+            here; an administrator can also revoke it on the server (<code>copydesk-server key list</code>, then{' '}
+            <code>key revoke</code>), and this browser is then asked to sign in again.
+          </p>
+          <button type="button" onClick={signOut}>
+            Sign out
+          </button>
+        </>
       )}
       <h2>Newsroom server</h2>
       {inDesktopApp() ? <RemoteForm /> : <p>This copy is served by {location.host}; its sync is set where it runs.</p>}

@@ -14,6 +14,7 @@ mod locks;
 mod planning;
 mod print_documents;
 mod search;
+mod sign_in;
 mod sync;
 mod tags;
 mod token;
@@ -34,6 +35,7 @@ use crate::openapi::ApiDoc;
 pub(crate) fn documented() -> (Router<AppState>, utoipa::openapi::OpenApi) {
     OpenApiRouter::with_openapi(ApiDoc::openapi())
         .routes(routes!(token::refresh))
+        .routes(routes!(sign_in::sign_in))
         .routes(routes!(authors::list, authors::create))
         .routes(routes!(authors::get, authors::update, authors::delete))
         .routes(routes!(content::list, content::create))

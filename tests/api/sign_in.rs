@@ -1,0 +1,215 @@
+//! Signing in a person can do: a password set with `user password` (piped)
+//! or a link printed by `user link` becomes a key pair that works like any
+//! other, wrong passwords are refused in words, links work once, and
+//! repeated failures are held off with 429.
+
+use std::io::Write as _;
+use std::process::{Command, Stdio};
+
+use copydesk_tests::{KeyPair, Reply, TestServer};
+use reqwest::Method;
+use serde_json::{Value, json};
+
+/// Runs `copydesk-server user password NAME`, the password piped in.
+fn set_password(server: &TestServer, name: &str, password: &str) {
+    let mut child = Command::new(copydesk_tests::server_binary())
+        .args(["user", "password", name, "--data"])
+        .arg(server.dir.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("user password runs");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(format!("{password}\n").as_bytes())
+        .expect("the password is piped");
+    let output = child.wait_with_output().expect("user password ends");
+    assert!(
+        output.status.success(),
+        "user password failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+/// Runs `copydesk-server user link NAME --base BASE` and returns the link.
+fn link(server: &TestServer, name: &str) -> String {
+    let output = Command::new(copydesk_tests::server_binary())
+        .args(["user", "link", name, "--base", &server.base, "--data"])
+        .arg(server.dir.path())
+        .output()
+        .expect("user link runs");
+    assert!(
+        output.status.success(),
+        "user link failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout)
+        .expect("UTF-8")
+        .trim()
+        .to_owned()
+}
+
+fn sign_in(server: &TestServer, body: &Value) -> Reply {
+    server.call(Method::POST, "/v3/sign-in", None, Some(body))
+}
+
+fn key_of(reply: &Reply) -> KeyPair {
+    KeyPair {
+        user_uuid: reply.body["user"]["uuid"]
+            .as_str()
+            .expect("a user")
+            .to_owned(),
+        public_key: reply.body["public_key"]
+            .as_str()
+            .expect("a public key")
+            .to_owned(),
+        private_key: reply.body["private_key"]
+            .as_str()
+            .expect("a private key")
+            .to_owned(),
+    }
+}
+
+fn me(server: &TestServer, key: &KeyPair) -> Reply {
+    server.call(Method::GET, "/v3/me", Some(&key.token()), None)
+}
+
+#[test]
+fn a_password_set_on_the_command_line_signs_in_and_its_key_works() {
+    let server = TestServer::start();
+    let ana = server.key("ana", &["journalist"], &[]);
+    set_password(&server, "ana", "correct horse battery");
+
+    let reply = sign_in(
+        &server,
+        &json!({"name": "ana", "password": "correct horse battery"}),
+    )
+    .expect(200);
+    assert_eq!(reply.body["user"]["name"], "ana");
+    assert_eq!(reply.body["user"]["uuid"], ana.user_uuid.as_str());
+    assert!(
+        reply.body["label"]
+            .as_str()
+            .is_some_and(|label| label.starts_with("browser sign-in "))
+    );
+    let browser = key_of(&reply);
+    assert_ne!(browser.public_key, ana.public_key);
+    let who = me(&server, &browser).expect(200);
+    assert_eq!(who.body["user"]["name"], "ana");
+    assert_eq!(who.body["roles"], json!(["journalist"]));
+
+    // Listed under the user, and revocable like any key pair.
+    let listed = Command::new(copydesk_tests::server_binary())
+        .args(["key", "list", "--name", "ana", "--data"])
+        .arg(server.dir.path())
+        .output()
+        .expect("key list runs");
+    let listed = String::from_utf8(listed.stdout).expect("UTF-8");
+    assert!(listed.contains(&browser.public_key), "{listed}");
+    assert!(listed.contains("browser sign-in"), "{listed}");
+    let revoked = Command::new(copydesk_tests::server_binary())
+        .args([
+            "key",
+            "revoke",
+            "--public-key",
+            &browser.public_key,
+            "--data",
+        ])
+        .arg(server.dir.path())
+        .output()
+        .expect("key revoke runs");
+    assert!(revoked.status.success());
+    me(&server, &browser).expect_error(403, "token_invalid");
+    me(&server, &ana).expect(200);
+}
+
+#[test]
+fn a_wrong_password_is_refused_in_words_whether_or_not_the_name_exists() {
+    let server = TestServer::start();
+    server.key("bo", &["reader"], &[]);
+    set_password(&server, "bo", "the right one");
+    let wrong = sign_in(&server, &json!({"name": "bo", "password": "the wrong one"}))
+        .expect_error(401, "sign_in_refused");
+    assert_eq!(wrong.message(), "That name and password do not match.");
+    let nobody = sign_in(
+        &server,
+        &json!({"name": "nobody", "password": "the wrong one"}),
+    )
+    .expect_error(401, "sign_in_refused");
+    assert_eq!(nobody.message(), wrong.message());
+    // A user without a password cannot sign in with one.
+    server.key("cy", &["reader"], &[]);
+    sign_in(&server, &json!({"name": "cy", "password": ""})).expect_error(400, "invalid_request");
+    sign_in(
+        &server,
+        &json!({"name": "cy", "password": "anything at all"}),
+    )
+    .expect_error(401, "sign_in_refused");
+}
+
+#[test]
+fn a_link_signs_in_once() {
+    let server = TestServer::start();
+    server.key("dee", &["editor"], &[]);
+    let link = link(&server, "dee");
+    let prefix = format!("{}/#/sign-in/", server.base);
+    let token = link
+        .strip_prefix(&prefix)
+        .unwrap_or_else(|| panic!("{link} does not start with {prefix}"));
+    assert_eq!(token.len(), 43, "32 bytes, URL-safe base64: {token}");
+    assert!(
+        token
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    );
+
+    let reply = sign_in(&server, &json!({"link": token})).expect(200);
+    assert_eq!(reply.body["user"]["name"], "dee");
+    me(&server, &key_of(&reply)).expect(200);
+
+    let again = sign_in(&server, &json!({"link": token})).expect_error(401, "sign_in_refused");
+    assert!(again.message().contains("used already"), "{}", again.body);
+    let unknown =
+        sign_in(&server, &json!({"link": "not-a-link"})).expect_error(401, "sign_in_refused");
+    assert!(unknown.message().contains("not valid"), "{}", unknown.body);
+}
+
+#[test]
+fn repeated_failures_are_held_off_with_429() {
+    let server = TestServer::start();
+    server.key("eve", &["reader"], &[]);
+    set_password(&server, "eve", "eve's real password");
+    for _ in 0..5 {
+        sign_in(&server, &json!({"name": "eve", "password": "guess"}))
+            .expect_error(401, "sign_in_refused");
+    }
+    let request = server
+        .request(Method::POST, "/v3/sign-in")
+        .json(&json!({"name": "eve", "password": "eve's real password"}));
+    let response = request.send().expect("answers");
+    assert_eq!(response.status().as_u16(), 429);
+    let retry_after: u64 = response
+        .headers()
+        .get("retry-after")
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.parse().ok())
+        .expect("a Retry-After in seconds");
+    assert!((1..=900).contains(&retry_after), "{retry_after}");
+    let body: Value = response.json().expect("JSON");
+    assert_eq!(body["code"], "too_many_requests");
+
+    // The address is held off too, after 20 failures over any names.
+    for n in 0..15 {
+        sign_in(
+            &server,
+            &json!({"name": format!("someone{n}"), "password": "guess"}),
+        )
+        .expect_error(401, "sign_in_refused");
+    }
+    sign_in(&server, &json!({"name": "fresh", "password": "guess"}))
+        .expect_error(429, "too_many_requests");
+    sign_in(&server, &json!({"link": "anything"})).expect_error(429, "too_many_requests");
+}
