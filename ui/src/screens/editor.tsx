@@ -33,6 +33,7 @@ import { characters, headlineLimit, headlineState, words } from '../editor-setti
 import { acknowledge, discardUnsaved, keepUnsaved, readUnsaved, type UnsavedText } from '../unsaved';
 import { AttachmentPanel } from './attachment';
 import { Comments } from './comments';
+import { LeadPhoto } from './lead-photo';
 import { Versions } from './versions';
 
 type LockRequest = components['schemas']['LockRequest'];
@@ -584,6 +585,7 @@ function Story(props: {
           </button>
         </form>
         {item.type === 'media' || item.attachment ? <AttachmentPanel item={item} onChange={reopen} /> : null}
+        {item.type !== 'media' && <LeadPhoto item={item} onChange={reopen} />}
         <Versions item={item} onRestored={reopen} />
       </article>
       <aside class="side" aria-label="Comments">
