@@ -19,7 +19,6 @@ import {
   type ContentItem,
   type Draft,
   type MergedDraft,
-  type Page,
   type RequestBody,
   type Tag,
 } from '../api';
@@ -28,6 +27,7 @@ import { useDesk } from '../context';
 import { textOf } from '../text';
 import { fromRaw, parseRaw, toRaw, type PmNode } from '../draftjs';
 import { attempt, Problem, useLoad } from '../load';
+import { SearchPicker, useNamedSearch, type Choice } from '../picker';
 import { RichText, type Body } from '../rich-text';
 import { characters, headlineLimit, headlineState, words } from '../editor-settings';
 import { acknowledge, discardUnsaved, keepUnsaved, readUnsaved, type UnsavedText } from '../unsaved';
@@ -380,13 +380,12 @@ function Story(props: {
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [item.srn]);
 
-  const people = useLoad(
-    async () => ({
-      authors: (await api.get<Page<'Author'>>('/v3/author?per_page=200&order=name&dir=asc')).items,
-      tags: (await api.get<Page<'Tag'>>('/v3/tag?per_page=200')).items,
-    }),
-    [],
+  // The names of the authors and tags on the story, and of each one picked here.
+  const [names, setNames] = useState<Record<string, string>>(() =>
+    Object.fromEntries([...item.authors, ...item.tags].map((record) => [record.uuid, record.name])),
   );
+  const authorSearch = useNamedSearch('author');
+  const tagSearch = useNamedSearch('tag');
 
   const saveVersion = async () => {
     if (!editable || saving.current) return;
@@ -549,27 +548,29 @@ function Story(props: {
           <Choices
             legend="Authors"
             noun="author"
-            options={people.data?.authors ?? []}
+            names={names}
             chosen={authors}
             disabled={!editable}
+            search={authorSearch}
             onToggle={(uuid) => toggle(authors, setAuthors, uuid)}
             add={may('AUTHOR create') ? (name) => api.post<Author[]>('/v3/author', { name } satisfies RequestBody<'Author'>) : undefined}
-            onAdded={(uuid) => {
-              setAuthors([...authors, uuid]);
-              people.reload();
+            onAdded={(record) => {
+              setNames((known) => ({ ...known, [record.uuid]: record.name }));
+              setAuthors((list) => (list.includes(record.uuid) ? list : [...list, record.uuid]));
             }}
           />
           <Choices
             legend="Tags"
             noun="tag"
-            options={people.data?.tags ?? []}
+            names={names}
             chosen={tags}
             disabled={!editable}
+            search={tagSearch}
             onToggle={(uuid) => toggle(tags, setTags, uuid)}
             add={may('TAG create') ? (name) => api.post<Tag[]>('/v3/tag', { name } satisfies RequestBody<'Tag'>) : undefined}
-            onAdded={(uuid) => {
-              setTags([...tags, uuid]);
-              people.reload();
+            onAdded={(record) => {
+              setNames((known) => ({ ...known, [record.uuid]: record.name }));
+              setTags((list) => (list.includes(record.uuid) ? list : [...list, record.uuid]));
             }}
           />
           <label>
@@ -732,16 +733,22 @@ function LockBanner(props: { lock: LockRequest | null; readOnly: boolean; waitin
 }
 
 /** Checkboxes over authors or tags, and a field to add a new one for those allowed to. */
+/**
+ * The story's authors or tags: the chosen ones as ticked boxes (untick to
+ * take one off), more found by typing over the service (any number on the
+ * desk), and a new one made here.
+ */
 function Choices(props: {
   legend: string;
   noun: string;
-  options: (Author | Tag)[];
+  names: Record<string, string>;
   chosen: string[];
   disabled: boolean;
+  search: (words: string) => Promise<Choice[]>;
   onToggle: (uuid: string) => void;
   /** Makes a new one; the service answers it as a one-element list. */
   add?: (name: string) => Promise<(Author | Tag)[]>;
-  onAdded: (uuid: string) => void;
+  onAdded: (record: { uuid: string; name: string }) => void;
 }) {
   const [name, setName] = useState('');
   const [problem, setProblem] = useState<string>();
@@ -756,18 +763,27 @@ function Choices(props: {
     const record = made?.[0];
     if (record) {
       setName('');
-      props.onAdded(record.uuid);
+      props.onAdded(record);
     }
   };
   return (
     <fieldset>
       <legend>{props.legend}</legend>
-      {props.options.length === 0 && <p class="hint">No {props.noun}s on this desk yet.</p>}
-      {props.options.map((o) => (
-        <label class="check" key={o.uuid}>
-          <input type="checkbox" checked={props.chosen.includes(o.uuid)} disabled={props.disabled} onChange={() => props.onToggle(o.uuid)} /> {o.name}
+      {props.chosen.length === 0 && <p class="hint">No {props.noun}s on this story yet.</p>}
+      {props.chosen.map((uuid) => (
+        <label class="check" key={uuid}>
+          <input type="checkbox" checked disabled={props.disabled} onChange={() => props.onToggle(uuid)} /> {props.names[uuid] ?? uuid}
         </label>
       ))}
+      {!props.disabled && (
+        <SearchPicker
+          label={`Find ${props.noun === 'author' ? 'an author' : 'a tag'}`}
+          placeholder="Type part of the name…"
+          exclude={props.chosen}
+          search={props.search}
+          onPick={(choice) => props.onAdded({ uuid: choice.uuid, name: choice.name })}
+        />
+      )}
       {props.add && !props.disabled && (
         <p class="inline-add">
           <label>
