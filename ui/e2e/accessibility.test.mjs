@@ -67,4 +67,19 @@ describe('accessibility', () => {
       await context.close();
     });
   }
+
+  it('lets a keyboard skip straight to the story', async () => {
+    const { context, page } = await signedIn(browser, srv, admin);
+    await page.goto(`${srv.base}/#/content/${story.uuid}`);
+    await page.getByRole('textbox', { name: 'Body' }).waitFor();
+    await page.keyboard.press('Tab');
+    const skip = page.getByRole('link', { name: 'Skip to the story' });
+    assert.ok(await skip.evaluate((link) => link === document.activeElement), 'the first Tab reaches the skip link');
+    await page.keyboard.press('Enter');
+    assert.ok(
+      await page.evaluate(() => document.activeElement?.closest('main') !== null && document.activeElement !== document.body),
+      'Enter puts the keyboard in the story',
+    );
+    await context.close();
+  });
 });

@@ -108,6 +108,18 @@ function Shell({ signOut }: { signOut?: () => void }) {
   const [screen, ...rest] = route.length ? route : ['content'];
   return (
     <div class="desk">
+      {/* A keyboard user's first stop: past the screens' links to the work itself (the story, in the editor). */}
+      <a
+        class="skip-link"
+        href="#main"
+        onClick={(e) => {
+          e.preventDefault();
+          const target = document.querySelector<HTMLElement>('main [contenteditable="true"], main input[name="title"]') ?? document.querySelector<HTMLElement>('main');
+          target?.focus();
+        }}
+      >
+        Skip to the {screen === 'content' && rest[0] ? 'story' : 'content'}
+      </a>
       <header class="top">
         <strong class="brand">Copydesk</strong>
         <nav aria-label="Screens">
@@ -119,7 +131,7 @@ function Shell({ signOut }: { signOut?: () => void }) {
         </nav>
         <SyncBadge />
       </header>
-      <main>
+      <main id="main" tabIndex={-1}>
         {screen === 'content' && rest[0] ? (
           <Editor uuid={rest[0]} key={rest[0]} />
         ) : screen === 'content' ? (
