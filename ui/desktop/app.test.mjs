@@ -1,7 +1,8 @@
 // The real desktop app under Xvfb, driven through tauri-driver and
 // WebKitWebDriver: it starts on its own replica, shows the content list from
 // its embedded service, saves a draft, and its local service refuses a
-// request without the launch's token or from a foreign origin.
+// request without the launch's token or from a foreign origin; the editor
+// shows its counts and the story's lead photo.
 
 import { after, before, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -18,6 +19,9 @@ const driver = process.env.TAURI_DRIVER ?? repoPath('target', 'tools', 'bin', 't
 const artifacts = repoPath('ui', 'desktop', 'artifacts');
 mkdirSync(artifacts, { recursive: true });
 const SEEDED = ['Flood defences hold', 'Council budget passes', 'Storm warning lifted'];
+/** A small real PNG (16 by 12, a colour gradient), as base64. */
+const PHOTO =
+  'iVBORw0KGgoAAAANSUhEUgAAABAAAAAMCAIAAADkharWAAABVklEQVR42hXRIREFIRhFYSIgCIBEbgAEEf4ICAKsRG4ABBFOBAQBkEgCIIiwEd6+67+ZO3OUUmiFVVyKoBBFVNyKR1EVKJpiKJbiKF6FUgZtsIbLEAxiiIbb8BiqAUMzDMMyHMNrPuDQDuu4HMEhjui4HY+jOnA0x3Asx3G87gMe7bGeyxM84ome2/N4qgdP8wzP8hzP6z8gaMEKlxAEEaJwC49QBYQmDGEJR3jlAwmdsIkrERKSiIk78SRqgkRLjMRKnMSbPpDRGZu5MiEjmZi5M0+mZsi0zMiszMm8+QMFXbCFqxAKUoiFu/AUaoFCK4zCKpzCWz4AGixcEP6fiXDDA5X/GgxYcOD9wqiO7tjO1Qkd6cTO3Xk6tUOndUZndU7n7R+Y6ImdXJMwkUmc3JNnUidM2mRM1uRM3vmBjd7YzbUJG9nEzb15NnXDpm3GZm3O5t38AK0CJJAfjLb6AAAAAElFTkSuQmCC';
 
 let data;
 let browser;
@@ -91,6 +95,45 @@ it('saves a draft in the real window', async () => {
     { timeout: 15000, timeoutMsg: 'the whole text never reached a draft' },
   );
   assert.equal(JSON.parse(last.body[0].content_raw).blocks[0].text, 'Filed from the desktop app');
+});
+
+it('shows the editor with its counts and a lead photo', async () => {
+  const { base, token } = await browser.execute(() => window.__TAURI__.core.invoke('connection'));
+  const uuid = (await browser.getUrl()).split('/').pop();
+  const call = async (method, path, body) => {
+    // From inside the window, as the app itself calls its service (its Origin, its token).
+    const answer = await browser.execute(
+      async (b, t, m, p, json) => {
+        const r = await fetch(`${b}${p}`, { method: m, headers: { Authorization: `Bearer ${t}`, 'Content-Type': 'application/json' }, body: json });
+        return { status: r.status, body: await r.json() };
+      },
+      base,
+      token,
+      method,
+      path,
+      body ? JSON.stringify(body) : undefined,
+    );
+    assert.ok(answer.status < 300, `${method} ${path}: ${JSON.stringify(answer)}`);
+    return Array.isArray(answer.body) ? answer.body[0] : answer.body;
+  };
+  const media = await call('POST', '/v3/content', {
+    title: 'Flood barrier at dawn',
+    type: 'media',
+    attachment: { name: 'barrier.png', file: PHOTO },
+  });
+  await call('PUT', `/v3/content/${uuid}`, { dominantAttachment: media.uuid });
+  await browser.refresh();
+  const counts = await browser.$('#body-count');
+  await counts.waitForDisplayed({ timeout: 15000 });
+  assert.match(await counts.getText(), /Body: 5 words/);
+  const photo = await browser.$('img[alt="Flood barrier at dawn"]');
+  await photo.waitForDisplayed({ timeout: 15000 });
+  await browser.waitUntil(async () => browser.execute((img) => img.complete && img.naturalWidth > 0, photo), {
+    timeout: 10000,
+    timeoutMsg: 'the lead photo never loaded',
+  });
+  await photo.scrollIntoView({ block: 'center' });
+  await shot('desktop-editor-counts-lead-photo');
 });
 
 it('refuses requests without the token, or from another origin or host', async () => {
