@@ -145,6 +145,10 @@ fn print_documents_are_tracked() {
         ],
     );
     assert_eq!(doc["tracking_label"], "Daily20261123Frontpageindd");
+    assert_eq!(
+        doc["tracking_path"], "Daily/2026-11-23/Front page.indd",
+        "kept as typed, to show"
+    );
     assert_eq!(doc["print_locked"], "0");
     assert!(doc["print_locked_user"].is_null());
     assert_eq!(doc["issue"], issue);

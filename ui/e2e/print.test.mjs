@@ -54,7 +54,7 @@ describe('the print desk', () => {
     await context.close();
   });
 
-  it('says since when a print document is out', async () => {
+  it('shows a tracking label as typed, and since when a print document is out', async () => {
     const doc = await srv.call(admin, 'POST', '/v3/print-document', { label: 'Front page', tracking_label: 'tuesday/front.indd' });
     const holder = srv.key('Gil Desk', ['printdesk']);
     await srv.call(holder, 'POST', `/v3/print-document/${doc[0].uuid}/lock`, {});
@@ -64,6 +64,7 @@ describe('the print desk', () => {
     // The holder's name comes with the desk's list of people, which may land after the row.
     await row.getByRole('cell', { name: /^Gil Desk since / }).waitFor();
     assert.match(await row.innerText(), /Gil Desk since \w+/);
+    assert.match(await row.innerText(), /tuesday\/front\.indd/, 'the tracking label as typed');
     await context.close();
   });
 });

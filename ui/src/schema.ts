@@ -1455,7 +1455,13 @@ export interface components {
             id: string;
             uuid: string;
             label: string;
+            /**
+             * @description The tracking label with every character but letters and digits
+             *     removed, as the specification defines it: the document's unique key.
+             */
             tracking_label: string;
+            /** @description The tracking label as it was typed (a path and file name), to show. */
+            tracking_path: string;
             issue_id: string;
             workflow_id: string;
             print_locked: string;

@@ -448,6 +448,7 @@ pub fn print_document(doc: PrintDocument) -> wire::PrintDocument {
         uuid: doc.uuid,
         label: doc.label,
         tracking_label: doc.tracking_label,
+        tracking_path: doc.tracking_path,
         issue_id: id(doc.issue_id),
         workflow_id: id(doc.workflow_id),
         print_locked: flag(doc.print_locked_user.is_some()),

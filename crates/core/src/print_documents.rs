@@ -29,7 +29,7 @@ const SORTABLE: &[&str] = &[
     "created_at",
     "modified_at",
 ];
-const COLUMNS: &str = "print_documents.id, print_documents.uuid, print_documents.label, print_documents.tracking_label, print_documents.issue_id, print_documents.workflow_id, print_documents.assignee_id, print_documents.workflow_section_id, print_documents.print_locked_user, print_documents.created_at, print_documents.modified_at, (SELECT uuid FROM users WHERE users.id = print_documents.print_locked_user)";
+const COLUMNS: &str = "print_documents.id, print_documents.uuid, print_documents.label, print_documents.tracking_label, print_documents.issue_id, print_documents.workflow_id, print_documents.assignee_id, print_documents.workflow_section_id, print_documents.print_locked_user, print_documents.created_at, print_documents.modified_at, (SELECT uuid FROM users WHERE users.id = print_documents.print_locked_user), print_documents.tracking_path";
 
 /// A tracking label: the file path stub and name with every non-alphanumeric character removed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -69,6 +69,9 @@ pub struct PrintDocument {
     pub uuid: String,
     pub label: String,
     pub tracking_label: String,
+    /// The tracking label as typed (a path and file name); the normalised
+    /// one when it was made before it was kept.
+    pub tracking_path: String,
     pub issue_id: i64,
     pub workflow_id: i64,
     pub assignee_id: i64,
@@ -93,11 +96,12 @@ pub struct PrintDocumentInput {
 }
 
 fn document_from_row(row: &Row<'_>) -> rusqlite::Result<PrintDocument> {
+    let tracking: String = row.get(3)?;
     Ok(PrintDocument {
         id: row.get(0)?,
         uuid: row.get(1)?,
         label: row.get(2)?,
-        tracking_label: row.get(3)?,
+        tracking_label: tracking.clone(),
         issue_id: row.get(4)?,
         workflow_id: row.get(5)?,
         assignee_id: row.get(6)?,
@@ -106,6 +110,9 @@ fn document_from_row(row: &Row<'_>) -> rusqlite::Result<PrintDocument> {
         created_at: row.get(9)?,
         modified_at: row.get(10)?,
         print_locked_user: row.get(11)?,
+        tracking_path: Some(row.get::<_, String>(12)?)
+            .filter(|typed| !typed.is_empty())
+            .unwrap_or_else(|| tracking.clone()),
         issue: None,
         workflow: None,
         audit: Vec::new(),
@@ -237,12 +244,13 @@ impl Cms {
     ) -> Result<PrintDocument> {
         who.require("PRINTDOCUMENT create")?;
         let label = required_text("label", input.label.as_deref())?;
-        let tracking = TrackingLabel::parse(
-            input
-                .tracking_label
-                .as_deref()
-                .ok_or_else(|| CoreError::required("tracking_label"))?,
-        )?;
+        let typed = input
+            .tracking_label
+            .as_deref()
+            .ok_or_else(|| CoreError::required("tracking_label"))?
+            .trim()
+            .to_owned();
+        let tracking = TrackingLabel::parse(&typed)?;
         self.store.write(|tx| {
             ensure_label_free(tx, tracking.as_str(), None)?;
             let workflow = WORKFLOWS.updated_ref(tx, "workflow_id", &input.workflow_id, 0)?;
@@ -251,9 +259,9 @@ impl Cms {
             let section = SECTIONS.updated_ref(tx, "workflow_section_id", &input.workflow_section_id, 0)?;
             tx.prepare_cached(
                 "INSERT INTO print_documents (uuid, label, tracking_label, issue_id, workflow_id, assignee_id,
-                 workflow_section_id, created_at, modified_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8)",
+                 workflow_section_id, created_at, modified_at, tracking_path) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8, ?9)",
             )?
-            .execute(params![new_uuid(), label, tracking.as_str(), issue, workflow, assignee, section, clock::now()])?;
+            .execute(params![new_uuid(), label, tracking.as_str(), issue, workflow, assignee, section, clock::now(), typed])?;
             let id = tx.last_insert_rowid();
             self.print_audit(tx, id, who, "create", "")?;
             self.document_by_id(tx, id)
@@ -274,9 +282,9 @@ impl Cms {
                 Some(label) => required_text("label", Some(label))?,
                 None => old.label.clone(),
             };
-            let tracking = match input.tracking_label.as_deref() {
-                Some(raw) => TrackingLabel::parse(raw)?.as_str().to_owned(),
-                None => old.tracking_label.clone(),
+            let (tracking, typed) = match input.tracking_label.as_deref() {
+                Some(raw) => (TrackingLabel::parse(raw)?.as_str().to_owned(), raw.trim().to_owned()),
+                None => (old.tracking_label.clone(), old.tracking_path.clone()),
             };
             if tracking != old.tracking_label {
                 ensure_label_free(tx, &tracking, Some(id))?;
@@ -288,6 +296,7 @@ impl Cms {
                 SECTIONS.updated_ref(tx, "workflow_section_id", &input.workflow_section_id, old.workflow_section_id)?;
             let changed = label != old.label
                 || tracking != old.tracking_label
+                || typed != old.tracking_path
                 || workflow != old.workflow_id
                 || issue != old.issue_id
                 || assignee != old.assignee_id
@@ -295,9 +304,9 @@ impl Cms {
             if changed {
                 tx.prepare_cached(
                     "UPDATE print_documents SET label = ?2, tracking_label = ?3, issue_id = ?4, workflow_id = ?5,
-                     assignee_id = ?6, workflow_section_id = ?7, modified_at = ?8 WHERE id = ?1",
+                     assignee_id = ?6, workflow_section_id = ?7, modified_at = ?8, tracking_path = ?9 WHERE id = ?1",
                 )?
-                .execute(params![id, label, tracking, issue, workflow, assignee, section, clock::now()])?;
+                .execute(params![id, label, tracking, issue, workflow, assignee, section, clock::now(), typed])?;
                 self.print_audit(tx, id, who, "update", "")?;
             }
             self.document_by_id(tx, id)

@@ -67,6 +67,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0010_sign_in",
         include_str!("../migrations/0010_sign_in.sql"),
     ),
+    (
+        "0011_tracking_label_as_typed",
+        include_str!("../migrations/0011_tracking_label_as_typed.sql"),
+    ),
 ];
 
 const READERS: usize = 8;

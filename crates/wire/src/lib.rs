@@ -614,7 +614,11 @@ pub struct PrintDocument {
     pub id: String,
     pub uuid: String,
     pub label: String,
+    /// The tracking label with every character but letters and digits
+    /// removed, as the specification defines it: the document's unique key.
     pub tracking_label: String,
+    /// The tracking label as it was typed (a path and file name), to show.
+    pub tracking_path: String,
     pub issue_id: String,
     pub workflow_id: String,
     pub print_locked: String,

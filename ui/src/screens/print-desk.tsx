@@ -70,7 +70,7 @@ function DocumentRow({ doc, plan, onChange }: { doc: PrintDocument; plan?: Plan;
   return (
     <tr>
       <th scope="row">{doc.label}</th>
-      <td>{doc.tracking_label}</td>
+      <td>{doc.tracking_path || doc.tracking_label}</td>
       <td>{doc.issue?.label ?? '—'}</td>
       <td>{doc.workflow?.name ?? '—'}</td>
       <td>
