@@ -11,16 +11,19 @@ const STORIES = 250;
 let srv;
 let browser;
 let admin;
+/** The story the print desk looks for. */
+let story;
 
 before(async () => {
   srv = await startServer();
   admin = srv.key('Ada Admin', ['admin']);
   for (let n = 1; n <= STORIES; n++) {
-    await srv.call(admin, 'POST', '/v3/content', {
+    const made = await srv.call(admin, 'POST', '/v3/content', {
       title: n === 37 ? 'Tuition rises again' : `Filler story ${n}`,
       type: 'article',
       content: '<p>Fees rise.</p>',
     });
+    if (n === 37) story = Array.isArray(made) ? made[0] : made;
   }
   browser = await launch();
 });
@@ -40,6 +43,17 @@ describe('the print desk', () => {
     const matches = panel.getByRole('list', { name: 'Story: matches' });
     await matches.getByRole('button', { name: /Tuition rises again/ }).click();
     await panel.getByText('Picked: Tuition rises again').waitFor();
+    // The print text is written in the rich editor, not as HTML in a box.
+    const printText = panel.getByRole('textbox', { name: 'Export content' });
+    await printText.click();
+    await page.keyboard.type('Fees rise for the third year.');
+    await page.keyboard.press('Control+b');
+    await page.keyboard.type(' Again.');
+    await panel.getByRole('button', { name: 'Save the export' }).click();
+    await panel.getByText('Saved the export.').waitFor();
+    const exported = await srv.call(admin, 'GET', `/v3/export/${story.uuid}`);
+    const side = (Array.isArray(exported) ? exported[0] : exported).export;
+    assert.match(side.content, /<p>Fees rise for the third year\.<strong> Again\.<\/strong><\/p>/);
     const [download] = await Promise.all([
       page.waitForEvent('download'),
       panel.getByRole('button', { name: 'Download ICML' }).click(),
@@ -65,6 +79,7 @@ describe('the print desk', () => {
     await row.getByRole('cell', { name: /^Gil Desk since / }).waitFor();
     assert.match(await row.innerText(), /Gil Desk since \w+/);
     assert.match(await row.innerText(), /tuesday\/front\.indd/, 'the tracking label as typed');
+    await shot(page, 'print-desk-document-out');
     await context.close();
   });
 });

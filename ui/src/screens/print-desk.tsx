@@ -1,12 +1,15 @@
 // The print desk: print documents with their issue and workflow, their
 // non-exclusive lock (on behalf of someone, and forced, only for those who
-// hold PRINTDOCUMENT passThruLock), and the export panel of a story.
+// hold PRINTDOCUMENT passThruLock), and the export panel of a story: picked
+// by typing, its print text written in the rich editor, downloaded under the
+// story's own name.
 
 import { useState } from 'preact/hooks';
 import type { Issue, Page, PrintDocument, RequestBody, User, Workflow } from '../api';
 import { useDesk } from '../context';
 import { attempt, Problem, useLoad } from '../load';
 import { StoryPicker, type PickedStory } from '../picker';
+import { RichText } from '../rich-text';
 
 interface Plan {
   workflows: Workflow[];
@@ -230,9 +233,11 @@ function ExportPanel({ plan }: { plan?: Plan }) {
         <>
           <Choose label="Workflow" value={workflow} set={setWorkflow} options={(plan?.workflows ?? []).map((w) => [w.uuid, w.name])} />
           <Choose label="Issue" value={issue} set={setIssue} options={(plan?.issues ?? []).map((i) => [i.uuid, i.label])} />
-          <label>
-            Export content (HTML) <textarea rows={4} value={text} onInput={(e) => setText(e.currentTarget.value)} />
-          </label>
+          <div class="export-content">
+            <p class="field-label">Export content</p>
+            {/* The print text in the same rich editor as the story (a fresh one per story picked). */}
+            <RichText key={uuid} initial="" label="Export content" editable={may('EXPORT update')} onChange={(body) => setText(body.html)} />
+          </div>
           {may('EXPORT update') && (
             <button
               type="button"
