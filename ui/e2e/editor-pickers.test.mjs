@@ -47,4 +47,31 @@ describe('the editor pickers', () => {
     assert.deepEqual(read.authors.map((a) => a.name), ['Cleo Courts']);
     await context.close();
   });
+
+  it('puts the story in a container from the story, and tells a journalist which permission that takes', async () => {
+    const made = await srv.call(admin, 'POST', '/v3/content', { title: 'Ferry timetable', type: 'article' });
+    const story = Array.isArray(made) ? made[0] : made;
+    const [front] = await srv.call(admin, 'POST', '/v3/container', { title: 'Front page', type: 'manual' });
+    const { context, page } = await signedIn(browser, srv, admin);
+    await page.goto(`${srv.base}/#/content/${story.uuid}`);
+    const panel = page.getByRole('region', { name: 'In containers' });
+    await panel.getByText('This story is in no container.').waitFor();
+    await panel.getByRole('searchbox', { name: 'Add to a container' }).fill('front');
+    await panel.getByRole('list', { name: 'Add to a container: matches' }).getByRole('button', { name: /Front page/ }).click();
+    await panel.getByText('Added the story to Front page.').waitFor();
+    const [held] = await srv.call(admin, 'GET', `/v3/container/${front.uuid}`);
+    assert.deepEqual(held.content.map((c) => c.uuid), [story.uuid]);
+    await panel.getByRole('button', { name: 'Take out of Front page' }).click();
+    await panel.getByText('This story is in no container.').waitFor();
+    await context.close();
+
+    const journalist = srv.key('Jo Reporter', ['journalist']);
+    const reporter = await signedIn(browser, srv, journalist);
+    await reporter.page.goto(`${srv.base}/#/content/${story.uuid}`);
+    await reporter.page
+      .getByRole('region', { name: 'In containers' })
+      .getByText(/needs the permission “CONTAINER update”, which your role does not have/)
+      .waitFor();
+    await reporter.context.close();
+  });
 });

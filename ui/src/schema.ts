@@ -2947,6 +2947,10 @@ export interface operations {
                 dir?: string;
                 /** @description Container types to list: automatic, manual, blog, gallery (`type[]` repeated, `type`, or comma-separated) */
                 "type[]"?: string[];
+                /** @description Words each container holds in its title or slug */
+                keywords?: string;
+                /** @description A content item's UUID: only the containers holding it */
+                content?: string;
             };
             header?: never;
             path?: never;

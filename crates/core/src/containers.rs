@@ -15,6 +15,17 @@ use crate::records::{fetch_page, ids_of_field, new_uuid, replace_links, required
 use crate::slug::Slug;
 use crate::tags::{TAGS, Tag};
 
+/// What the container list narrows to.
+#[derive(Debug, Clone, Default)]
+pub struct ContainerFilter {
+    /// Container types (none: every type).
+    pub types: Vec<String>,
+    /// Words each container's title or slug holds.
+    pub keywords: Option<String>,
+    /// A content item's UUID: only the containers holding it.
+    pub content: Option<String>,
+}
+
 pub const CONTAINER_TYPES: &[&str] = &["automatic", "manual", "blog", "gallery"];
 
 const SORTABLE: &[&str] = &[
@@ -174,24 +185,53 @@ impl Cms {
         &self,
         who: &Principal,
         query: &ListQuery,
-        types: &[String],
+        filter: &ContainerFilter,
     ) -> Result<Page<Container>> {
         who.require("CONTAINER list")?;
         let params = ListParams::parse(query, SORTABLE, "modified_at")?;
-        let types = types
+        let types = filter
+            .types
             .iter()
             .filter(|t| !t.trim().is_empty())
             .map(|t| parse_container_type("type", t))
             .collect::<Result<Vec<_>>>()?;
-        let args: Vec<&dyn ToSql> = types.iter().map(|t| t as &dyn ToSql).collect();
-        let filter = if types.is_empty() {
-            String::new()
-        } else {
-            let marks: Vec<String> = (1..=types.len()).map(|n| format!("?{n}")).collect();
-            format!("WHERE containers.type IN ({})", marks.join(", "))
-        };
+        let patterns: Vec<String> =
+            crate::search::search_words(filter.keywords.as_deref().unwrap_or(""))?
+                .into_iter()
+                .map(crate::search::like_pattern)
+                .collect();
         self.store.read(|tx| {
-            let mut page = fetch_page(tx, "containers", COLUMNS, &filter, &args, &params, |row| {
+            let mut args: Vec<&dyn ToSql> = types.iter().map(|t| t as &dyn ToSql).collect();
+            let mut conditions = Vec::new();
+            if !types.is_empty() {
+                let marks: Vec<String> = (1..=types.len()).map(|n| format!("?{n}")).collect();
+                conditions.push(format!("containers.type IN ({})", marks.join(", ")));
+            }
+            conditions.extend(crate::search::keyword_conditions(
+                &patterns,
+                &["containers.title", "containers.slug"],
+                args.len() + 1,
+            ));
+            for pattern in &patterns {
+                args.push(pattern);
+            }
+            let holding = match filter.content.as_deref().map(str::trim).filter(|c| !c.is_empty()) {
+                Some(uuid) => Some(CONTENT.id_of_field(tx, "content", uuid)?),
+                None => None,
+            };
+            if let Some(content_id) = &holding {
+                args.push(content_id);
+                conditions.push(format!(
+                    "EXISTS (SELECT 1 FROM container_content cc WHERE cc.container_id = containers.id AND cc.content_id = ?{})",
+                    args.len()
+                ));
+            }
+            let where_sql = if conditions.is_empty() {
+                String::new()
+            } else {
+                format!("WHERE {}", conditions.join(" AND "))
+            };
+            let mut page = fetch_page(tx, "containers", COLUMNS, &where_sql, &args, &params, |row| {
                 self.container_from_row(row)
             })?;
             let items = std::mem::take(&mut page.items)

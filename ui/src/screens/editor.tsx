@@ -34,6 +34,7 @@ import { acknowledge, discardUnsaved, keepUnsaved, readUnsaved, type UnsavedText
 import { AttachmentPanel } from './attachment';
 import { Comments } from './comments';
 import { LeadPhoto } from './lead-photo';
+import { StoryContainers } from './story-containers';
 import { Versions } from './versions';
 
 type LockRequest = components['schemas']['LockRequest'];
@@ -587,6 +588,7 @@ function Story(props: {
         </form>
         {item.type === 'media' || item.attachment ? <AttachmentPanel item={item} onChange={reopen} /> : null}
         {item.type !== 'media' && <LeadPhoto item={item} onChange={reopen} />}
+        <StoryContainers item={item} />
         <Versions item={item} onRestored={reopen} />
       </article>
       <aside class="side" aria-label="Comments">

@@ -2,7 +2,7 @@
 
 use axum::Json;
 use axum::extract::{Path, State};
-use copydesk_core::containers::ContainerInput;
+use copydesk_core::containers::{ContainerFilter, ContainerInput};
 use copydesk_wire as wire;
 use serde::Deserialize;
 use utoipa::IntoParams;
@@ -36,6 +36,10 @@ pub struct ContainerListQuery {
     #[serde(default)]
     #[param(rename = "type[]")]
     r#type: Vec<String>,
+    /// Words each container holds in its title or slug
+    keywords: Option<String>,
+    /// A content item's UUID: only the containers holding it
+    content: Option<String>,
 }
 
 impl QueryShape for ContainerListQuery {
@@ -59,7 +63,12 @@ pub async fn list(
 ) -> ApiResult<Json<wire::Envelope<wire::Container>>> {
     let page = state
         .call(bearer, move |cms, who| {
-            cms.list_containers(who, &list.into(), &filter.r#type)
+            let filter = ContainerFilter {
+                types: filter.r#type,
+                keywords: filter.keywords,
+                content: filter.content,
+            };
+            cms.list_containers(who, &list.into(), &filter)
         })
         .await?;
     Ok(Json(present::page(page, present::container)))
