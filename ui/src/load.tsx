@@ -12,22 +12,26 @@ export interface Loaded<T> {
 
 /** Runs `load` when `keys` change; `reload` runs it again. */
 export function useLoad<T>(load: () => Promise<T>, keys: unknown[]): Loaded<T> {
-  const [state, setState] = useState<{ data?: T; error?: string; loading: boolean }>({ loading: true });
+  const [state, setState] = useState<{ data?: T; error?: string; loading: boolean; keys?: unknown[] }>({ loading: true });
   const [round, setRound] = useState(0);
+  const asked = [...keys, round];
   useEffect(() => {
     let current = true;
     setState((s) => ({ ...s, loading: true }));
     load().then(
-      (data) => current && setState({ data, loading: false }),
-      (err) => current && setState({ error: explain(err), loading: false }),
+      (data) => current && setState({ data, loading: false, keys: asked }),
+      (err) => current && setState({ error: explain(err), loading: false, keys: asked }),
     );
     return () => {
       current = false;
     };
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [...keys, round]);
+  }, asked);
   const reload = useCallback(() => setRound((r) => r + 1), []);
-  return { ...state, reload };
+  // Until the answer for these keys is in, what is held answered other keys:
+  // it is still loading (a screen that must not act on an old answer waits).
+  const stale = !state.keys || state.keys.length !== asked.length || state.keys.some((key, i) => !Object.is(key, asked[i]));
+  return { ...state, loading: state.loading || stale, reload };
 }
 
 /** A refusal or failure, announced to screen readers. */

@@ -91,7 +91,9 @@ export function Editor({ uuid }: { uuid: string }) {
       </div>
     );
   }
-  if (!loaded.data || local.loading) return <p class="loading">Opening…</p>;
+  // Both answers must be this round's: a Story made from the last round's item
+  // and kept text would write that old text back.
+  if (!loaded.data || loaded.loading || local.loading) return <p class="loading">Opening…</p>;
   // A new version or a restore starts the editor afresh from the item.
   return (
     <Story
@@ -261,7 +263,9 @@ function Story(props: {
   const lockNow = useRef(lock);
   const othersLock = (l: LockRequest | null | undefined) => Boolean(l && l.user?.uuid !== me.user.uuid);
   const [readOnly, setReadOnly] = useState(othersLock(item.lock_request));
-  const editable = may('CONTENT update') && !readOnly;
+  // While text kept here is offered (typed on an older version), the story
+  // waits for a choice: typing now would write over the kept text.
+  const editable = may('CONTENT update') && !readOnly && !offered;
 
   // What the service has not acknowledged yet: the newest text, also in IndexedDB.
   const pending = useRef<UnsavedText | undefined>(
@@ -413,10 +417,11 @@ function Story(props: {
       change.published_at = published ? new Date().toISOString().replace(/\.\d+Z$/, 'Z') : null;
     }
     const at = pending.current?.at ?? 0;
+    let saved: ContentItem | undefined;
     saving.current = true;
     try {
       await persist();
-      await api.put(`/v3/content/${item.uuid}`, change);
+      saved = await api.put<ContentItem>(`/v3/content/${item.uuid}`, change);
     } catch (err) {
       const why = refusalOf(err);
       if (why.kind === 'other') setProblem(why.words);
@@ -430,9 +435,17 @@ function Story(props: {
       saving.current = false;
     }
     setProblem(undefined);
-    clearTimeout(keepTimer.current);
-    keepTimer.current = undefined;
-    pending.current = undefined;
+    const typedSince = pending.current;
+    if (typedSince && typedSince.at !== at) {
+      // Typed while the version was on its way: newer than the version, so it
+      // is kept, on the new version, for the reopened editor to restore.
+      pending.current = { ...typedSince, version: (Array.isArray(saved) ? saved[0] : saved)?.version ?? item.version };
+      await persist();
+    } else {
+      clearTimeout(keepTimer.current);
+      keepTimer.current = undefined;
+      pending.current = undefined;
+    }
     await writes.current;
     await acknowledge(item.uuid, at, 'all').catch(() => undefined);
     reopen();
