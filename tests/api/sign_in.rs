@@ -213,3 +213,46 @@ fn repeated_failures_are_held_off_with_429() {
         .expect_error(429, "too_many_requests");
     sign_in(&server, &json!({"link": "anything"})).expect_error(429, "too_many_requests");
 }
+
+#[test]
+fn a_burst_of_guesses_is_held_to_the_limit_and_the_right_one_is_not_told_apart() {
+    let server = TestServer::start();
+    server.key("mal", &["reader"], &[]);
+    set_password(&server, "mal", "mal's real password");
+    // Twelve guesses at once, the right one among them: each is counted before
+    // its password is checked, so at most five get an answer about the password.
+    let statuses: Vec<u16> = std::thread::scope(|scope| {
+        let guesses: Vec<_> = (0..12)
+            .map(|n| {
+                let server = &server;
+                scope.spawn(move || {
+                    let password = if n == 11 {
+                        "mal's real password".to_owned()
+                    } else {
+                        format!("guess {n}")
+                    };
+                    server
+                        .request(Method::POST, "/v3/sign-in")
+                        .json(&json!({"name": "mal", "password": password}))
+                        .send()
+                        .expect("answers")
+                        .status()
+                        .as_u16()
+                })
+            })
+            .collect();
+        guesses
+            .into_iter()
+            .map(|g| g.join().expect("a guess"))
+            .collect()
+    });
+    let answered = statuses.iter().filter(|s| **s != 429).count();
+    assert!(
+        answered <= 5,
+        "only five attempts are weighed: {statuses:?}"
+    );
+    assert!(
+        statuses.iter().all(|s| [200, 401, 429].contains(s)),
+        "{statuses:?}"
+    );
+}

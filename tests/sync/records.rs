@@ -421,6 +421,10 @@ fn print_documents_travel_and_their_locks_need_the_server() {
         on_central().is_some()
     });
     let document = on_central().expect("the document");
+    assert_eq!(
+        document["tracking_path"], "monday/front.indd",
+        "the label travels as it was typed"
+    );
     assert_eq!(document["workflow"]["uuid"], workflow.as_str());
     assert_eq!(document["issue"]["uuid"], issue.as_str());
     let there = uuid(&document);

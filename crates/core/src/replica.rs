@@ -1089,14 +1089,20 @@ impl Cms {
     pub fn sync_waiting(&self, who: &Principal) -> Result<Vec<WaitingChange>> {
         who.require("SYNC get")?;
         self.store.read(|tx| {
-            // SQLite takes the bare `operation` from the row holding MAX(id): the latest change.
+            // The latest change's operation and error, each from the record's newest row.
             let mut stmt = tx.prepare_cached(
-                "SELECT record_type, uuid, operation, MAX(id), MAX(attempts), MAX(last_error), MIN(created_at)
-                 FROM outbox WHERE state = 'pending' GROUP BY record_type, uuid ORDER BY MIN(id)",
+                "SELECT o.record_type, o.uuid,
+                        (SELECT l.operation FROM outbox l WHERE l.record_type = o.record_type AND l.uuid = o.uuid
+                         AND l.state = 'pending' ORDER BY l.id DESC LIMIT 1),
+                        MAX(o.attempts),
+                        (SELECT l.last_error FROM outbox l WHERE l.record_type = o.record_type AND l.uuid = o.uuid
+                         AND l.state = 'pending' AND l.last_error IS NOT NULL ORDER BY l.id DESC LIMIT 1),
+                        MIN(o.created_at)
+                 FROM outbox o WHERE o.state = 'pending' GROUP BY o.record_type, o.uuid ORDER BY MIN(o.id)",
             )?;
             let rows: Vec<(RecordType, String, String, i64, Option<String>, String)> = stmt
                 .query_map([], |row| {
-                    Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(4)?, row.get(5)?, row.get(6)?))
+                    Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?, row.get(4)?, row.get(5)?))
                 })?
                 .collect::<Result<_, _>>()?;
             let mut waiting = Vec::with_capacity(rows.len());

@@ -175,6 +175,9 @@ fn check_allowance(
     Ok(())
 }
 
+/// Held while a password is checked: one argon2 check at a time.
+static HASHING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 fn remember_failure(
     tx: &Transaction<'_>,
     name: Option<&str>,
@@ -261,30 +264,41 @@ impl Cms {
         );
         let outcome = match with {
             SignInWith::Password { name, password } => {
-                let stored = self.store.read(|tx| {
+                // Each attempt is counted as failed before its password is
+                // checked, in the write that checks the allowance: attempts
+                // racing in one burst see each other, and whether an attempt
+                // is let through never depends on its password being right.
+                let (stored, attempt) = self.store.write(|tx| {
                     check_allowance(tx, Some(name), address, now)?;
-                    Ok(tx
+                    remember_failure(tx, Some(name), address, now)?;
+                    let attempt = tx.last_insert_rowid();
+                    let stored = tx
                         .prepare_cached(
                             "SELECT p.hash FROM user_passwords p JOIN users u ON u.id = p.user_id WHERE u.name = ?1",
                         )?
                         .query_row([name.trim()], |row| row.get::<_, String>(0))
-                        .optional()?)
+                        .optional()?;
+                    Ok((stored, attempt))
                 })?;
-                // Checked outside any transaction: it takes a while on purpose.
-                let matches = match &stored {
-                    Some(hash) => password_matches(password, hash),
-                    None => {
-                        password_matches(password, decoy_hash());
-                        false
+                // Checked outside any transaction: it takes a while on purpose,
+                // and one at a time, so a burst cannot take the memory argon2
+                // asks of each check all at once.
+                let matches = {
+                    let _one_at_a_time = HASHING.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                    match &stored {
+                        Some(hash) => password_matches(password, hash),
+                        None => {
+                            password_matches(password, decoy_hash());
+                            false
+                        }
                     }
                 };
                 self.store.write(|tx| {
                     if !matches {
-                        remember_failure(tx, Some(name), address, now)?;
                         return Ok(Outcome::Refused(WRONG_PASSWORD.to_owned()));
                     }
-                    // Checked again in the write, so racing attempts cannot pass the limit.
-                    check_allowance(tx, Some(name), address, now)?;
+                    tx.prepare_cached("DELETE FROM sign_in_failures WHERE rowid = ?1")?
+                        .execute([attempt])?;
                     let (user_id, user_uuid): (i64, String) = tx
                         .prepare_cached("SELECT id, uuid FROM users WHERE name = ?1")?
                         .query_row([name.trim()], |row| Ok((row.get(0)?, row.get(1)?)))?;

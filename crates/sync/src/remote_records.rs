@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use base64::Engine as _;
 use copydesk_core::replica::{
-    Fields, PendingRecord, RecordType, RemoteAccess, SyncedType, body_of, field_text,
+    Fields, PendingRecord, RecordType, RemoteAccess, SyncedType, field_text,
 };
 use copydesk_core::synced::canonical_json;
 use copydesk_core::{Cms, CoreError};
@@ -395,7 +395,7 @@ pub async fn send(
                 .request(
                     Method::POST,
                     &format!("/v3/{}", record_type.path()),
-                    Some(&body_of(kind, body)),
+                    Some(&kind.request_body(body)),
                     Some(key),
                 )
                 .await?;
@@ -417,7 +417,7 @@ pub async fn send(
                 .request(
                     Method::PUT,
                     &format!("/v3/{}/{remote_uuid}", record_type.path()),
-                    Some(&body_of(kind, changes)),
+                    Some(&kind.request_body(changes)),
                     Some(key),
                 )
                 .await?;

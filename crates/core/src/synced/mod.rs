@@ -134,6 +134,11 @@ pub trait SyncedType: Sync {
         &[]
     }
 
+    /// The request body that sends these fields (see [`body_of`]).
+    fn request_body(&self, fields: &Fields) -> Value {
+        body_of(self, fields)
+    }
+
     /// The record's synced fields now (`None`: not here).
     fn read(&self, reader: &mut FieldReader<'_, '_>, uuid: &str) -> Result<Option<Fields>>;
 
@@ -294,7 +299,7 @@ fn list_references(kind: RecordType, fields: &Fields, field: &str) -> Vec<(Recor
 }
 
 /// The request body for a record's fields: lists as arrays, empty dates and references as `null`.
-pub fn body_of(kind: &dyn SyncedType, fields: &Fields) -> Value {
+pub fn body_of(kind: &(impl SyncedType + ?Sized), fields: &Fields) -> Value {
     let mut body = serde_json::Map::new();
     for (name, value) in fields {
         let name = name.as_str();
