@@ -263,7 +263,10 @@ fn list_by_type_and_delete_several() {
 fn the_list_finds_containers_by_words_and_by_a_story_they_hold() {
     let server = TestServer::start();
     let story = server
-        .post("/v3/content", &json!({"title": "Harbour strike", "type": "article"}))
+        .post(
+            "/v3/content",
+            &json!({"title": "Harbour strike", "type": "article"}),
+        )
         .expect(200)
         .body;
     let story = story.get(0).unwrap_or(&story)["uuid"]
@@ -277,10 +280,16 @@ fn the_list_finds_containers_by_words_and_by_a_story_they_hold() {
         )
         .expect(200);
     server
-        .post("/v3/container", &json!({"title": "Sports front", "type": "manual"}))
+        .post(
+            "/v3/container",
+            &json!({"title": "Sports front", "type": "manual"}),
+        )
         .expect(200);
     server
-        .post("/v3/container", &json!({"title": "Weather", "type": "manual"}))
+        .post(
+            "/v3/container",
+            &json!({"title": "Weather", "type": "manual"}),
+        )
         .expect(200);
     let titles = |query: &str| -> Vec<String> {
         let mut titles: Vec<String> = server
@@ -297,7 +306,10 @@ fn the_list_finds_containers_by_words_and_by_a_story_they_hold() {
     };
     assert_eq!(titles("keywords=front"), ["Front page", "Sports front"]);
     assert_eq!(titles(&format!("content={story}")), ["Front page"]);
-    assert_eq!(titles("keywords=front&type[]=automatic"), Vec::<String>::new());
+    assert_eq!(
+        titles("keywords=front&type[]=automatic"),
+        Vec::<String>::new()
+    );
     server
         .get("/v3/container?content=00000000-0000-4000-8000-000000000000")
         .expect_error(404, "not_found");
