@@ -2,29 +2,17 @@
 // against a real copydesk-server whose answer to the save is held back a
 // moment: they are newer than the version, and they are kept and saved.
 
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, signedIn, startServer } from './support.mjs';
+import { aDesk, one, signedIn } from './support.mjs';
 
-let srv;
-let browser;
-let admin;
-
-before(async () => {
-  srv = await startServer();
-  admin = srv.key('Ada Admin', ['admin']);
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  srv?.stop();
-});
+const desk = aDesk();
 
 describe('saving while typing', () => {
   it('keeps and saves what was typed while a version was being saved', async () => {
+    const { srv, admin, browser } = desk;
     const made = await srv.call(admin, 'POST', '/v3/content', { title: 'Night ferry', type: 'article', content: '<p>The ferry sails.</p>' });
-    const story = Array.isArray(made) ? made[0] : made;
+    const story = one(made);
     const { context, page } = await signedIn(browser, srv, admin);
     await page.goto(`${srv.base}/#/content/${story.uuid}`);
     const body = page.getByRole('textbox', { name: 'Body' });
@@ -51,7 +39,7 @@ describe('saving while typing', () => {
     }
     assert.match(drafts[0]?.content ?? '', /The ferry sails\. At nine\. Late again\./);
     const saved = await srv.call(admin, 'GET', `/v3/content/${story.uuid}`);
-    assert.match((Array.isArray(saved) ? saved[0] : saved).content, /At nine\./, 'the version holds what was typed before it');
+    assert.match(one(saved).content, /At nine\./, 'the version holds what was typed before it');
     await context.close();
   });
 });

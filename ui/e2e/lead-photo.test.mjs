@@ -2,9 +2,9 @@
 // copydesk-server: a photo uploaded from the story becomes a media item and
 // the story's dominant attachment, shown in the editor.
 
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, shot, signedIn, startServer } from './support.mjs';
+import { aDesk, one, shot, signedIn } from './support.mjs';
 
 /** A small real PNG (16 by 12, a colour gradient). */
 const PHOTO = Buffer.from(
@@ -12,25 +12,13 @@ const PHOTO = Buffer.from(
   'base64',
 );
 
-let srv;
-let browser;
-let admin;
-
-before(async () => {
-  srv = await startServer();
-  admin = srv.key('Ada Admin', ['admin']);
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  srv?.stop();
-});
+const desk = aDesk();
 
 describe('the lead photo', () => {
   it('makes a photo uploaded from an article its lead photo', async () => {
+    const { srv, admin, browser } = desk;
     const made = await srv.call(admin, 'POST', '/v3/content', { title: 'Harbour strike', type: 'article', content: '<p>Dock workers walk out.</p>' });
-    const story = Array.isArray(made) ? made[0] : made;
+    const story = one(made);
     const { context, page } = await signedIn(browser, srv, admin);
     await page.goto(`${srv.base}/#/content/${story.uuid}`);
     const panel = page.getByRole('region', { name: 'Lead photo' });
@@ -41,11 +29,11 @@ describe('the lead photo', () => {
     assert.ok(await photo.evaluate((img) => img.complete && img.naturalWidth > 0), 'the preview loads');
     await shot(page, 'editor-lead-photo');
     const now = await srv.call(admin, 'GET', `/v3/content/${story.uuid}`);
-    const read = Array.isArray(now) ? now[0] : now;
+    const read = one(now);
     assert.equal(read.dominantAttachment.title, 'Photo: Harbour strike');
     assert.equal(read.dominantAttachment.attachment.base_name, 'dockers');
     const media = await srv.call(admin, 'GET', `/v3/content/${read.dominantAttachment.uuid}`);
-    assert.equal((Array.isArray(media) ? media[0] : media).type, 'media');
+    assert.equal(one(media).type, 'media');
     // And off again.
     await panel.getByRole('button', { name: 'Take the lead photo off' }).click();
     await panel.getByText('This story has no lead photo.').waitFor();

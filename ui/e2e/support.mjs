@@ -9,6 +9,7 @@ import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { serveOn, tokenFor } from './service.mjs';
+import { after, before } from 'node:test';
 
 export { tokenFor };
 
@@ -80,4 +81,27 @@ export async function signedIn(browser, srv, key) {
 
 export async function shot(page, name) {
   await page.screenshot({ path: join(artifacts, `${name}.png`), fullPage: true });
+}
+
+/**
+ * A test file's desk: a real server with an admin key and a browser, started
+ * before the file's tests and stopped after them. Read its fields inside tests.
+ */
+export function aDesk(adminName = 'Ada Admin') {
+  const desk = {};
+  before(async () => {
+    desk.srv = await startServer();
+    desk.admin = desk.srv.key(adminName, ['admin']);
+    desk.browser = await launch();
+  });
+  after(async () => {
+    await desk.browser?.close();
+    desk.srv?.stop();
+  });
+  return desk;
+}
+
+/** The record of an answer that may be the record or a one-element list of it. */
+export function one(answer) {
+  return Array.isArray(answer) ? answer[0] : answer;
 }
