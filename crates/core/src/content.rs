@@ -700,7 +700,7 @@ impl Cms {
         Ok(())
     }
 
-    /// Stores the item's current fields as its current version number.
+    /// Stores the item's current fields, authors and tags as its current version number.
     pub(crate) fn snapshot_version(
         &self,
         tx: &Transaction<'_>,
@@ -715,7 +715,7 @@ impl Cms {
              FROM content WHERE id = ?1",
         )?
         .execute(params![content_id, new_uuid(), who.user_id])?;
-        Ok(())
+        crate::versions::snapshot_links(tx, tx.last_insert_rowid())
     }
 
     /// Replaces whichever of the item's authors, tags and URLs were sent; true when any changed.

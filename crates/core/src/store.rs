@@ -71,6 +71,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0011_tracking_label_as_typed",
         include_str!("../migrations/0011_tracking_label_as_typed.sql"),
     ),
+    (
+        "0012_version_links",
+        include_str!("../migrations/0012_version_links.sql"),
+    ),
 ];
 
 const READERS: usize = 8;

@@ -4,12 +4,14 @@ use rusqlite::{Row, Transaction, params};
 
 use crate::Cms;
 use crate::access::Principal;
+use crate::authors::{Author, COLUMNS as AUTHOR_COLUMNS};
 use crate::clock;
-use crate::content::{CONTENT, ContentItem};
 use crate::error::{CoreError, Result};
+use crate::model::content::{CONTENT, ContentItem};
 use crate::paging::{ListParams, ListQuery, Page};
-use crate::records::{Table, fetch_page};
+use crate::records::{Table, fetch_page, replace_links};
 use crate::srn::Srn;
+use crate::tags::Tag;
 use crate::users::User;
 
 pub(crate) const VERSIONS: Table = Table {
@@ -53,6 +55,45 @@ pub struct Version {
     pub url_id: Option<i64>,
     pub srn: String,
     pub user: Option<User>,
+    /// The item's authors when this version was saved, in byline order.
+    pub authors: Vec<Author>,
+    /// The item's tags when this version was saved, in their order.
+    pub tags: Vec<Tag>,
+}
+
+/// Stores the item's authors and tags of now as those of the version with row
+/// id `version_id`, in the transaction that stored the version: whoever adds a
+/// version (a save, a restore, an export push, a pulled change) calls this
+/// right after.
+pub(crate) fn snapshot_links(tx: &Transaction<'_>, version_id: i64) -> Result<()> {
+    tx.prepare_cached(
+        "INSERT INTO version_authors (version_id, author_id, position)
+         SELECT v.id, l.author_id, l.position FROM versions v JOIN content_authors l ON l.content_id = v.content_id
+         WHERE v.id = ?1",
+    )?
+    .execute([version_id])?;
+    tx.prepare_cached(
+        "INSERT INTO version_tags (version_id, tag_id, position)
+         SELECT v.id, l.tag_id, l.position FROM versions v JOIN content_tags l ON l.content_id = v.content_id
+         WHERE v.id = ?1",
+    )?
+    .execute([version_id])?;
+    Ok(())
+}
+
+/// The row ids in `link_table` (`version_authors`, `version_tags`) of one version, in order.
+fn linked_ids(
+    tx: &Transaction<'_>,
+    link_table: &str,
+    column: &str,
+    version_id: i64,
+) -> Result<Vec<i64>> {
+    let sql = format!("SELECT {column} FROM {link_table} WHERE version_id = +?1 ORDER BY position");
+    let ids = tx
+        .prepare_cached(&sql)?
+        .query_map([version_id], |row| row.get(0))?
+        .collect::<Result<_, _>>()?;
+    Ok(ids)
 }
 
 impl Cms {
@@ -81,11 +122,27 @@ impl Cms {
             modified_at: row.get(18)?,
             url_id: row.get(19)?,
             user: None,
+            authors: Vec::new(),
+            tags: Vec::new(),
         })
     }
 
+    /// The authors the item had when a version was saved, in byline order.
+    fn authors_of_version(&self, tx: &Transaction<'_>, version_id: i64) -> Result<Vec<Author>> {
+        let sql = format!(
+            "SELECT {AUTHOR_COLUMNS} FROM version_authors va JOIN authors ON authors.id = va.author_id
+             WHERE va.version_id = +?1 ORDER BY va.position"
+        );
+        let mut stmt = tx.prepare_cached(&sql)?;
+        let rows = stmt.query_map([version_id], |row| self.author_from_row(row))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// The version with what it embeds: who saved it, and its authors and tags.
     fn with_user(&self, tx: &Transaction<'_>, mut version: Version) -> Result<Version> {
         version.user = self.user_by_id(tx, version.user_id)?;
+        version.authors = self.authors_of_version(tx, version.id)?;
+        version.tags = self.tags_linked(tx, "version_tags", "version_id", version.id)?;
         Ok(version)
     }
 
@@ -137,7 +194,8 @@ impl Cms {
         })
     }
 
-    /// `PUT /v3/version/{uuid}`: a new version carrying the old one's text.
+    /// `PUT /v3/version/{uuid}`: a new version carrying the old one's text,
+    /// authors and tags (what the version shows is what a restore brings back).
     /// Publication and type stay as they are: restoring text is not publishing.
     pub fn restore_version(&self, who: &Principal, uuid: &str) -> Result<ContentItem> {
         who.require("VERSION restore")?;
@@ -161,6 +219,10 @@ impl Cms {
                 old.dominant_attachment_id,
                 clock::now()
             ])?;
+            let authors = linked_ids(tx, "version_authors", "author_id", id)?;
+            let tags = linked_ids(tx, "version_tags", "tag_id", id)?;
+            replace_links(tx, "content_authors", "author_id", old.content_id, &authors)?;
+            replace_links(tx, "content_tags", "tag_id", old.content_id, &tags)?;
             self.snapshot_version(tx, old.content_id, who)?;
             self.audit(tx, old.content_id, who, "restore", &format!("restored version {}", old.version))?;
             self.content_item(tx, old.content_id)

@@ -199,7 +199,9 @@ impl SyncedType for Content {
             )?
             .execute(params![new_uuid(), id, path, position as i64, now])?;
         }
-        // The pulled state is part of the item's local history.
+        // The pulled state is part of the item's local history, with the
+        // authors and tags just written from the pulled fields (every content
+        // answer embeds them); the remote's own versions stay on the remote.
         tx.prepare_cached(
             "INSERT INTO versions (uuid, content_id, version, title, slug, type, weight, abstract, abstract_raw, content,
              content_raw, published_at, state, workflow_id, dominant_attachment_id, user_id, created_at, modified_at)
@@ -208,6 +210,7 @@ impl SyncedType for Content {
              FROM content WHERE id = ?1",
         )?
         .execute(params![id, new_uuid()])?;
+        crate::versions::snapshot_links(tx, tx.last_insert_rowid())?;
         Ok(Written::same(uuid))
     }
 }
