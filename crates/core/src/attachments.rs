@@ -22,7 +22,7 @@ pub use crate::model::attachment::{Attachment, Upload};
 use crate::model::content::{CONTENT, ContentItem};
 use crate::records::new_uuid;
 
-const COLUMNS: &str = "a.id, a.uuid, a.content_id, a.base_name, a.salt, a.extension, a.preview_extension, a.type, a.width, a.height, a.angle, a.metadata, a.created_at, a.modified_at, a.size_bytes, a.sha256";
+pub(crate) const COLUMNS: &str = "a.id, a.uuid, a.content_id, a.base_name, a.salt, a.extension, a.preview_extension, a.type, a.width, a.height, a.angle, a.metadata, a.created_at, a.modified_at, a.size_bytes, a.sha256";
 
 /// Largest image side the service decodes, against decompression bombs.
 const MAX_IMAGE_SIDE: u32 = 20_000;
@@ -600,7 +600,7 @@ fn parse_metadata(raw: &Value) -> Result<Value> {
 }
 
 impl Cms {
-    fn attachment_from_row(&self, row: &Row<'_>) -> rusqlite::Result<Attachment> {
+    pub(crate) fn attachment_from_row(&self, row: &Row<'_>) -> rusqlite::Result<Attachment> {
         let uuid: String = row.get(1)?;
         let salt: String = row.get(4)?;
         let extension: String = row.get(5)?;

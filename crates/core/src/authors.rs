@@ -95,21 +95,6 @@ impl Cms {
             .query_row([id], |row| self.author_from_row(row))?)
     }
 
-    /// The authors of a content item, in byline order.
-    pub(crate) fn authors_of_content(
-        &self,
-        tx: &Transaction<'_>,
-        content_id: i64,
-    ) -> Result<Vec<Author>> {
-        let sql = format!(
-            "SELECT {COLUMNS} FROM content_authors ca JOIN authors ON authors.id = ca.author_id
-             WHERE ca.content_id = +?1 ORDER BY ca.position"
-        );
-        let mut stmt = tx.prepare_cached(&sql)?;
-        let rows = stmt.query_map([content_id], |row| self.author_from_row(row))?;
-        Ok(rows.collect::<Result<_, _>>()?)
-    }
-
     pub fn list_authors(&self, who: &Principal, query: &ListQuery) -> Result<Page<Author>> {
         who.require("AUTHOR list")?;
         let params = ListParams::parse(query, SORTABLE, "modified_at")?;

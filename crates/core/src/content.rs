@@ -234,47 +234,6 @@ impl Cms {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
-    fn version_summaries(
-        &self,
-        tx: &Transaction<'_>,
-        content_id: i64,
-    ) -> Result<Vec<VersionSummary>> {
-        let mut stmt = tx.prepare_cached(
-            "SELECT id, uuid, version, user_id, created_at FROM versions WHERE content_id = +?1 ORDER BY version",
-        )?;
-        let rows = stmt.query_map([content_id], |row| {
-            let uuid: String = row.get(1)?;
-            Ok(VersionSummary {
-                id: row.get(0)?,
-                srn: self.srn("version", &uuid),
-                uuid,
-                version: row.get(2)?,
-                user_id: row.get(3)?,
-                created_at: row.get(4)?,
-            })
-        })?;
-        Ok(rows.collect::<Result<_, _>>()?)
-    }
-
-    fn audit_of_content(&self, tx: &Transaction<'_>, content_id: i64) -> Result<Vec<AuditEntry>> {
-        let mut stmt = tx.prepare_cached(
-            "SELECT a.id, a.uuid, a.action, a.detail, a.user_id, u.name, a.created_at
-             FROM audit a LEFT JOIN users u ON u.id = a.user_id WHERE a.content_id = +?1 ORDER BY a.id",
-        )?;
-        let rows = stmt.query_map([content_id], |row| {
-            Ok(AuditEntry {
-                id: row.get(0)?,
-                uuid: row.get(1)?,
-                action: row.get(2)?,
-                detail: row.get(3)?,
-                user_id: row.get(4)?,
-                user_name: row.get(5)?,
-                created_at: row.get(6)?,
-            })
-        })?;
-        Ok(rows.collect::<Result<_, _>>()?)
-    }
-
     /// Records who did what to an item, in the transaction that did it.
     pub(crate) fn audit(
         &self,
@@ -301,31 +260,13 @@ impl Cms {
         self.check_unlocked_for(tx, who, Lockable::Content(content_id))
     }
 
-    fn completed(&self, tx: &Transaction<'_>, record: ContentRecord) -> Result<ContentItem> {
-        let id = record.id;
-        Ok(ContentItem {
-            authors: self.authors_of_content(tx, id)?,
-            tags: self.tags_linked(tx, "content_tags", "content_id", id)?,
-            urls: self.urls_of_content(tx, id)?,
-            versions: self.version_summaries(tx, id)?,
-            audit: self.audit_of_content(tx, id)?,
-            attachment: self.attachment_of_content(tx, id)?,
-            lock_request: self.lock_on(tx, Lockable::Content(id))?,
-            lock: false,
-            export: self.export_of(tx, id)?,
-            lead_photo: self.lead_photo(tx, record.dominant_attachment_id)?,
-            record,
-        })
-        .map(|mut item| {
-            item.lock = item.lock_request.is_some();
-            item
-        })
-    }
-
     /// The item with row id `id` and everything it embeds.
     pub(crate) fn content_item(&self, tx: &Transaction<'_>, id: i64) -> Result<ContentItem> {
         let record = self.content_record(tx, id)?;
-        self.completed(tx, record)
+        let mut items = self.completed_items(tx, vec![record])?;
+        items
+            .pop()
+            .ok_or_else(|| CoreError::Internal("an item read just now is missing".into()))
     }
 
     pub fn list_content(
@@ -472,10 +413,7 @@ impl Cms {
                 fetch_page(tx, "content", COLUMNS, &filter_sql, &args, &params, |row| {
                     self.content_from_row(row)
                 })?;
-            let items = std::mem::take(&mut page.items)
-                .into_iter()
-                .map(|record| self.completed(tx, record))
-                .collect::<Result<Vec<_>>>()?;
+            let items = self.completed_items(tx, std::mem::take(&mut page.items))?;
             Ok(page.with_items(items))
         })
     }
@@ -756,36 +694,6 @@ impl Cms {
             }
         }
         Ok(changed)
-    }
-
-    /// The media item holding the attachment with row id `attachment_id`.
-    fn lead_photo(
-        &self,
-        tx: &Transaction<'_>,
-        attachment_id: Option<i64>,
-    ) -> Result<Option<LeadPhoto>> {
-        let Some(attachment_id) = attachment_id else {
-            return Ok(None);
-        };
-        let media: Option<i64> = tx
-            .prepare_cached("SELECT content_id FROM attachments WHERE id = ?1")?
-            .query_row([attachment_id], |row| row.get(0))
-            .optional()?;
-        let Some(media) = media else {
-            return Ok(None);
-        };
-        let Some(attachment) = self.attachment_of_content(tx, media)? else {
-            return Ok(None);
-        };
-        let record = self.content_record(tx, media)?;
-        Ok(Some(LeadPhoto {
-            uuid: record.uuid,
-            srn: record.srn,
-            title: record.title,
-            caption: record.body,
-            authors: self.authors_of_content(tx, media)?,
-            attachment,
-        }))
     }
 
     /// The attachment `dominantAttachment` names: by the attachment's own

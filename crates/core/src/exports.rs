@@ -27,9 +27,9 @@ pub struct ExportInput {
     pub body: Option<String>,
 }
 
-const COLUMNS: &str = "id, uuid, content_id, workflow_id, assignee_id, issue_id, workflow_section_id, content, version, user_id, locked_by, locked_at, created_at, modified_at";
+pub(crate) const COLUMNS: &str = "id, uuid, content_id, workflow_id, assignee_id, issue_id, workflow_section_id, content, version, user_id, locked_by, locked_at, created_at, modified_at";
 
-fn export_from_row(row: &Row<'_>) -> rusqlite::Result<Export> {
+pub(crate) fn export_from_row(row: &Row<'_>) -> rusqlite::Result<Export> {
     Ok(Export {
         id: row.get(0)?,
         uuid: row.get(1)?,

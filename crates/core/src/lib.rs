@@ -12,6 +12,7 @@ pub mod clock;
 pub mod comments;
 pub mod containers;
 pub mod content;
+mod content_embeds;
 pub mod draftjs;
 pub mod drafts;
 pub mod error;

@@ -22,8 +22,8 @@ pub(crate) const LOCK_REQUESTS: Table = Table {
     noun: "lock request",
 };
 
-const COLUMNS: &str = "l.id, l.uuid, l.content_id, l.container_id, l.user_id, l.state, l.created_at, l.modified_at, c.uuid, k.uuid";
-const FROM: &str = "lock_requests l LEFT JOIN content c ON c.id = l.content_id LEFT JOIN containers k ON k.id = l.container_id";
+pub(crate) const COLUMNS: &str = "l.id, l.uuid, l.content_id, l.container_id, l.user_id, l.state, l.created_at, l.modified_at, c.uuid, k.uuid";
+pub(crate) const FROM: &str = "lock_requests l LEFT JOIN content c ON c.id = l.content_id LEFT JOIN containers k ON k.id = l.container_id";
 
 /// The central server's locks, as a replica takes and releases them (see
 /// `Cms::forward_locks`): a lock that is not real on the server is no lock.
@@ -40,7 +40,7 @@ pub trait RemoteLocks: Send + Sync {
 }
 
 impl Cms {
-    fn lock_from_row(&self, row: &Row<'_>) -> rusqlite::Result<LockRequest> {
+    pub(crate) fn lock_from_row(&self, row: &Row<'_>) -> rusqlite::Result<LockRequest> {
         let content_uuid: Option<String> = row.get(8)?;
         let container_uuid: Option<String> = row.get(9)?;
         let srn = match (content_uuid, container_uuid) {

@@ -14,7 +14,7 @@ pub(crate) const USERS: Table = Table {
 };
 
 const SORTABLE: &[&str] = &["id", "name", "slug", "email", "created_at", "modified_at"];
-const COLUMNS: &str = "users.id, users.uuid, users.name, users.slug, users.email, users.is_vendor, users.avatar, users.created_at, users.modified_at";
+pub(crate) const COLUMNS: &str = "users.id, users.uuid, users.name, users.slug, users.email, users.is_vendor, users.avatar, users.created_at, users.modified_at";
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct User {
@@ -31,7 +31,7 @@ pub struct User {
 }
 
 impl Cms {
-    fn user_from_row(&self, row: &Row<'_>) -> rusqlite::Result<User> {
+    pub(crate) fn user_from_row(&self, row: &Row<'_>) -> rusqlite::Result<User> {
         let uuid: String = row.get(1)?;
         Ok(User {
             id: row.get(0)?,
