@@ -256,3 +256,58 @@ fn a_burst_of_guesses_is_held_to_the_limit_and_the_right_one_is_not_told_apart()
         "{statuses:?}"
     );
 }
+
+#[test]
+fn signing_out_revokes_the_browsers_key_and_its_copies_are_refused() {
+    let server = TestServer::start();
+    let fay = server.key("fay", &["journalist"], &[]);
+    set_password(&server, "fay", "fay's long password");
+    let browser = key_of(
+        &sign_in(
+            &server,
+            &json!({"name": "fay", "password": "fay's long password"}),
+        )
+        .expect(200),
+    );
+    // A token made before signing out, as a copy of the key would make it.
+    let copied = browser.token();
+    server
+        .call(Method::GET, "/v3/me", Some(&copied), None)
+        .expect(200);
+
+    // Signed with the key itself; no body, or an empty object.
+    let out = server
+        .call(
+            Method::POST,
+            "/v3/sign-out",
+            Some(&browser.token()),
+            Some(&json!({})),
+        )
+        .expect(200);
+    assert_eq!(out.body["revoked"], browser.public_key.as_str());
+
+    // Every token signed with that key, old or new, is refused as the
+    // contract refuses an unknown key (403 token_invalid); signing out again
+    // with it is refused the same way.
+    server
+        .call(Method::GET, "/v3/me", Some(&copied), None)
+        .expect_error(403, "token_invalid");
+    me(&server, &browser).expect_error(403, "token_invalid");
+    server
+        .call(Method::POST, "/v3/sign-out", Some(&browser.token()), None)
+        .expect_error(403, "token_invalid");
+    // Without a token there is nothing to sign out.
+    server
+        .call(Method::POST, "/v3/sign-out", None, None)
+        .expect_error(403, "token_missing");
+    // The user's other keys are untouched, and the key is gone from the list.
+    me(&server, &fay).expect(200);
+    let listed = Command::new(copydesk_tests::server_binary())
+        .args(["key", "list", "--name", "fay", "--data"])
+        .arg(server.dir.path())
+        .output()
+        .expect("key list runs");
+    let listed = String::from_utf8(listed.stdout).expect("UTF-8");
+    assert!(!listed.contains(&browser.public_key), "{listed}");
+    assert!(listed.contains(&fay.public_key), "{listed}");
+}

@@ -76,6 +76,8 @@ export interface Connection {
   base: string;
   /** A valid bearer token (signed anew when the last one runs out). */
   token: () => Promise<string>;
+  /** The key was made for this browser by signing in: signing out revokes it on the server. */
+  ownKey?: boolean;
 }
 
 /** What a request carries besides its path: a body and its media type. */
@@ -210,6 +212,9 @@ export type RecordLabel = Schemas['RecordLabel'];
 
 /** What signing in answers: a new key pair for this browser, and its user. */
 export type SignedIn = Schemas['SignedIn'];
+
+/** What signing out answers: the public key it revoked. */
+export type SignedOut = Schemas['SignedOut'];
 
 /** What signing in takes: a name and password, or a sign-in link's token. */
 export type SignInBody = Schemas['SignIn'];

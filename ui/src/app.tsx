@@ -1,7 +1,7 @@
 // The desk: navigation, the sync state at a glance, and the screen the address names.
 
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { Api, explain, isTokenRefusal, SignedInApi, type Connection, type Me } from './api';
+import { Api, explain, isTokenRefusal, SignedInApi, type Connection, type Me, type SignedOut } from './api';
 import { DeskContext, type Desk } from './context';
 import { currentRoute, go, useRoute } from './route';
 import { forgetKey, inDesktopApp, keyConnection, rememberKey, startingConnection } from './session';
@@ -12,6 +12,11 @@ import { PrintDesk } from './screens/print-desk';
 import { SyncScreen, SyncBadge } from './screens/sync';
 import { Settings } from './screens/settings';
 import { SignIn } from './screens/sign-in';
+
+/** What a browser that signed out without reaching the server is told: its key still works until revoked. */
+function notRevoked(why: string): string {
+  return `Signed out of this browser, but its key could not be revoked on the server (${why}), so a copy of it would still work. Sign in and out again once the server can be reached, or ask an administrator to revoke it (copydesk-server key list, then key revoke).`;
+}
 
 /** What a browser whose key the service refused is told on the sign-in screen. */
 const KEY_REFUSED = 'This browser’s sign-in is no longer accepted (its key was revoked or has run out). Sign in again.';
@@ -89,21 +94,34 @@ export function App() {
   }
   if (!me) return <p class="loading">{problem ?? 'Signing in…'}</p>;
   const desk: Desk = { api, me, may: (action) => me.actions.includes(action) };
+  // A key signing in made for this browser is revoked on the server first,
+  // so a copy of it stops working; if the server cannot be reached the
+  // browser still signs out, and says the key lives on. A key the server
+  // already refuses needs no revoking.
   const signOut = inDesktopApp()
     ? undefined
-    : () => {
-        void forgetKey();
+    : async () => {
+        let notice: string | undefined;
+        if (api.connection.ownKey) {
+          try {
+            await api.post<SignedOut>('/v3/sign-out');
+          } catch (err) {
+            if (!isTokenRefusal(err)) notice = notRevoked(explain(err));
+          }
+        }
+        await forgetKey().catch(() => undefined);
+        setProblem(notice);
         setMe(undefined);
         setConnection(undefined);
       };
   return (
     <DeskContext.Provider value={desk}>
-      <Shell signOut={signOut} />
+      <Shell signOut={signOut} ownKey={api.connection.ownKey === true} />
     </DeskContext.Provider>
   );
 }
 
-function Shell({ signOut }: { signOut?: () => void }) {
+function Shell({ signOut, ownKey }: { signOut?: () => Promise<void>; ownKey: boolean }) {
   const route = useRoute();
   const [screen, ...rest] = route.length ? route : ['content'];
   return (
@@ -143,7 +161,7 @@ function Shell({ signOut }: { signOut?: () => void }) {
         ) : screen === 'sync' ? (
           <SyncScreen />
         ) : screen === 'settings' ? (
-          <Settings signOut={signOut} />
+          <Settings signOut={signOut} ownKey={ownKey} />
         ) : (
           <p>
             There is no screen “{screen}”. <a href="#/content">Back to the content</a>.

@@ -38,6 +38,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v3/sign-out": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Access action: any valid token (a key may always give itself up). A Copydesk extension: revokes the key pair that signed the request, as `copydesk-server key revoke` would, so every token signed with it, by this browser or by anyone holding a copy, is refused from then on (403 `token_invalid`). The user's other key pairs keep working. Takes no body (an empty JSON object is accepted). */
+        post: operations["sign_out"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v3/author": {
         parameters: {
             query?: never;
@@ -1533,6 +1550,14 @@ export interface components {
             user: components["schemas"]["User"];
         };
         /**
+         * @description A sign-out that worked: the key pair that signed the request is revoked,
+         *     and every token signed with it is refused from now on.
+         */
+        SignedOut: {
+            /** @description The public key of the revoked key pair. */
+            revoked: string;
+        };
+        /**
          * @description A conflict sync found: one field changed on both sides (or an edit
          *     against a delete); for a story's body or abstract, one paragraph of it,
          *     with `mine` and `theirs` that paragraph's HTML.
@@ -1893,6 +1918,33 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             415: components["responses"]["NotJson"];
             429: components["responses"]["TooManySignIns"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    sign_out: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignedOut"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["MissingAction"];
+            403: components["responses"]["BadToken"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["NotJson"];
             503: components["responses"]["Unavailable"];
         };
     };

@@ -14,7 +14,10 @@
 // page is open, but could never read the key out and take it elsewhere.
 // IndexedDB outlives the tab, so a person stays signed in across reloads and
 // browser restarts (and offline) until they sign out, as with any newsroom
-// web app; signing out deletes the key.
+// web app; signing out deletes the key, and a key that signing in made for
+// this browser is revoked on the server first (`POST /v3/sign-out`), so a
+// copy of it stops working too. A pasted key is the administrator's (it may
+// be in use elsewhere): signing out only forgets it here.
 
 import { SignJWT } from 'jose';
 import type { Connection, SignedIn } from './api';
@@ -23,6 +26,8 @@ export interface KeyPair {
   public_key: string;
   private_key: string;
   user_uuid?: string;
+  /** Made for this browser by signing in, so signing out revokes it on the server. */
+  own?: boolean;
 }
 
 /** Where the signed-in key lived before it was kept as a CryptoKey: read once, then removed. */
@@ -60,6 +65,8 @@ export interface SigningKey {
   public_key: string;
   user_uuid?: string;
   key: CryptoKey;
+  /** Made for this browser by signing in (a pasted key is not). */
+  own?: boolean;
 }
 
 /** Signs tokens with a kept key, renewing them before they run out. */
@@ -67,6 +74,7 @@ export function keyConnection(base: string, signing: SigningKey): Connection {
   let cached: { token: string; until: number } | undefined;
   return {
     base,
+    ownKey: signing.own === true,
     token: async () => {
       const now = Math.floor(Date.now() / 1000);
       if (cached && cached.until - 60 > now) return cached.token;
@@ -90,7 +98,7 @@ async function signingKey(key: KeyPair): Promise<SigningKey> {
     false,
     ['sign'],
   );
-  return { public_key: key.public_key, user_uuid: key.user_uuid, key: cryptoKey };
+  return { public_key: key.public_key, user_uuid: key.user_uuid, key: cryptoKey, own: key.own === true };
 }
 
 const KEY_DATABASE = 'copydesk';
@@ -141,10 +149,10 @@ export async function rememberKey(key: KeyPair): Promise<SigningKey> {
 
 /** The key pair a sign-in answered, as a pasted one would be. */
 export function signedInKey(signed: SignedIn): KeyPair {
-  return { public_key: signed.public_key, private_key: signed.private_key, user_uuid: signed.user.uuid };
+  return { public_key: signed.public_key, private_key: signed.private_key, user_uuid: signed.user.uuid, own: true };
 }
 
-/** Signs out: the kept key is deleted. */
+/** Forgets the kept key here (revoking it on the server is the caller's, through the API). */
 export async function forgetKey(): Promise<void> {
   sessionStorage.removeItem(OLD_STORED_KEY);
   await keyStore('readwrite', (store) => store.delete(SIGNED_IN));

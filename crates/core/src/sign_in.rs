@@ -17,7 +17,7 @@ use rusqlite::{OptionalExtension as _, Transaction, params};
 use sha2::{Digest as _, Sha256};
 
 use crate::Cms;
-use crate::access::NewKeyPair;
+use crate::access::{NewKeyPair, Principal};
 use crate::clock;
 use crate::error::{CoreError, Result};
 use crate::users::User;
@@ -388,6 +388,15 @@ impl Cms {
         })
     }
 
+    /// `POST /v3/sign-out`: the caller's own key pair (the one that signed
+    /// the request) is revoked, so a copy of it taken from this browser
+    /// stops working too. No access action guards it: a key may always give
+    /// itself up, as signing out must work for every user.
+    pub fn sign_out(&self, who: &Principal) -> Result<String> {
+        self.revoke_key(&who.public_key)?;
+        Ok(who.public_key.clone())
+    }
+
     /// `key revoke PUBLIC_KEY`: the key pair is deleted, and every token
     /// signed with it is refused from now on.
     pub fn revoke_key(&self, public_key: &str) -> Result<()> {
@@ -471,6 +480,33 @@ mod tests {
         ));
         cms.revoke_key(&signed.key.public_key).expect("revoked");
         assert_eq!(cms.list_keys("ana").expect("keys").len(), 1);
+    }
+
+    #[test]
+    fn signing_out_revokes_only_the_key_that_signed() {
+        let (_dir, cms) = cms();
+        let given = cms
+            .create_key("di", &["reader".into()], &[])
+            .expect("a user");
+        cms.set_password("di", "long enough").expect("set");
+        let browser = cms
+            .sign_in(&password("di", "long enough"), None)
+            .expect("signs in")
+            .key;
+        let token = crate::access::mint_token(&browser.public_key, &browser.private_key, Some(60))
+            .expect("a token");
+        let credential = crate::access::Credential::Token(token);
+        let who = cms
+            .authenticate(Some(&credential))
+            .expect("the browser's key works");
+        assert_eq!(cms.sign_out(&who).expect("signed out"), browser.public_key);
+        assert!(matches!(
+            cms.authenticate(Some(&credential)),
+            Err(CoreError::Token(crate::error::TokenProblem::Invalid))
+        ));
+        let keys = cms.list_keys("di").expect("keys");
+        assert_eq!(keys.len(), 1);
+        assert_eq!(keys[0].public_key, given.public_key);
     }
 
     #[test]

@@ -211,6 +211,14 @@ pub struct SignedIn {
     pub user: User,
 }
 
+/// A sign-out that worked: the key pair that signed the request is revoked,
+/// and every token signed with it is refused from now on.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, ToSchema)]
+pub struct SignedOut {
+    /// The public key of the revoked key pair.
+    pub revoked: String,
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, ToSchema)]
 pub struct Author {
     pub id: String,

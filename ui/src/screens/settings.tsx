@@ -6,8 +6,9 @@ import { useDesk } from '../context';
 import { attempt, Problem, useLoad } from '../load';
 import { desktopCommand, inDesktopApp, parseKey } from '../session';
 
-export function Settings({ signOut }: { signOut?: () => void }) {
+export function Settings({ signOut, ownKey }: { signOut?: () => Promise<void>; ownKey?: boolean }) {
   const { me, api, may } = useDesk();
+  const [signingOut, setSigningOut] = useState(false);
   const status = useLoad(
     () => (may('SYNC get') ? api.get<SyncStatus>('/v3/sync/status') : Promise.resolve(undefined)),
     [],
@@ -26,14 +27,30 @@ export function Settings({ signOut }: { signOut?: () => void }) {
       </dl>
       {signOut && (
         <>
-          <p class="hint">
-            This browser signed in with a key pair of its own, kept so that no page can read it out. Signing out deletes it
-            here; an administrator can also revoke it on the server (<code>copydesk-server key list</code>, then{' '}
-            <code>key revoke</code>), and this browser is then asked to sign in again.
-          </p>
-          <button type="button" onClick={signOut}>
+          {ownKey ? (
+            <p class="hint">
+              This browser signed in with a key pair of its own, kept so that no page can read it out. Signing out revokes it
+              on the server, so a copy of it stops working too, and deletes it here. An administrator can also revoke it (
+              <code>copydesk-server key list</code>, then <code>key revoke</code>), and this browser is then asked to sign in
+              again.
+            </p>
+          ) : (
+            <p class="hint">
+              This browser uses a key pair an administrator gave you, which may be in use elsewhere too. Signing out deletes it
+              here only; the key keeps working until an administrator revokes it (<code>copydesk-server key revoke</code>).
+            </p>
+          )}
+          <button
+            type="button"
+            disabled={signingOut}
+            onClick={() => {
+              setSigningOut(true);
+              void signOut();
+            }}
+          >
             Sign out
           </button>
+          {signingOut && <p role="status">Signing out…</p>}
         </>
       )}
       <h2>Newsroom server</h2>

@@ -36,6 +36,7 @@ pub(crate) fn documented() -> (Router<AppState>, utoipa::openapi::OpenApi) {
     OpenApiRouter::with_openapi(ApiDoc::openapi())
         .routes(routes!(token::refresh))
         .routes(routes!(sign_in::sign_in))
+        .routes(routes!(sign_in::sign_out))
         .routes(routes!(authors::list, authors::create))
         .routes(routes!(authors::get, authors::update, authors::delete))
         .routes(routes!(content::list, content::create))

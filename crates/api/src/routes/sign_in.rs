@@ -1,5 +1,6 @@
 //! `POST /v3/sign-in`: a person signs in with a name and password or a
-//! one-time link, and their browser gets a key pair of its own.
+//! one-time link, and their browser gets a key pair of its own;
+//! `POST /v3/sign-out` gives that key pair up again.
 
 use std::net::SocketAddr;
 
@@ -12,8 +13,8 @@ use copydesk_wire as wire;
 
 use crate::AppState;
 use crate::error::{ApiError, ApiResult};
-use crate::extract::RawJson;
-use crate::openapi::SignInRefusals;
+use crate::extract::{Bearer, RawJson};
+use crate::openapi::{Refusals, SignInRefusals};
 use crate::present;
 
 /// The client's IP address, when the server knows it (the desktop app's
@@ -79,4 +80,20 @@ pub async fn sign_in(
         label: signed_in.label,
         user: present::user(signed_in.user),
     }))
+}
+
+#[utoipa::path(
+    post,
+    path = "/v3/sign-out",
+    tag = "token",
+    operation_id = "sign_out",
+    description = "Access action: any valid token (a key may always give itself up). A Copydesk extension: revokes the key pair that signed the request, as `copydesk-server key revoke` would, so every token signed with it, by this browser or by anyone holding a copy, is refused from then on (403 `token_invalid`). The user's other key pairs keep working. Takes no body (an empty JSON object is accepted).",
+    responses((status = 200, body = wire::SignedOut), Refusals)
+)]
+pub async fn sign_out(
+    State(state): State<AppState>,
+    bearer: Bearer,
+) -> ApiResult<Json<wire::SignedOut>> {
+    let revoked = state.call(bearer, |cms, who| cms.sign_out(who)).await?;
+    Ok(Json(wire::SignedOut { revoked }))
 }
