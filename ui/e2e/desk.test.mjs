@@ -243,7 +243,7 @@ describe('containers', () => {
     const journalist = srv.key('Jo Reporter', ['journalist']);
     const { context, page } = await signedIn(browser, srv, journalist);
     await page.getByRole('link', { name: 'Containers' }).click();
-    await page.getByText('New containers need the permission “CONTAINER create”').waitFor();
+    await page.getByText('Creating a container needs the permission “CONTAINER create”').waitFor();
     await page.getByRole('button', { name: 'Front page' }).click();
     const form = page.getByRole('form', { name: 'Edit Front page' });
     await form.getByText(/Saving a container needs the permission “CONTAINER update”/).waitFor();

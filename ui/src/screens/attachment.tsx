@@ -4,6 +4,7 @@ import { useState } from 'preact/hooks';
 import type { ContentItem, Crops, RequestBody } from '../api';
 import { useDesk } from '../context';
 import { attempt, Problem } from '../load';
+import { MissingPermission } from '../permission';
 
 export function AttachmentPanel({ item, onChange }: { item: ContentItem; onChange: () => void }) {
   const { api, may } = useDesk();
@@ -42,6 +43,7 @@ export function AttachmentPanel({ item, onChange }: { item: ContentItem; onChang
       ) : (
         <p>No file yet.</p>
       )}
+      <MissingPermission action="ATTACHMENT update" doing="Uploading, turning or cropping the file" />
       {allowed && (
         <>
           <label>

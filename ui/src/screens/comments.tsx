@@ -5,6 +5,7 @@ import { useState } from 'preact/hooks';
 import type { Assignment, ContentItem, Items, NoteComment, RequestBody } from '../api';
 import { useDesk } from '../context';
 import { attempt, Problem, useLoad } from '../load';
+import { MissingPermission } from '../permission';
 import { paragraphsOf, textOf } from '../text';
 
 export function Comments({ item }: { item: ContentItem }) {
@@ -28,6 +29,7 @@ export function Comments({ item }: { item: ContentItem }) {
 }
 
 function Note({ note, all, item, onPosted }: { note: NoteComment; all: NoteComment[]; item: ContentItem; onPosted: () => void }) {
+  const { may } = useDesk();
   const [replying, setReplying] = useState(false);
   const replies = all.filter((n) => n.parent_id === note.id);
   return (
@@ -36,9 +38,12 @@ function Note({ note, all, item, onPosted }: { note: NoteComment; all: NoteComme
         {note.user?.name ?? 'Someone'} · {note.created_at}
       </p>
       <p class="said">{textOf(note.comment)}</p>
-      <button type="button" aria-expanded={replying} onClick={() => setReplying(!replying)}>
-        Reply
-      </button>
+      {/* Without the action, the thread's one note (under “New comment”) says why there is no Reply. */}
+      {may('NOTECOMMENT create') && (
+        <button type="button" aria-expanded={replying} onClick={() => setReplying(!replying)}>
+          Reply
+        </button>
+      )}
       {replying && (
         <CommentForm
           label={`Reply to ${note.user?.name ?? 'this comment'}`}
@@ -65,7 +70,9 @@ function CommentForm({ label, parent, item, onPosted }: { label: string; parent:
   const { api, may } = useDesk();
   const [text, setText] = useState('');
   const [problem, setProblem] = useState<string>();
-  if (!may('NOTECOMMENT create')) return null;
+  if (!may('NOTECOMMENT create')) {
+    return parent === 'root' ? <MissingPermission action="NOTECOMMENT create" doing="Commenting (or replying to a comment)" /> : null;
+  }
   return (
     <form
       class="comment-form"
@@ -122,6 +129,7 @@ function AssignmentComments({ item }: { item: ContentItem }) {
           </li>
         ))}
       </ul>
+      <MissingPermission action="ASSIGNMENTCOMMENT create" doing="Commenting on the assignment" />
       {may('ASSIGNMENTCOMMENT create') && (
         <form
           onSubmit={async (e) => {

@@ -6,6 +6,7 @@ import { useState } from 'preact/hooks';
 import { query, type Container, type Page, type RequestBody } from '../api';
 import { useDesk } from '../context';
 import { attempt, Problem, useLoad } from '../load';
+import { MissingPermission } from '../permission';
 import { SearchPicker, useNamedSearch, useStorySearch, type Choice } from '../picker';
 
 export const TYPE_RULES: Record<string, { content: boolean; tags: boolean; rule: string }> = {
@@ -29,13 +30,12 @@ export function Containers() {
             {t || 'all'}
           </button>
         ))}
-        {may('CONTAINER create') ? (
+        {may('CONTAINER create') && (
           <button type="button" onClick={() => setEditing('new')}>
             New container
           </button>
-        ) : (
-          <span class="missing-permission">New containers need the permission “CONTAINER create”, which your role does not have.</span>
         )}
+        <MissingPermission inline action="CONTAINER create" doing="Creating a container" />
       </div>
       <Problem message={list.error} />
       <ul class="cards">
@@ -172,12 +172,11 @@ function ContainerForm({ container, onDone }: { container?: Container; onDone: (
         </fieldset>
       )}
       <Problem message={problem} />
-      {!allowed && (
-        <p class="missing-permission" id="container-permission">
-          {container ? 'Saving' : 'Creating'} a container needs the permission “{container ? 'CONTAINER update' : 'CONTAINER create'}”, which
-          your role does not have. Ask an editor or an administrator.
-        </p>
-      )}
+      <MissingPermission
+        id="container-permission"
+        action={container ? 'CONTAINER update' : 'CONTAINER create'}
+        doing={container ? 'Saving a container' : 'Creating a container'}
+      />
       <button type="submit" disabled={!allowed} aria-describedby={allowed ? undefined : 'container-permission'}>
         {container ? 'Save' : 'Create'}
       </button>

@@ -6,6 +6,7 @@ import { useState } from 'preact/hooks';
 import { query, type ContentItem, type Page, type RequestBody } from '../api';
 import { useDesk } from '../context';
 import { attempt, Problem, useLoad } from '../load';
+import { MissingPermission } from '../permission';
 import { SearchPicker, useNamedSearch, type Choice } from '../picker';
 import { go } from '../route';
 import { searchedWords, snippet } from '../snippet';
@@ -138,6 +139,7 @@ export function ContentList() {
           <SearchPicker label="With tag" placeholder="Type part of a tag…" search={tags} onPick={(tag) => apply({ ...draft, tag })} />
         )}
       </div>
+      <MissingPermission action="CONTENT create" doing="Starting a new story" />
       {may('CONTENT create') && (
         <form
           class="toolbar"

@@ -27,6 +27,7 @@ import { useDesk } from '../context';
 import { textOf } from '../text';
 import { fromRaw, parseRaw, toRaw, type PmNode } from '../draftjs';
 import { attempt, Problem, useLoad } from '../load';
+import { MissingPermission } from '../permission';
 import { SearchPicker, useNamedSearch, type Choice } from '../picker';
 import { RichText, type Body } from '../rich-text';
 import { characters, headlineLimit, headlineState, words } from '../editor-settings';
@@ -595,6 +596,8 @@ function Story(props: {
               <input type="checkbox" name="published" checked={published} disabled={!editable} onChange={(e) => setPublished(e.currentTarget.checked)} /> Published
             </label>
           )}
+          <MissingPermission action="CONTENT publish" doing="Publishing (or taking a story off the web)" />
+          <MissingPermission action="CONTENT update" doing="Changing this story" />
           <button type="submit" disabled={!editable} aria-keyshortcuts="Control+S Meta+S">
             Save as new version
           </button>

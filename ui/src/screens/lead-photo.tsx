@@ -7,6 +7,7 @@ import { useState } from 'preact/hooks';
 import { query, type ContentItem, type Page, type RequestBody } from '../api';
 import { useDesk } from '../context';
 import { attempt, Problem } from '../load';
+import { MissingPermission } from '../permission';
 import { SearchPicker } from '../picker';
 
 /** The images a lead photo may be (what browsers show inline). */
@@ -38,7 +39,7 @@ export function LeadPhoto({ item, onChange }: { item: ContentItem; onChange: () 
       ) : (
         <p>This story has no lead photo.</p>
       )}
-      {mayChange ? (
+      {mayChange && (
         <>
           {may('CONTENT create') && (
             <label>
@@ -61,6 +62,7 @@ export function LeadPhoto({ item, onChange }: { item: ContentItem; onChange: () 
               />
             </label>
           )}
+          <MissingPermission action="CONTENT create" doing="Uploading a new photo (it becomes a media item)" />
           <SearchPicker
             label="Pick a photo from the archive"
             placeholder="Type words of its title…"
@@ -79,9 +81,8 @@ export function LeadPhoto({ item, onChange }: { item: ContentItem; onChange: () 
             </button>
           )}
         </>
-      ) : (
-        <p class="missing-permission">Changing the lead photo needs the permission “CONTENT update”.</p>
       )}
+      <MissingPermission action="CONTENT update" doing="Changing the lead photo" />
       {busy && <p role="status">{busy}</p>}
       <Problem message={problem} />
     </section>

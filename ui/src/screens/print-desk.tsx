@@ -2,12 +2,14 @@
 // non-exclusive lock (on behalf of someone, and forced, only for those who
 // hold PRINTDOCUMENT passThruLock), and the export panel of a story: picked
 // by typing, its print text written in the rich editor, downloaded under the
-// story's own name.
+// story's own name. What a role may not do is said, with the permission it
+// takes, where its control would be.
 
 import { useState } from 'preact/hooks';
-import type { Issue, Page, PrintDocument, RequestBody, User, Workflow } from '../api';
+import type { ContentItem, Issue, Page, PrintDocument, RequestBody, User, Workflow } from '../api';
 import { useDesk } from '../context';
 import { attempt, Problem, useLoad } from '../load';
+import { MissingPermission } from '../permission';
 import { StoryPicker, type PickedStory } from '../picker';
 import { RichText } from '../rich-text';
 
@@ -52,7 +54,10 @@ export function PrintDesk() {
         </tbody>
       </table>
       {documents.data && documents.data.items.length === 0 && <p>No print documents tracked yet.</p>}
+      <MissingPermission action={PASS_THRU} doing="Locking a document on behalf of someone else" />
+      <MissingPermission action="PRINTDOCUMENT create" doing="Tracking a new print document" />
       {may('PRINTDOCUMENT create') && <NewDocument plan={plan.data} onMade={documents.reload} />}
+      <MissingPermission action="EXPORT get" doing="Exporting a story to print" />
       {may('EXPORT get') && <ExportPanel plan={plan.data} />}
     </section>
   );
@@ -81,6 +86,9 @@ function DocumentRow({ doc, plan, onChange }: { doc: PrintDocument; plan?: Plan;
         {since && <span class="hint"> since {since}</span>}
       </td>
       <td>
+        {(!holder || holder === me.user.uuid) && (
+          <MissingPermission inline action="PRINTDOCUMENT update" doing={`${holder ? 'Unlocking' : 'Locking'} ${doc.label}`} />
+        )}
         {may('PRINTDOCUMENT update') && !holder && (
           <button type="button" onClick={() => run(() => api.post(`/v3/print-document/${doc.uuid}/lock`, {}))}>
             Lock {doc.label}
@@ -90,6 +98,9 @@ function DocumentRow({ doc, plan, onChange }: { doc: PrintDocument; plan?: Plan;
           <button type="button" onClick={() => run(() => api.delete(`/v3/print-document/${doc.uuid}/lock`))}>
             Unlock {doc.label}
           </button>
+        )}
+        {holder && holder !== me.user.uuid && (
+          <MissingPermission inline action={PASS_THRU} doing={`Unlocking ${doc.label} while someone else has it out`} />
         )}
         {may(PASS_THRU) && holder && holder !== me.user.uuid && (
           <button type="button" class="danger" onClick={() => run(() => api.delete(`/v3/print-document/${doc.uuid}/lock`))}>
@@ -190,6 +201,17 @@ function lockedSince(doc: PrintDocument): string | undefined {
   return Number.isNaN(at.getTime()) ? taken.created_at : at.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 }
 
+/** The print notice on a story's export (who said they work on it in print, and since when), if any. */
+interface PrintNotice {
+  user?: { name?: string } | null;
+  locked_at?: string | null;
+}
+
+function printNoticeOf(item: ContentItem | undefined): PrintNotice | undefined {
+  const exported = item?.export as { lock?: PrintNotice | null } | null | undefined;
+  return exported?.lock ?? undefined;
+}
+
 /** The name a downloaded export gets: the story's slug and the format's extension. */
 export function exportFileName(story: Pick<PickedStory, 'slug' | 'title'> | undefined, format: string): string {
   const stem =
@@ -211,10 +233,13 @@ function ExportPanel({ plan }: { plan?: Plan }) {
   const [text, setText] = useState('');
   const [problem, setProblem] = useState<string>();
   const [done, setDone] = useState('');
+  const exported = useLoad(() => (uuid ? api.get<ContentItem>(`/v3/export/${uuid}`) : Promise.resolve(undefined)), [uuid]);
+  const notice = printNoticeOf(exported.data);
   const run = async (what: string, action: () => Promise<unknown>) => {
     const failed = await attempt(action);
     setProblem(failed);
     setDone(failed ? '' : what);
+    exported.reload();
   };
   const download = async (format: string) => {
     await run(`Downloaded the ${format.toUpperCase()}.`, async () => {
@@ -238,6 +263,26 @@ function ExportPanel({ plan }: { plan?: Plan }) {
             {/* The print text in the same rich editor as the story (a fresh one per story picked). */}
             <RichText key={uuid} initial="" label="Export content" editable={may('EXPORT update')} onChange={(body) => setText(body.html)} />
           </div>
+          <p class="print-notice">
+            {notice
+              ? `${notice.user?.name ?? 'Someone'} works on this story in print${notice.locked_at ? ` (since ${notice.locked_at})` : ''}.`
+              : 'Nobody has said they work on this story in print.'}{' '}
+            {may('EXPORT lock') &&
+              (notice ? (
+                <button type="button" onClick={() => run('Cleared the print notice.', () => api.delete(`/v3/export/lock/${uuid}`))}>
+                  Clear the print notice
+                </button>
+              ) : (
+                <button type="button" onClick={() => run('Said you work on it in print.', () => api.put(`/v3/export/lock/${uuid}`))}>
+                  Say I work on it in print
+                </button>
+              ))}
+          </p>
+          <MissingPermission action="EXPORT update" doing="Writing and saving the export" />
+          <MissingPermission action="EXPORT push" doing="Pushing the export to the web" />
+          <MissingPermission action="EXPORT pull" doing="Pulling the web text into the export" />
+          <MissingPermission action="EXPORT lock" doing="Saying who works on a story in print (the export lock)" />
+          <MissingPermission action="EXPORT dump" doing="Downloading the export (ICML, HTML or text)" />
           {may('EXPORT update') && (
             <button
               type="button"

@@ -8,6 +8,7 @@ import { useState } from 'preact/hooks';
 import { query, type Container, type ContentItem, type Page, type RequestBody } from '../api';
 import { useDesk } from '../context';
 import { attempt, Problem, useLoad } from '../load';
+import { MissingPermission } from '../permission';
 import { SearchPicker } from '../picker';
 
 /** The container types a story is put in by hand. */
@@ -56,7 +57,7 @@ export function StoryContainers({ item }: { item: ContentItem }) {
           </li>
         ))}
       </ul>
-      {mayChange ? (
+      {mayChange && (
         <SearchPicker
           label="Add to a container"
           placeholder="Type words of the container's title…"
@@ -75,12 +76,8 @@ export function StoryContainers({ item }: { item: ContentItem }) {
             if (failed) setProblem(failed);
           }}
         />
-      ) : (
-        <p class="missing-permission">
-          Putting a story in a container needs the permission “CONTAINER update”, which your role does not have. Ask an editor or an
-          administrator.
-        </p>
       )}
+      <MissingPermission action="CONTAINER update" doing="Putting a story in a container (or taking it out)" />
       {done && <p role="status">{done}</p>}
       <Problem message={problem ?? holding.error} />
     </section>

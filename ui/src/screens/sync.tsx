@@ -8,6 +8,7 @@ import type { Items, RecordLabel, RequestBody, SyncConflict, SyncStatus } from '
 import { useDesk } from '../context';
 import { textOf } from '../text';
 import { attempt, Problem, useLoad } from '../load';
+import { MissingPermission } from '../permission';
 
 /** Settling a conflict with a text of one's own, starting from one's own version. */
 function EditedText({ conflict, onKeep }: { conflict: SyncConflict; onKeep: (text: string) => void }) {
@@ -203,6 +204,7 @@ export function SyncScreen() {
               </section>
             </div>
           )}
+          <MissingPermission action="SYNC resolve" doing="Settling a conflict" />
           {may('SYNC resolve') && (
             <>
               <button type="button" onClick={() => resolve(c.uuid, 'mine')}>

@@ -6,6 +6,7 @@ import { useState } from 'preact/hooks';
 import { query, type ContentItem, type Page, type Version } from '../api';
 import { useDesk } from '../context';
 import { attempt, Problem, useLoad } from '../load';
+import { MissingPermission } from '../permission';
 import { textOf } from '../text';
 
 /** One field's words, old against new, or nothing when they are the same. */
@@ -60,6 +61,7 @@ export function Versions({ item, onRestored }: { item: ContentItem; onRestored: 
           {open.title === item.title && textOf(open.abstract) === textOf(item.abstract ?? '') && textOf(open.content) === textOf(item.content ?? '') && (
             <p>The headline, abstract and body read the same as on the page now.</p>
           )}
+          <MissingPermission action="VERSION restore" doing={`Restoring version ${open.version}`} />
           {may('VERSION restore') && (
             <button
               type="button"
