@@ -1,4 +1,5 @@
-//! `/v3/version` (list, get, restore) and `/v3/draft` (last draft, create with Draft.js raw content).
+//! `/v3/version` (list, get, restore, with the authors and tags each version
+//! had) and `/v3/draft` (last draft, create with Draft.js raw content).
 
 use copydesk_tests::TestServer;
 use serde_json::json;
@@ -56,6 +57,8 @@ fn versions_list_get_and_restore() {
             ("dominant_attachment_id", "string|null"),
             ("srn", "string"),
             ("user", "object"),
+            ("authors", "array"),
+            ("tags", "array"),
         ],
     );
     assert_eq!(v1["version"], "1");
@@ -96,6 +99,127 @@ fn versions_list_get_and_restore() {
             .iter()
             .any(|a| a["action"] == "restore")
     );
+}
+
+/// The UUIDs of a record's embedded `field` (`authors`, `tags`), in order.
+fn uuids(record: &serde_json::Value, field: &str) -> Vec<String> {
+    record[field]
+        .as_array()
+        .unwrap_or_else(|| panic!("{field} is an array in {record}"))
+        .iter()
+        .map(|linked| linked["uuid"].as_str().expect("uuid").to_owned())
+        .collect()
+}
+
+#[test]
+fn versions_keep_the_authors_and_tags_they_were_saved_with_and_restore_them() {
+    let server = TestServer::start();
+    let made = |path: &str, name: &str| -> String {
+        server.post(path, &json!({"name": name})).expect(200).body[0]["uuid"]
+            .as_str()
+            .expect("uuid")
+            .to_owned()
+    };
+    let ann = made("/v3/author", "Ann Byline");
+    let bob = made("/v3/author", "Bob Byline");
+    let port = made("/v3/tag", "Port");
+    let strike = made("/v3/tag", "Strike");
+    let item = server
+        .post(
+            "/v3/content",
+            &json!({"title": "Harbour", "type": "article", "authors": [ann, bob], "tags": [port]}),
+        )
+        .expect(200)
+        .body;
+    let uuid = item["uuid"].as_str().expect("uuid");
+    let srn = item["srn"].as_str().expect("srn");
+    // Version 2: Bob leaves the byline, Strike is added.
+    server
+        .put(
+            &format!("/v3/content/{uuid}"),
+            &json!({"authors": [ann], "tags": [port, strike]}),
+        )
+        .expect(200);
+    // Version 3: only the text changes; the links stay as they were.
+    server
+        .put(
+            &format!("/v3/content/{uuid}"),
+            &json!({"content": "<p>Dockers walk out.</p>"}),
+        )
+        .expect(200);
+
+    let list = server
+        .get(&format!("/v3/version?content={srn}&order=version&dir=asc"))
+        .expect(200)
+        .body;
+    let versions = list["items"].as_array().expect("items");
+    assert_eq!(versions.len(), 3);
+    assert_eq!(uuids(&versions[0], "authors"), [ann.as_str(), bob.as_str()]);
+    assert_eq!(uuids(&versions[0], "tags"), [port.as_str()]);
+    assert_eq!(uuids(&versions[1], "authors"), [ann.as_str()]);
+    assert_eq!(
+        uuids(&versions[1], "tags"),
+        [port.as_str(), strike.as_str()]
+    );
+    assert_eq!(uuids(&versions[2], "authors"), [ann.as_str()]);
+    assert_eq!(
+        uuids(&versions[2], "tags"),
+        [port.as_str(), strike.as_str()]
+    );
+    // Embedded as the content item embeds them.
+    assert_eq!(versions[0]["authors"], item["authors"]);
+    assert_eq!(versions[0]["tags"], item["tags"]);
+
+    let v1_uuid = versions[0]["uuid"].as_str().expect("uuid");
+    let single = server
+        .get(&format!("/v3/version/{v1_uuid}"))
+        .expect(200)
+        .body;
+    assert_eq!(
+        &single[0], &versions[0],
+        "the single GET shows the same links"
+    );
+
+    let restored = server
+        .send(
+            server
+                .request(reqwest::Method::PUT, &format!("/v3/version/{v1_uuid}"))
+                .bearer_auth(server.admin_token()),
+        )
+        .expect(200)
+        .body;
+    assert_eq!(restored["version"], "4");
+    assert_eq!(uuids(&restored, "authors"), [ann.as_str(), bob.as_str()]);
+    assert_eq!(uuids(&restored, "tags"), [port.as_str()]);
+    assert_eq!(restored["content"], "", "version 1 had no body");
+    let item_now = server.get(&format!("/v3/content/{uuid}")).expect(200).body;
+    assert_eq!(uuids(&item_now, "authors"), [ann.as_str(), bob.as_str()]);
+    assert_eq!(uuids(&item_now, "tags"), [port.as_str()]);
+    let list = server
+        .get(&format!("/v3/version?content={srn}&order=version&dir=desc"))
+        .expect(200)
+        .body;
+    let newest = &list["items"][0];
+    assert_eq!(newest["version"], "4");
+    assert_eq!(uuids(newest, "authors"), [ann.as_str(), bob.as_str()]);
+    assert_eq!(uuids(newest, "tags"), [port.as_str()]);
+    // The versions before the restore are as they were: history is kept.
+    assert_eq!(
+        uuids(&list["items"][1], "tags"),
+        [port.as_str(), strike.as_str()]
+    );
+
+    // A tag deleted since leaves the versions that carried it, as it leaves the item.
+    server.delete(&format!("/v3/tag/{strike}")).expect(200);
+    let v2 = &list["items"][2];
+    let v2 = server
+        .get(&format!(
+            "/v3/version/{}",
+            v2["uuid"].as_str().expect("uuid")
+        ))
+        .expect(200)
+        .body;
+    assert_eq!(uuids(&v2[0], "tags"), [port.as_str()]);
 }
 
 #[test]

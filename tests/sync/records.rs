@@ -537,3 +537,64 @@ fn refusals_need_attention_and_keep_the_edit() {
     assert_eq!(status["needs_attention"], "2");
     assert_eq!(status["syncing"], false);
 }
+
+/// A change pulled from the central server is a version on the replica, and
+/// that version keeps the authors and tags the change brought, while the
+/// replica's earlier versions keep theirs.
+#[test]
+fn a_pulled_change_is_a_version_with_its_authors_and_tags() {
+    let central = TestServer::start();
+    let replica = TestServer::start();
+    let key = central.key("laptop", &["admin"], &[]);
+    let made = |path: &str, name: &str| -> String {
+        uuid(&central.post(path, &json!({"name": name})).expect(200).body)
+    };
+    let ann = made("/v3/author", "Ann Central");
+    let bob = made("/v3/author", "Bob Central");
+    let port = made("/v3/tag", "Port");
+    let strike = made("/v3/tag", "Strike");
+    let story = uuid(
+        &central
+            .post(
+                "/v3/content",
+                &json!({"title": "Cranes stop", "type": "article", "authors": [ann, bob], "tags": [port]}),
+            )
+            .expect(200)
+            .body,
+    );
+    let (ok, out) = sync(&replica, &central.base, &key);
+    assert!(ok, "{out}");
+    central
+        .put(
+            &format!("/v3/content/{story}"),
+            &json!({"authors": [ann], "tags": [port, strike]}),
+        )
+        .expect(200);
+    let (ok, out) = sync(&replica, &central.base, &key);
+    assert!(ok && out.contains("conflicts 0"), "{out}");
+
+    let here = find(&replica, "content", "Cranes stop");
+    let srn = here["srn"].as_str().expect("srn");
+    let versions = replica
+        .get(&format!("/v3/version?content={srn}&order=version&dir=asc"))
+        .expect(200)
+        .body;
+    let names = |version: &Value, field: &str| -> Vec<String> {
+        version[field]
+            .as_array()
+            .unwrap_or_else(|| panic!("{field} in {version}"))
+            .iter()
+            .map(|linked| linked["name"].as_str().expect("name").to_owned())
+            .collect()
+    };
+    let items = versions["items"].as_array().expect("items");
+    let (first, last) = (&items[0], &items[items.len() - 1]);
+    assert_eq!(names(first, "authors"), ["Ann Central", "Bob Central"]);
+    assert_eq!(names(first, "tags"), ["Port"]);
+    assert_eq!(names(last, "authors"), ["Ann Central"]);
+    assert_eq!(names(last, "tags"), ["Port", "Strike"]);
+    assert_eq!(
+        last["authors"], here["authors"],
+        "the newest is the item now"
+    );
+}

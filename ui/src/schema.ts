@@ -1662,6 +1662,16 @@ export interface components {
             dominant_attachment_id?: string | null;
             srn: string;
             user?: null | components["schemas"]["User"];
+            /**
+             * @description The item's authors when this version was saved, embedded as the content
+             *     item embeds them (a Copydesk addition to the specification's Version).
+             */
+            authors?: components["schemas"]["Author"][];
+            /**
+             * @description The item's tags when this version was saved, embedded as the content
+             *     item embeds them (a Copydesk addition to the specification's Version).
+             */
+            tags?: components["schemas"]["Tag"][];
         };
         /** @description A version as a content item lists it. */
         VersionSummary: {

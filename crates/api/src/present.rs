@@ -218,6 +218,8 @@ pub fn version(version: Version) -> wire::Version {
         dominant_attachment_id: opt_id(version.dominant_attachment_id),
         srn: version.srn,
         user: version.user.map(user),
+        authors: version.authors.into_iter().map(author).collect(),
+        tags: version.tags.into_iter().map(tag).collect(),
     }
 }
 

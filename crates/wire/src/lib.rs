@@ -383,6 +383,14 @@ pub struct Version {
     pub dominant_attachment_id: Option<String>,
     pub srn: String,
     pub user: Option<User>,
+    /// The item's authors when this version was saved, embedded as the content
+    /// item embeds them (a Copydesk addition to the specification's Version).
+    #[serde(default)]
+    pub authors: Vec<Author>,
+    /// The item's tags when this version was saved, embedded as the content
+    /// item embeds them (a Copydesk addition to the specification's Version).
+    #[serde(default)]
+    pub tags: Vec<Tag>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, ToSchema)]

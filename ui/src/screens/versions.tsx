@@ -1,10 +1,13 @@
 // An item's versions: who saved each and when, what changed in the headline,
-// the abstract and the body, word by word, and a restore.
+// the abstract and the body, word by word, which authors and tags were added
+// or removed, and a restore (which brings the version's authors and tags back
+// too).
 
 import { diffWords } from 'diff';
 import { useState } from 'preact/hooks';
 import { query, type ContentItem, type Page, type Version } from '../api';
 import { useDesk } from '../context';
+import { linkChanges, sameLinks, type Linked } from '../link-changes';
 import { attempt, Problem, useLoad } from '../load';
 import { MissingPermission } from '../permission';
 import { textOf } from '../text';
@@ -22,6 +25,36 @@ function FieldDiff({ name, before, after }: { name: string; before: string; afte
       </p>
     </section>
   );
+}
+
+/** One list's changes (authors or tags), old against new, or nothing when it is the same. */
+function LinkDiff({ name, before, after }: { name: string; before: Linked[]; after: Linked[] }) {
+  const { added, removed, reordered } = linkChanges(before, after);
+  if (added.length === 0 && removed.length === 0 && !reordered) return null;
+  const names = (list: Linked[], Mark: 'ins' | 'del') =>
+    list.map((l, i) => (
+      <span key={l.uuid}>
+        {i > 0 && ', '}
+        <Mark>{l.name}</Mark>
+      </span>
+    ));
+  return (
+    <section aria-label={`${name}: changes`}>
+      <h3>{name}</h3>
+      {added.length > 0 && <p>Added: {names(added, 'ins')}</p>}
+      {removed.length > 0 && <p>Removed: {names(removed, 'del')}</p>}
+      {reordered && (
+        <p>
+          Order now {after.map((l) => l.name).join(', ')} (was {before.map((l) => l.name).join(', ')})
+        </p>
+      )}
+    </section>
+  );
+}
+
+/** Whether a version's authors and tags match the item's (a server that does not store them says nothing of them). */
+function linksAsNow(version: Version, item: ContentItem): boolean {
+  return (!version.authors || sameLinks(version.authors, item.authors)) && (!version.tags || sameLinks(version.tags, item.tags));
 }
 
 /** Who saved a version: a person, or the newsroom server's changes brought in by sync. */
@@ -58,10 +91,16 @@ export function Versions({ item, onRestored }: { item: ContentItem; onRestored: 
           <FieldDiff name="Headline" before={open.title} after={item.title} />
           <FieldDiff name="Abstract" before={textOf(open.abstract)} after={textOf(item.abstract ?? '')} />
           <FieldDiff name="Body" before={textOf(open.content)} after={textOf(item.content ?? '')} />
+          {open.authors && <LinkDiff name="Authors" before={open.authors} after={item.authors} />}
+          {open.tags && <LinkDiff name="Tags" before={open.tags} after={item.tags} />}
           {open.title === item.title && textOf(open.abstract) === textOf(item.abstract ?? '') && textOf(open.content) === textOf(item.content ?? '') && (
-            <p>The headline, abstract and body read the same as on the page now.</p>
+            <p>
+              The headline, abstract and body read the same as on the page now
+              {linksAsNow(open, item) ? ', and the authors and tags are the same.' : '.'}
+            </p>
           )}
           <MissingPermission action="VERSION restore" doing={`Restoring version ${open.version}`} />
+          {may('VERSION restore') && <p>Restoring saves this version's headline, abstract, body, authors and tags as a new version.</p>}
           {may('VERSION restore') && (
             <button
               type="button"
