@@ -5,7 +5,10 @@
 // other clients read. The editor (TipTap, on ProseMirror) works on its own
 // JSON document; these two functions convert between them without loss for
 // what both can express: paragraphs, headings, lists (nested), quotes, code
-// blocks, bold, italic, underline, strike-through, code and links. Offsets
+// blocks, bold, italic, underline, strike-through, code, links and photos
+// (a photo is Draft.js's `atomic` block whose one character carries an
+// `IMAGE` entity, `{src, alt}`, as `AtomicBlockUtils.insertAtomicBlock`
+// makes it and draft-convert writes it as `<figure><img></figure>`). Offsets
 // and lengths count Unicode code points, as Draft.js's `convertToRaw` writes
 // them, so an emoji counts as one (not as its two JavaScript string units).
 
@@ -61,6 +64,9 @@ const MARK_OF_STYLE: Record<string, string> = Object.fromEntries(
 );
 const HEADINGS = ['one', 'two', 'three', 'four', 'five', 'six'];
 
+/** The one character of a photo's atomic block (Draft.js's own examples give `insertAtomicBlock` a space). */
+export const IMAGE_CHARACTER = ' ';
+
 function blockKey(index: number): string {
   // Stable, distinct keys: Draft.js needs them unique within the content.
   return `b${index.toString(36)}`;
@@ -76,6 +82,10 @@ interface Flat {
 function flatten(nodes: PmNode[], into: Flat[], context: { list?: string; depth: number; quote: boolean }): void {
   for (const node of nodes) {
     switch (node.type) {
+      case 'image':
+        // A photo is a block of its own wherever it stands.
+        into.push({ type: 'atomic', depth: 0, inline: [node] });
+        break;
       case 'paragraph':
         into.push({
           type: context.list ?? (context.quote ? 'blockquote' : 'unstyled'),
@@ -127,6 +137,24 @@ export function toRaw(doc: PmNode): RawContent {
   const entityMap: Record<string, RawEntity> = {};
   let entities = 0;
   const blocks = flat.map((block, index): RawBlock => {
+    const photo = block.type === 'atomic' ? block.inline[0] : undefined;
+    if (photo) {
+      const key = entities++;
+      entityMap[String(key)] = {
+        type: 'IMAGE',
+        mutability: 'IMMUTABLE',
+        data: { src: String(photo.attrs?.src ?? ''), alt: String(photo.attrs?.alt ?? '') },
+      };
+      return {
+        key: blockKey(index),
+        text: IMAGE_CHARACTER,
+        type: 'atomic',
+        depth: 0,
+        inlineStyleRanges: [],
+        entityRanges: [{ offset: 0, length: 1, key }],
+        data: {},
+      };
+    }
     let text = '';
     let points = 0;
     const inlineStyleRanges: RawBlock['inlineStyleRanges'] = [];
@@ -207,6 +235,18 @@ function inlineOf(block: RawBlock, entityMap: Record<string, RawEntity> | RawEnt
   return nodes;
 }
 
+/** A photo's node when `block` is an atomic block holding an `IMAGE` entity. */
+function photoOf(block: RawBlock, entityMap: Record<string, RawEntity> | RawEntity[]): PmNode | undefined {
+  if (block.type !== 'atomic') return undefined;
+  for (const range of block.entityRanges ?? []) {
+    const entity = (entityMap as Record<string, RawEntity>)[String(range.key)];
+    if (entity && entity.type.toUpperCase() === 'IMAGE' && typeof entity.data?.src === 'string') {
+      return { type: 'image', attrs: { src: entity.data.src, alt: String(entity.data.alt ?? ''), title: null, width: null, height: null } };
+    }
+  }
+  return undefined;
+}
+
 function paragraph(content: PmNode[]): PmNode {
   return content.length ? { type: 'paragraph', content } : { type: 'paragraph' };
 }
@@ -218,6 +258,13 @@ export function fromRaw(raw: RawContent): PmNode {
   let lists: { node: PmNode; type: string }[] = [];
   let quote: PmNode | undefined;
   for (const block of raw.blocks ?? []) {
+    const photo = photoOf(block, raw.entityMap ?? {});
+    if (photo) {
+      lists = [];
+      quote = undefined;
+      content.push(photo);
+      continue;
+    }
     const inline = inlineOf(block, raw.entityMap ?? {});
     const isList = block.type === 'unordered-list-item' || block.type === 'ordered-list-item';
     if (!isList) lists = [];

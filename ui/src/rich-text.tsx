@@ -1,5 +1,6 @@
 // The rich-text editor (TipTap, on ProseMirror) with a labelled toolbar that
-// stays in view, a link dialog, find and replace, and keyboard shortcuts.
+// stays in view, a link dialog, a dialog that places a photo at the cursor,
+// find and replace, and keyboard shortcuts.
 
 import { Editor as TipTap } from '@tiptap/core';
 import StarterKit from '@tiptap/starter-kit';
@@ -8,6 +9,7 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { PmNode } from './draftjs';
 import { FindHighlight, findKey, findMatches, replaceAllIn, type FindQuery, type Match } from './find';
+import { BodyPhoto, type Photo } from './photo-node';
 
 export interface Body {
   html: string;
@@ -22,6 +24,13 @@ interface Props {
   onChange: (body: Body) => void;
   /** The body's plain text, when the editor starts and after every change (for the counts). */
   onText?: (text: string) => void;
+  /**
+   * What the “Insert photo” dialog offers for choosing a photo: it calls
+   * `place` with the chosen one. Without it the toolbar has no photo button.
+   */
+  photos?: (place: (photo: Photo) => void) => ComponentChildren;
+  /** The service's address, for showing photos stored as `/files/…` paths ('' for this page's origin). */
+  fileBase?: string;
 }
 
 /** The key that goes with S, K and F in the shortcuts: ⌘ on a Mac, Ctrl elsewhere. */
@@ -38,7 +47,7 @@ export const SHORTCUTS: [string, string][] = [
   ['Escape', 'Close the find panel or a dialog'],
 ];
 
-export function RichText({ initial, label, editable, onChange, onText }: Props) {
+export function RichText({ initial, label, editable, onChange, onText, photos, fileBase = '' }: Props) {
   const host = useRef<HTMLDivElement>(null);
   const editor = useRef<TipTap | undefined>(undefined);
   const [, setTick] = useState(0);
@@ -51,7 +60,11 @@ export function RichText({ initial, label, editable, onChange, onText }: Props) 
   useEffect(() => {
     const made = new TipTap({
       element: host.current!,
-      extensions: [StarterKit.configure({ link: { openOnClick: false, autolink: true }, trailingNode: false }), FindHighlight],
+      extensions: [
+        StarterKit.configure({ link: { openOnClick: false, autolink: true }, trailingNode: false }),
+        BodyPhoto.configure({ base: fileBase }),
+        FindHighlight,
+      ],
       content: initial as never,
       editable,
       editorProps: { attributes: { 'aria-label': label, role: 'textbox', 'aria-multiline': 'true', class: 'body-text' } },
@@ -79,6 +92,7 @@ export function RichText({ initial, label, editable, onChange, onText }: Props) 
   }, [editable]);
 
   const [linking, setLinking] = useState(false);
+  const [placing, setPlacing] = useState(false);
   const [finding, setFinding] = useState(false);
   const [helping, setHelping] = useState(false);
 
@@ -117,6 +131,11 @@ export function RichText({ initial, label, editable, onChange, onText }: Props) 
             button('Quote', e.isActive('blockquote'), () => e.chain().focus().toggleBlockquote().run()),
             button('Link', e.isActive('link'), () => setLinking(true)),
           ]}
+          {e && photos && (
+            <button type="button" disabled={!editable} onClick={() => setPlacing(true)} aria-haspopup="dialog">
+              Insert photo
+            </button>
+          )}
           <button type="button" aria-pressed={finding} onClick={() => setFinding(!finding)} aria-keyshortcuts="Control+F Meta+F">
             Find and replace
           </button>
@@ -128,6 +147,7 @@ export function RichText({ initial, label, editable, onChange, onText }: Props) 
       </div>
       <div ref={host} />
       {linking && e && <LinkDialog editor={e} close={() => setLinking(false)} />}
+      {placing && e && photos && <PhotoDialog editor={e} choose={photos} close={() => setPlacing(false)} />}
       {helping && <ShortcutsDialog close={() => setHelping(false)} />}
     </div>
   );
@@ -208,6 +228,27 @@ function LinkDialog({ editor, close }: { editor: TipTap; close: () => void }) {
           Cancel
         </button>
       </form>
+    </Dialog>
+  );
+}
+
+/**
+ * Places a photo where the cursor was (as a block of its own: a paragraph
+ * the cursor stood in is split there), chosen by uploading or picking.
+ */
+function PhotoDialog({ editor, choose, close }: { editor: TipTap; choose: (place: (photo: Photo) => void) => ComponentChildren; close: () => void }) {
+  const place = (photo: Photo) => {
+    if (editor.isDestroyed) return;
+    editor.chain().focus().setImage({ src: photo.src, alt: photo.alt }).run();
+    close();
+  };
+  return (
+    <Dialog title="Insert a photo" id="photo" close={close} back={() => !editor.isDestroyed && editor.commands.focus()}>
+      <p class="hint">The photo goes where the cursor is, with its title as the caption.</p>
+      {choose(place)}
+      <button type="button" onClick={close}>
+        Cancel
+      </button>
     </Dialog>
   );
 }

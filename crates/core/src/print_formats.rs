@@ -4,6 +4,11 @@
 //! which parses as browsers do) into blocks of styled runs. ICML is written
 //! with `quick-xml`, so every character that needs escaping is escaped by the
 //! library, never by string concatenation.
+//!
+//! A photo placed in the body (`<figure><img src alt></figure>`, an image
+//! block of its own) stays a photo in HTML; plain text writes its caption as
+//! `[Photo: caption]`; ICML writes that line in the paragraph style `Photo`
+//! as a placeholder (the file is not embedded: the layout places it).
 
 use std::io::Cursor;
 
@@ -12,6 +17,7 @@ use quick_xml::events::{BytesDecl, BytesEnd, BytesPI, BytesStart, BytesText, Eve
 use scraper::{Html, Node};
 
 use crate::error::{CoreError, Result};
+use crate::sanitize::{clean_body, safe_image_src};
 
 /// What a paragraph is, for its paragraph style.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -20,6 +26,16 @@ pub enum BlockKind {
     Heading(u8),
     ListItem,
     Quote,
+    /// A photo: no runs, its [`Picture`] instead.
+    Image,
+}
+
+/// A photo placed in the text: its address (one [`safe_image_src`] allows)
+/// and its caption (the image's `alt`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Picture {
+    pub src: String,
+    pub alt: String,
 }
 
 /// A stretch of text with one set of character styles.
@@ -36,11 +52,23 @@ pub struct Run {
 pub struct Block {
     pub kind: BlockKind,
     pub runs: Vec<Run>,
+    /// The photo of a [`BlockKind::Image`] block.
+    pub image: Option<Picture>,
 }
 
 impl Block {
     pub fn text(&self) -> String {
         self.runs.iter().map(|r| r.text.as_str()).collect()
+    }
+
+    /// How a photo reads in text: `[Photo: caption]`, or `[Photo]`.
+    fn photo_line(picture: &Picture) -> String {
+        let caption = picture.alt.split_whitespace().collect::<Vec<_>>().join(" ");
+        if caption.is_empty() {
+            "[Photo]".to_owned()
+        } else {
+            format!("[Photo: {caption}]")
+        }
     }
 }
 
@@ -66,7 +94,22 @@ impl Reader {
         self.current = Some(Block {
             kind,
             runs: Vec::new(),
+            image: None,
         });
+    }
+
+    /// A photo is a block of its own: the block it stood in goes on after it.
+    fn push_image(&mut self, picture: Picture) {
+        let resume = self.current.as_ref().map(|b| b.kind);
+        self.finish_block();
+        self.blocks.push(Block {
+            kind: BlockKind::Image,
+            runs: Vec::new(),
+            image: Some(picture),
+        });
+        if let Some(kind) = resume {
+            self.start_block(kind);
+        }
     }
 
     fn finish_block(&mut self) {
@@ -82,6 +125,7 @@ impl Reader {
         let block = self.current.get_or_insert_with(|| Block {
             kind: BlockKind::Paragraph,
             runs: Vec::new(),
+            image: None,
         });
         let previous_ends_in_space = block
             .runs
@@ -145,6 +189,17 @@ impl Reader {
                         "script" | "style" | "template" | "head" => continue,
                         "br" => {
                             self.push_text(&LINE_BREAK.to_string(), style);
+                            continue;
+                        }
+                        "img" => {
+                            // An image whose address is not safe is dropped.
+                            let src = element.attr("src").map_or("", str::trim);
+                            if safe_image_src(src) {
+                                self.push_image(Picture {
+                                    src: src.to_owned(),
+                                    alt: element.attr("alt").unwrap_or("").trim().to_owned(),
+                                });
+                            }
                             continue;
                         }
                         "b" | "strong" => inner.bold = true,
@@ -217,6 +272,10 @@ pub fn to_text(story: &Story<'_>) -> String {
         parts.push(byline.clone());
     }
     for block in read_blocks(story.html) {
+        if let Some(picture) = &block.image {
+            parts.push(Block::photo_line(picture));
+            continue;
+        }
         let text = block.text().replace(LINE_BREAK, "\n");
         parts.push(match block.kind {
             BlockKind::ListItem => format!("- {text}"),
@@ -236,7 +295,7 @@ pub fn to_html(story: &Story<'_>) -> String {
         .as_deref()
         .map(|b| format!("<p class=\"byline\">{}</p>\n", quick_xml::escape::escape(b)))
         .unwrap_or_default();
-    let body = ammonia::clean(story.html);
+    let body = clean_body(story.html);
     format!(
         "<!DOCTYPE html>\n<html>\n<head>\n<meta charset=\"utf-8\">\n<title>{title}</title>\n</head>\n<body>\n<article>\n<h1>{title}</h1>\n{byline}{body}\n</article>\n</body>\n</html>\n"
     )
@@ -253,6 +312,7 @@ fn paragraph_style(kind: BlockKind) -> &'static str {
         BlockKind::Heading(_) => "ParagraphStyle/Heading 4",
         BlockKind::ListItem => "ParagraphStyle/List Item",
         BlockKind::Quote => "ParagraphStyle/Quote",
+        BlockKind::Image => "ParagraphStyle/Photo",
     }
 }
 
@@ -431,6 +491,7 @@ pub fn to_icml(story: &Story<'_>) -> Result<String> {
         "Heading 4",
         "List Item",
         "Quote",
+        "Photo",
     ] {
         let id = format!("ParagraphStyle/{name}");
         empty(
@@ -459,7 +520,15 @@ pub fn to_icml(story: &Story<'_>) -> Result<String> {
         ));
     }
     for block in &blocks {
-        paragraphs.push((paragraph_style(block.kind), block.runs.clone()));
+        let runs = match &block.image {
+            // A placeholder where the photo goes, naming its file.
+            Some(picture) => vec![Run {
+                text: format!("{} {}", Block::photo_line(picture), picture.src),
+                ..Run::default()
+            }],
+            None => block.runs.clone(),
+        };
+        paragraphs.push((paragraph_style(block.kind), runs));
     }
 
     let mut links = Vec::new();
@@ -573,6 +642,56 @@ mod tests {
         assert_eq!(
             to_text(&story),
             "Storm\n\nBy Ann\n\nWinds <100> km/h\n\nLine\nbreak\n"
+        );
+    }
+
+    #[test]
+    fn a_photo_is_a_block_of_its_own_in_every_format() {
+        let html = "<p>Before</p><figure><img src=\"/files/s1/public.png\" alt=\"Dock  workers\"></figure><p>After <img src=\"javascript:x()\" alt=\"no\">end</p>";
+        let blocks = read_blocks(html);
+        let kinds: Vec<BlockKind> = blocks.iter().map(|b| b.kind).collect();
+        assert_eq!(
+            kinds,
+            [BlockKind::Paragraph, BlockKind::Image, BlockKind::Paragraph]
+        );
+        assert_eq!(
+            blocks[1].image,
+            Some(Picture {
+                src: "/files/s1/public.png".into(),
+                alt: "Dock  workers".into()
+            })
+        );
+        // An image in the middle of a paragraph splits it; an unsafe one is dropped.
+        assert_eq!(
+            read_blocks("<p>a <img src=\"/files/s/p.png\" alt=\"x\"> b</p>").len(),
+            3
+        );
+        assert_eq!(blocks[2].text(), "After end");
+        let story = Story {
+            headline: "Strike",
+            byline: None,
+            html,
+        };
+        assert_eq!(
+            to_text(&story),
+            "Strike\n\nBefore\n\n[Photo: Dock workers]\n\nAfter end\n"
+        );
+        let page = to_html(&story);
+        assert!(
+            page.contains(
+                "<figure><img src=\"/files/s1/public.png\" alt=\"Dock  workers\"></figure>"
+            ),
+            "{page}"
+        );
+        assert!(!page.contains("javascript"), "{page}");
+        let icml = to_icml(&story).expect("ICML");
+        assert!(
+            icml.contains("AppliedParagraphStyle=\"ParagraphStyle/Photo\""),
+            "{icml}"
+        );
+        assert!(
+            icml.contains("[Photo: Dock workers] /files/s1/public.png"),
+            "{icml}"
         );
     }
 

@@ -30,6 +30,7 @@ import { attempt, Problem, useLoad } from '../load';
 import { MissingPermission } from '../permission';
 import { SearchPicker, useNamedSearch, type Choice } from '../picker';
 import { RichText, type Body } from '../rich-text';
+import { PhotoChooser } from '../photo-choice';
 import { characters, headlineLimit, headlineState, words } from '../editor-settings';
 import { acknowledge, discardUnsaved, keepUnsaved, readUnsaved, type UnsavedText } from '../unsaved';
 import { AttachmentPanel } from './attachment';
@@ -538,6 +539,17 @@ function Story(props: {
             label="Body"
             editable={editable}
             onText={setBodyText}
+            fileBase={api.connection.base}
+            photos={(place) => (
+              <>
+                <MissingPermission action="CONTENT create" doing="Uploading a new photo (it becomes a media item)" />
+                <PhotoChooser
+                  titleFor={(file) => (title ? `Photo: ${title}` : file.name)}
+                  using="Placing"
+                  onChosen={(media) => place({ src: media.attachment.public_url, alt: media.title || media.attachment.base_name })}
+                />
+              </>
+            )}
             onChange={(b) => {
               body.current = b;
               noteChange();

@@ -26,6 +26,13 @@ pub fn from_html(html: &str) -> RichText {
                 }
                 BlockKind::ListItem => "unordered-list-item".to_owned(),
                 BlockKind::Quote => "blockquote".to_owned(),
+                BlockKind::Image => {
+                    let picture = block.image.as_ref();
+                    return Block::image(
+                        picture.map_or("", |p| p.src.as_str()),
+                        picture.map_or("", |p| p.alt.as_str()),
+                    );
+                }
             };
             let mut text = Vec::new();
             let mut marks = Vec::new();
@@ -123,12 +130,17 @@ fn write_inline(block: &Block, out: &mut String) {
     }
 }
 
-/// Writes the blocks as HTML: paragraphs, headings, quotes, lists.
+/// Writes the blocks as HTML: paragraphs, headings, quotes, lists, photos.
 pub fn to_html(text: &RichText) -> String {
     let mut out = String::new();
     let mut open_list: Option<&str> = None;
     for block in &text.blocks {
-        let (tag, list) = block_tags(&block.kind);
+        let image = block.image_parts();
+        let (tag, list) = if image.is_some() {
+            ("figure", None)
+        } else {
+            block_tags(&block.kind)
+        };
         if open_list != list {
             if let Some(old) = open_list {
                 out.push_str(&format!("</{old}>"));
@@ -139,7 +151,15 @@ pub fn to_html(text: &RichText) -> String {
             open_list = list;
         }
         out.push_str(&format!("<{tag}>"));
-        write_inline(block, &mut out);
+        match image {
+            // As the editor writes a photo: a figure holding the image.
+            Some((src, alt)) => out.push_str(&format!(
+                "<img src=\"{}\" alt=\"{}\">",
+                escape(&src),
+                escape(&alt)
+            )),
+            None => write_inline(block, &mut out),
+        }
         out.push_str(&format!("</{tag}>"));
     }
     if let Some(old) = open_list {

@@ -8,6 +8,9 @@
 //! block alone: the merged text keeps theirs (the server's) there, and the
 //! conflict holds both versions with their neighbours. An edit beats a
 //! delete: a block one side deleted and the other changed stays, changed.
+//! A photo (an `atomic` block holding an `IMAGE` entity, a `<figure><img>`
+//! in HTML) is one unit: it is aligned by its address and caption, never
+//! merged character by character, and a side that changed it wins whole.
 
 pub mod diff3;
 pub mod draft_raw;
@@ -50,8 +53,8 @@ pub struct StoredText<'a> {
     pub raw: Option<&'a serde_json::Value>,
 }
 
-/// Block types the merge writes back as they were (a nested list, an
-/// image or other atomic block would not be).
+/// Block types the merge writes back as they were (a nested list or an
+/// atomic block other than a photo would not be).
 const MERGEABLE_BLOCKS: [&str; 11] = [
     "unstyled",
     "header-one",
@@ -68,8 +71,9 @@ const MERGEABLE_BLOCKS: [&str; 11] = [
 
 /// HTML elements the merge reads and writes back as they were: anything
 /// else (an image, a table, a rule, an ordered list, code) would be lost or
-/// changed by a round trip through `html.rs`.
-const MERGEABLE_TAGS: [&str; 20] = [
+/// changed by a round trip through `html.rs`. A photo (`figure`, `img`) is,
+/// when its address is safe (see [`images_kept`]).
+const MERGEABLE_TAGS: [&str; 22] = [
     "p",
     "div",
     "h1",
@@ -90,7 +94,30 @@ const MERGEABLE_TAGS: [&str; 20] = [
     "a",
     "br",
     "span",
+    "figure",
+    "img",
 ];
+
+/// Whether every `<img>` of `html` was read as a photo's block (an image
+/// with an unsafe address is dropped by the reading, so it would be lost).
+fn images_kept(html: &str, text: &RichText) -> bool {
+    let lower = html.to_ascii_lowercase();
+    let tags = lower
+        .match_indices("<img")
+        .filter(|(at, _)| {
+            lower[at + 4..]
+                .chars()
+                .next()
+                .is_none_or(|c| c.is_whitespace() || c == '/' || c == '>')
+        })
+        .count();
+    let photos = text
+        .blocks
+        .iter()
+        .filter(|b| b.image_parts().is_some())
+        .count();
+    tags == photos
+}
 
 /// Whether every element of `html` is one the merge writes back as it was.
 fn tags_mergeable(html: &str) -> bool {
@@ -186,16 +213,18 @@ impl StoredText<'_> {
     /// The blocks, and whether a merge writes them back as they were: plain
     /// text (one block a line); raw content where it tells the same text as
     /// the HTML, of paragraphs, headings, lists and quotes (not nested) with
-    /// links as the only entities; else the HTML, of paragraphs, headings,
-    /// unordered lists, quotes, bold, italic, underline and links.
+    /// links as the only entities, and photos; else the HTML, of paragraphs,
+    /// headings, unordered lists, quotes, bold, italic, underline, links and
+    /// photos.
     pub fn parse(&self) -> (RichText, bool) {
         if let Some(text) = self.current_raw() {
             let mergeable = text.blocks.iter().all(|b| {
-                b.depth == 0
-                    && MERGEABLE_BLOCKS.contains(&b.kind.as_str())
-                    && b.marks
-                        .iter()
-                        .all(|m| m.entity.as_ref().is_none_or(|e| e.kind == "LINK"))
+                b.image_parts().is_some()
+                    || (b.depth == 0
+                        && MERGEABLE_BLOCKS.contains(&b.kind.as_str())
+                        && b.marks
+                            .iter()
+                            .all(|m| m.entity.as_ref().is_none_or(|e| e.kind == "LINK")))
             });
             return (text, mergeable);
         }
@@ -207,7 +236,9 @@ impl StoredText<'_> {
                 .collect();
             return (RichText { blocks }, true);
         }
-        (html::from_html(self.html), tags_mergeable(self.html))
+        let text = html::from_html(self.html);
+        let mergeable = tags_mergeable(self.html) && images_kept(self.html, &text);
+        (text, mergeable)
     }
 
     /// The blocks (see [`StoredText::parse`]).
@@ -278,12 +309,29 @@ pub fn merge_stored(
     })
 }
 
+/// What aligning by content compares: a block's kind and text, and for a
+/// photo (whose text is one space) its entity too, so that one photo is
+/// never taken for another.
+fn content_key(block: &Block) -> (String, Vec<char>, Option<Entity>) {
+    let entity = if block.is_atomic() {
+        block.marks.first().and_then(|m| m.entity.clone())
+    } else {
+        None
+    };
+    (block.kind.clone(), block.text.clone(), entity)
+}
+
+/// Whether two blocks are alike for alignment (see [`content_key`]).
+fn alike(a: &Block, b: &Block) -> bool {
+    a.kind == b.kind && a.text == b.text && (!a.is_atomic() || content_key(a) == content_key(b))
+}
+
 /// How many blocks an alignment pairs with a base block of the same kind and text.
 fn unchanged_pairs(base: &[Block], side: &[Block], found: &[Option<usize>]) -> usize {
     found
         .iter()
         .zip(side)
-        .filter(|(f, s)| f.is_some_and(|b| base[b].kind == s.kind && base[b].text == s.text))
+        .filter(|(f, s)| f.is_some_and(|b| alike(&base[b], s)))
         .count()
 }
 
@@ -332,7 +380,7 @@ fn align_by_content(base: &[Block], side: &[Block]) -> Vec<Option<usize>> {
         Algorithm::Myers,
         base,
         side,
-        |b: &Block| (b.kind.clone(), b.text.clone()),
+        content_key,
         Some(deadline),
     );
     // The same number of blocks, as many unchanged in place as the diff
@@ -345,11 +393,7 @@ fn align_by_content(base: &[Block], side: &[Block]) -> Vec<Option<usize>> {
             _ => 0,
         })
         .sum();
-    let unchanged_in_place = base
-        .iter()
-        .zip(side)
-        .filter(|(b, s)| b.kind == s.kind && b.text == s.text)
-        .count();
+    let unchanged_in_place = base.iter().zip(side).filter(|(b, s)| alike(b, s)).count();
     if base.len() == side.len() && unchanged_in_place >= unchanged_anywhere {
         return (0..side.len()).map(Some).collect();
     }
@@ -430,6 +474,18 @@ fn keep_edited<'a>(base: &'a [Block], deleter: &mut SideBlocks<'a>, editor: &Sid
     }
 }
 
+/// A block merged as one unit (a photo): the side that changed it wins
+/// whole; both changed it differently: `None`, a conflict.
+fn unit_merge(base: &Block, mine: &Block, theirs: &Block) -> Option<Block> {
+    if mine.same_content(base) || mine.same_content(theirs) {
+        Some(theirs.clone())
+    } else if theirs.same_content(base) {
+        Some(mine.clone())
+    } else {
+        None
+    }
+}
+
 /// Merges `mine` and `theirs`, two versions of `base`.
 pub fn merge(base: &RichText, mine: &RichText, theirs: &RichText) -> Merged {
     let base_blocks = &base.blocks;
@@ -499,6 +555,15 @@ pub fn merge(base: &RichText, mine: &RichText, theirs: &RichText) -> Merged {
             theirs_side.by_id.get(&id).copied(),
         );
         let merged = match (b, m, t) {
+            (Some(b), Some(m), Some(t)) if b.is_atomic() || m.is_atomic() || t.is_atomic() => {
+                match unit_merge(b, m, t) {
+                    Some(block) => block,
+                    None => {
+                        conflicted.push((blocks.len(), Some(b.clone()), m.clone(), t.clone()));
+                        t.clone()
+                    }
+                }
+            }
             (Some(b), Some(m), Some(t)) => match words::merge_block(b, m, t) {
                 Some(block) => block,
                 None => {

@@ -15,6 +15,35 @@ pub struct Entity {
     pub data: String,
 }
 
+impl Entity {
+    /// A photo, as Draft.js holds one: `IMAGE`, immutable, `{src, alt}`.
+    pub fn image(src: &str, alt: &str) -> Self {
+        Self {
+            kind: "IMAGE".to_owned(),
+            mutability: "IMMUTABLE".to_owned(),
+            data: serde_json::json!({ "src": src, "alt": alt }).to_string(),
+        }
+    }
+
+    /// A photo's `src` and `alt`, when the entity is one with a safe address.
+    pub fn image_parts(&self) -> Option<(String, String)> {
+        if self.kind != "IMAGE" {
+            return None;
+        }
+        let data: serde_json::Value = serde_json::from_str(&self.data).ok()?;
+        let src = data.get("src").and_then(serde_json::Value::as_str)?;
+        let alt = data
+            .get("alt")
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or("");
+        crate::sanitize::safe_image_src(src).then(|| (src.to_owned(), alt.to_owned()))
+    }
+}
+
+/// The one character of a photo's block (`AtomicBlockUtils.insertAtomicBlock`
+/// is given a space in Draft.js's own examples).
+pub const IMAGE_CHARACTER: char = ' ';
+
 /// What one character carries besides itself.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
 pub struct Marks {
@@ -50,6 +79,36 @@ impl Block {
             marks: vec![Marks::default(); text.len()],
             text,
         }
+    }
+
+    /// A photo's block: Draft.js's `atomic` block of one character that
+    /// carries the `IMAGE` entity.
+    pub fn image(src: &str, alt: &str) -> Self {
+        Self {
+            key: None,
+            kind: "atomic".to_owned(),
+            depth: 0,
+            data: "{}".to_owned(),
+            text: vec![IMAGE_CHARACTER],
+            marks: vec![Marks {
+                styles: BTreeSet::new(),
+                entity: Some(Entity::image(src, alt)),
+            }],
+        }
+    }
+
+    /// Whether this is an `atomic` block (merged as one unit, never word by word).
+    pub fn is_atomic(&self) -> bool {
+        self.kind == "atomic"
+    }
+
+    /// The photo's `src` and `alt`, when the block is exactly a photo's
+    /// block (one character, the `IMAGE` entity, a safe address).
+    pub fn image_parts(&self) -> Option<(String, String)> {
+        if !self.is_atomic() || self.text.len() != 1 || self.depth != 0 {
+            return None;
+        }
+        self.marks.first()?.entity.as_ref()?.image_parts()
     }
 
     pub fn text(&self) -> String {
