@@ -16,6 +16,7 @@ mod hardening;
 mod idempotency;
 mod locks;
 mod print;
+mod search;
 mod sign_in;
 mod versions_drafts;
 

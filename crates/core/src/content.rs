@@ -57,6 +57,16 @@ pub struct ContentInput {
     pub container: Option<Option<String>>,
 }
 
+/// A new item's input with what was checked before its transaction.
+struct NewContent {
+    title: String,
+    content_type: String,
+    published_at: Option<String>,
+    urls: Vec<String>,
+    slug: String,
+    input: ContentInput,
+}
+
 /// Filters of the content list beyond paging.
 #[derive(Debug, Clone, Default)]
 pub struct ContentFilter {
@@ -318,11 +328,9 @@ impl Cms {
                 )
             })?),
         };
-        let patterns: Vec<String> =
-            crate::search::search_words(filter.keywords.as_deref().unwrap_or(""))?
-                .into_iter()
-                .map(crate::search::like_pattern)
-                .collect();
+        let keywords = crate::search_index::match_expression(&crate::search::search_words(
+            filter.keywords.as_deref().unwrap_or(""),
+        )?);
         let mut conditions = Vec::new();
         let mut args: Vec<&dyn ToSql> = Vec::new();
         if let Some(condition) = status_condition {
@@ -335,18 +343,12 @@ impl Cms {
             args.push(workflow);
             conditions.push(format!("content.workflow_id = +?{}", args.len()));
         }
-        conditions.extend(crate::search::keyword_conditions(
-            &patterns,
-            &[
-                "content.title",
-                "content.abstract",
-                "content.content",
-                "content.slug",
-            ],
-            args.len() + 1,
-        ));
-        for pattern in &patterns {
-            args.push(pattern);
+        if let Some(keywords) = &keywords {
+            args.push(keywords);
+            conditions.push(format!(
+                "content.id IN (SELECT rowid FROM content_search WHERE content_search MATCH ?{})",
+                args.len()
+            ));
         }
         if let Some(flag) = &has_attachment {
             args.push(flag);
@@ -427,6 +429,47 @@ impl Cms {
     }
 
     pub fn create_content(&self, who: &Principal, input: ContentInput) -> Result<ContentItem> {
+        let mut checked = self.check_new_content(who, input)?;
+        let files = match &checked.input.attachment {
+            Some(upload) => Some(write_upload(self.store.files_dir(), upload, 0)?),
+            None => None,
+        };
+        let item = self.store.write(|tx| {
+            let id = self.insert_content(tx, who, &mut checked, files.as_ref())?;
+            self.content_item(tx, id)
+        })?;
+        if let Some(files) = files {
+            files.keep();
+        }
+        Ok(item)
+    }
+
+    /// Creates many items (without attachments) in one transaction, each as
+    /// `create_content` would: for importing an archive. All or nothing;
+    /// returns how many it made.
+    pub fn create_contents(&self, who: &Principal, inputs: Vec<ContentInput>) -> Result<usize> {
+        let mut checked = inputs
+            .into_iter()
+            .map(|input| {
+                if input.attachment.is_some() {
+                    return Err(CoreError::invalid_field(
+                        "attachment",
+                        "items made together cannot carry files; upload them one by one",
+                    ));
+                }
+                self.check_new_content(who, input)
+            })
+            .collect::<Result<Vec<_>>>()?;
+        self.store.write(|tx| {
+            for one in &mut checked {
+                self.insert_content(tx, who, one, None)?;
+            }
+            Ok(checked.len())
+        })
+    }
+
+    /// What a create needs that can be checked before the transaction.
+    fn check_new_content(&self, who: &Principal, input: ContentInput) -> Result<NewContent> {
         who.require("CONTENT create")?;
         let title = required_text("title", input.title.as_deref())?;
         let content_type = parse_content_type(
@@ -444,73 +487,89 @@ impl Cms {
             None => None,
         };
         let urls = parse_url_paths(input.urls.as_deref().unwrap_or_default())?;
-        let files = match &input.attachment {
-            Some(upload) => Some(write_upload(self.store.files_dir(), upload, 0)?),
-            None => None,
-        };
         let slug = Slug::parse_or_make(input.slug.as_deref(), &title);
-        let item = self.store.write(|tx| {
-            let now = clock::now();
-            let fields = Editable {
-                slug: slug.into_string(),
-                title,
-                content_type,
-                weight: input.weight.unwrap_or(0),
-                abstract_text: input.abstract_text.clone().unwrap_or_default(),
-                abstract_raw: input.abstract_raw.clone().unwrap_or_default(),
-                body: input.body.clone().unwrap_or_default(),
-                body_raw: input.body_raw.clone().unwrap_or_default(),
-                published_at,
-                state: input.state.unwrap_or(0),
-                dominant_attachment_id: self.dominant_attachment_id(tx, input.dominant_attachment.clone().flatten())?,
-                container_id: self.blog_container_id(tx, input.container.clone().flatten())?,
-            };
-            check_post_container(&fields)?;
-            tx.prepare_cached(
-                "INSERT INTO content (uuid, title, slug, type, version, weight, abstract, abstract_raw, content,
-                 content_raw, created_at, modified_at, published_at, state, user_id, dominant_attachment_id, container_id)
-                 VALUES (?1, ?2, ?3, ?4, 1, ?5, ?6, ?7, ?8, ?9, ?10, ?10, ?11, ?12, ?13, ?14, ?15)",
-            )?
-            .execute(params![
-                new_uuid(),
-                fields.title,
-                fields.slug,
-                fields.content_type,
-                fields.weight,
-                fields.abstract_text,
-                fields.abstract_raw,
-                fields.body,
-                fields.body_raw,
-                now,
-                fields.published_at,
-                fields.state,
-                who.user_id,
-                fields.dominant_attachment_id,
-                fields.container_id
-            ])?;
-            let id = tx.last_insert_rowid();
-            self.set_links(tx, id, input.authors.as_deref(), input.tags.as_deref(), Some(&urls))?;
-            if let Some(files) = &files {
-                crate::attachments::record_files(tx, id, files, 0, None)?;
-                if fields.dominant_attachment_id.is_none() {
-                    tx.prepare_cached(
-                        "UPDATE content SET dominant_attachment_id = (SELECT id FROM attachments WHERE content_id = ?1)
-                         WHERE id = ?1",
-                    )?
-                    .execute([id])?;
-                }
-            }
-            self.snapshot_version(tx, id, who)?;
-            self.audit(tx, id, who, "create", "")?;
-            if fields.published_at.is_some() {
-                self.audit(tx, id, who, "publish", fields.published_at.as_deref().unwrap_or_default())?;
-            }
-            self.content_item(tx, id)
-        })?;
+        Ok(NewContent {
+            title,
+            content_type,
+            published_at,
+            urls,
+            slug: slug.into_string(),
+            input,
+        })
+    }
+
+    /// Stores one checked new item with its links, first version and audit; its row id.
+    fn insert_content(
+        &self,
+        tx: &Transaction<'_>,
+        who: &Principal,
+        new: &mut NewContent,
+        files: Option<&crate::attachments::WrittenFiles>,
+    ) -> Result<i64> {
+        let input = &new.input;
+        let now = clock::now();
+        let fields = Editable {
+            slug: std::mem::take(&mut new.slug),
+            title: std::mem::take(&mut new.title),
+            content_type: std::mem::take(&mut new.content_type),
+            weight: input.weight.unwrap_or(0),
+            abstract_text: input.abstract_text.clone().unwrap_or_default(),
+            abstract_raw: input.abstract_raw.clone().unwrap_or_default(),
+            body: input.body.clone().unwrap_or_default(),
+            body_raw: input.body_raw.clone().unwrap_or_default(),
+            published_at: new.published_at.take(),
+            state: input.state.unwrap_or(0),
+            dominant_attachment_id: self
+                .dominant_attachment_id(tx, input.dominant_attachment.clone().flatten())?,
+            container_id: self.blog_container_id(tx, input.container.clone().flatten())?,
+        };
+        check_post_container(&fields)?;
+        tx.prepare_cached(
+            "INSERT INTO content (uuid, title, slug, type, version, weight, abstract, abstract_raw, content,
+             content_raw, created_at, modified_at, published_at, state, user_id, dominant_attachment_id, container_id)
+             VALUES (?1, ?2, ?3, ?4, 1, ?5, ?6, ?7, ?8, ?9, ?10, ?10, ?11, ?12, ?13, ?14, ?15)",
+        )?
+        .execute(params![
+            new_uuid(),
+            fields.title,
+            fields.slug,
+            fields.content_type,
+            fields.weight,
+            fields.abstract_text,
+            fields.abstract_raw,
+            fields.body,
+            fields.body_raw,
+            now,
+            fields.published_at,
+            fields.state,
+            who.user_id,
+            fields.dominant_attachment_id,
+            fields.container_id
+        ])?;
+        let id = tx.last_insert_rowid();
+        self.set_links(
+            tx,
+            id,
+            input.authors.as_deref(),
+            input.tags.as_deref(),
+            Some(&new.urls),
+        )?;
         if let Some(files) = files {
-            files.keep();
+            crate::attachments::record_files(tx, id, files, 0, None)?;
+            if fields.dominant_attachment_id.is_none() {
+                tx.prepare_cached(
+                    "UPDATE content SET dominant_attachment_id = (SELECT id FROM attachments WHERE content_id = ?1)
+                     WHERE id = ?1",
+                )?
+                .execute([id])?;
+            }
         }
-        Ok(item)
+        self.snapshot_version(tx, id, who)?;
+        self.audit(tx, id, who, "create", "")?;
+        if let Some(published_at) = &fields.published_at {
+            self.audit(tx, id, who, "publish", published_at)?;
+        }
+        Ok(id)
     }
 
     pub fn update_content(

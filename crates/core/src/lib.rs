@@ -30,6 +30,7 @@ pub mod records;
 pub mod replica;
 pub mod sanitize;
 pub mod search;
+mod search_index;
 pub mod sign_in;
 pub mod slug;
 pub mod srn;
@@ -94,6 +95,12 @@ impl Cms {
         let credential = credential.ok_or(CoreError::Token(TokenProblem::Missing))?;
         self.store
             .read(|tx| access::authenticate_credential(tx, credential))
+    }
+
+    /// Empties the search index and builds it again (`search rebuild`);
+    /// returns how many items it indexed.
+    pub fn rebuild_search_index(&self) -> Result<usize> {
+        self.store.rebuild_search_index()
     }
 
     /// Creates a key pair (and its user when new), as `key create` does.

@@ -131,23 +131,40 @@ pub(crate) fn fetch_page<T>(
     params: &ListParams,
     map: impl FnMut(&Row<'_>) -> rusqlite::Result<T>,
 ) -> Result<Page<T>> {
-    let count_sql = format!("SELECT COUNT(*) FROM {table} {filter}");
-    let total: i64 = tx
-        .prepare_cached(&count_sql)?
-        .query_row(args, |row| row.get(0))?;
-    let n = args.len();
+    let order = params.order_by(table);
+    // The page's rows are picked by id first, walking only the ordering
+    // index, so a deep page skips index entries rather than whole rows.
     let sql = format!(
-        "SELECT {columns} FROM {table} {filter} {} LIMIT ?{} OFFSET ?{}",
-        params.order_by(table),
-        n + 1,
-        n + 2
+        "SELECT {columns} FROM {table} WHERE {table}.id IN
+           (SELECT {table}.id FROM {table} {filter} {order} LIMIT ?{} OFFSET ?{})
+         {order}",
+        args.len() + 1,
+        args.len() + 2
     );
+    let count = format!("SELECT COUNT(*) FROM {table} {filter}");
+    fetch_page_by(tx, &count, &sql, args, params, map)
+}
+
+/// One page by two statements: `count_sql` (taking `args`) counts every
+/// match, `page_sql` (taking `args`, then the limit and the offset) reads
+/// the page's rows.
+pub(crate) fn fetch_page_by<T>(
+    tx: &Transaction<'_>,
+    count_sql: &str,
+    page_sql: &str,
+    args: &[&dyn ToSql],
+    params: &ListParams,
+    map: impl FnMut(&Row<'_>) -> rusqlite::Result<T>,
+) -> Result<Page<T>> {
+    let total: i64 = tx
+        .prepare_cached(count_sql)?
+        .query_row(args, |row| row.get(0))?;
     let limit = i64::try_from(params.per_page).unwrap_or(i64::MAX);
     let offset = i64::try_from(params.offset()).unwrap_or(i64::MAX);
     let mut all: Vec<&dyn ToSql> = args.to_vec();
     all.push(&limit);
     all.push(&offset);
-    let mut stmt = tx.prepare_cached(&sql)?;
+    let mut stmt = tx.prepare_cached(page_sql)?;
     let items = stmt
         .query_map(all.as_slice(), map)?
         .collect::<Result<Vec<T>, _>>()?;

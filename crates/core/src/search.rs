@@ -8,7 +8,7 @@ use crate::authors::{AUTHORS, Author};
 use crate::error::{CoreError, Result};
 use crate::model::content::ContentItem;
 use crate::paging::{ListParams, ListQuery, Page};
-use crate::records::fetch_page;
+use crate::records::{fetch_page, fetch_page_by};
 use crate::tags::{TAGS, Tag};
 
 #[derive(Debug, Clone, Default)]
@@ -103,13 +103,11 @@ impl Cms {
             .map(str::trim)
             .filter(|t| !t.is_empty())
             .ok_or_else(|| CoreError::required("type"))?;
-        let patterns: Vec<String> = search_words(search.keywords.as_deref().unwrap_or(""))?
-            .into_iter()
-            .map(like_pattern)
-            .collect();
+        let words = search_words(search.keywords.as_deref().unwrap_or(""))?;
+        let patterns: Vec<String> = words.iter().copied().map(like_pattern).collect();
         match record_type {
             "content" => {
-                let page = self.search_content(who, search, &patterns, query)?;
+                let page = self.search_content(who, search, &words, query)?;
                 Ok(page.map(|item| SearchHit::Content(Box::new(item))))
             }
             "author" => {
@@ -169,11 +167,14 @@ impl Cms {
         }
     }
 
+    /// Content by its full-text index (see `search_index`): every word typed
+    /// must occur, the last one perhaps half typed; ranked by relevance, then
+    /// by last change, unless the client asks for an order.
     fn search_content(
         &self,
         who: &Principal,
         search: &SearchQuery,
-        patterns: &[String],
+        words: &[&str],
         query: &ListQuery,
     ) -> Result<Page<ContentItem>> {
         who.require("CONTENT list")?;
@@ -189,37 +190,68 @@ impl Cms {
             ],
             "modified_at",
         )?;
+        let by_relevance = query.order.as_deref().is_none_or(str::is_empty);
+        let expression = crate::search_index::match_expression(words);
         self.store.read(|tx| {
-            // The slug too (a story's `title_url`): clients search by the URL they saw.
-            let mut conditions = keyword_conditions(
-                patterns,
-                &["content.title", "content.abstract", "content.content", "content.slug"],
-                1,
-            );
-            let mut args: Vec<Box<dyn ToSql>> = patterns.iter().map(|p| Box::new(p.clone()) as Box<dyn ToSql>).collect();
-            if let Some(tag) = search.tag.as_deref().map(str::trim).filter(|t| !t.is_empty()) {
+            let mut conditions = Vec::new();
+            let mut args: Vec<Box<dyn ToSql>> = Vec::new();
+            if let Some(expression) = &expression {
+                args.push(Box::new(expression.clone()));
+                conditions.push(format!("content_search MATCH ?{}", args.len()));
+            }
+            if let Some(tag) = search
+                .tag
+                .as_deref()
+                .map(str::trim)
+                .filter(|t| !t.is_empty())
+            {
                 let tag_id = named(tx, TAGS, TAG_BY_SLUG_OR_NAME, "tag", tag)?;
                 args.push(Box::new(tag_id));
                 conditions.push(format!(
-                    "EXISTS (SELECT 1 FROM content_tags ct WHERE ct.content_id = content.id AND ct.tag_id = ?{})",
+                    "content.id IN (SELECT content_id FROM content_tags WHERE tag_id = ?{})",
                     args.len()
                 ));
             }
-            if let Some(author) = search.author.as_deref().map(str::trim).filter(|a| !a.is_empty()) {
+            if let Some(author) = search
+                .author
+                .as_deref()
+                .map(str::trim)
+                .filter(|a| !a.is_empty())
+            {
                 let author_id = named(tx, AUTHORS, AUTHOR_BY_SLUG_OR_NAME, "author", author)?;
                 args.push(Box::new(author_id));
                 conditions.push(format!(
-                    "EXISTS (SELECT 1 FROM content_authors ca WHERE ca.content_id = content.id AND ca.author_id = ?{})",
+                    "content.id IN (SELECT content_id FROM content_authors WHERE author_id = ?{})",
                     args.len()
                 ));
             }
             let filter = where_all(&conditions);
+            let from = if expression.is_some() {
+                "content_search JOIN content ON content.id = content_search.rowid"
+            } else {
+                "content"
+            };
+            let order = if by_relevance && expression.is_some() {
+                format!(
+                    "ORDER BY {}, content.modified_at DESC, content.id DESC",
+                    crate::search_index::RANK
+                )
+            } else {
+                params.order_by("content")
+            };
+            let n = args.len();
+            let count_sql = format!("SELECT COUNT(*) FROM {from} {filter}");
+            let page_sql = format!(
+                "SELECT {} FROM {from} {filter} {order} LIMIT ?{} OFFSET ?{}",
+                crate::model::content::COLUMNS,
+                n + 1,
+                n + 2
+            );
             let refs: Vec<&dyn ToSql> = args.iter().map(|a| a.as_ref()).collect();
-            let mut page = fetch_page(tx, "content", "content.id", &filter, &refs, &params, |row| row.get::<_, i64>(0))?;
-            let items = std::mem::take(&mut page.items)
-                .into_iter()
-                .map(|id| self.content_item(tx, id))
-                .collect::<Result<Vec<_>>>()?;
+            let mut page = fetch_page_by(tx, &count_sql, &page_sql, &refs, &params, |row| {
+                self.content_from_row(row)
+            })?;
+            let items = self.completed_items(tx, std::mem::take(&mut page.items))?;
             Ok(page.with_items(items))
         })
     }

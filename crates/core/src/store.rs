@@ -75,6 +75,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0012_version_links",
         include_str!("../migrations/0012_version_links.sql"),
     ),
+    (
+        "0013_content_search",
+        include_str!("../migrations/0013_content_search.sql"),
+    ),
 ];
 
 const READERS: usize = 8;
@@ -115,6 +119,7 @@ impl Store {
             return Err(CoreError::Damaged(problems));
         }
         migrate(&mut writer)?;
+        index_pending(&mut writer)?;
         restrict_to_owner(&db_path)?;
         let mut readers = Vec::with_capacity(READERS);
         for _ in 0..READERS {
@@ -142,6 +147,7 @@ impl Store {
         let written = (|| {
             let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
             let out = work(&tx)?;
+            crate::search_index::flush_pending(&tx)?;
             if let Some(hook) = BEFORE_COMMIT.with(|slot| slot.borrow_mut().take()) {
                 hook(&tx)?;
             }
@@ -199,6 +205,20 @@ impl Store {
         self.note_damage(read)
     }
 
+    /// Empties the search index and builds it again from the stored items, a
+    /// batch per transaction; returns how many items it indexed.
+    pub fn rebuild_search_index(&self) -> Result<usize> {
+        let mut conn = lock(&self.writer)?;
+        let queued = {
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let queued = crate::search_index::queue_all(&tx)?;
+            tx.commit()?;
+            queued
+        };
+        index_pending(&mut conn)?;
+        Ok(queued)
+    }
+
     /// Moves everything in the WAL into `copydesk.db` and empties the WAL
     /// (`wal_checkpoint(TRUNCATE)`): for a clean stop, after the last write.
     /// Says whether every frame made it (a reader still open can hold some back).
@@ -210,6 +230,30 @@ impl Store {
             })?;
         Ok(busy == 0)
     }
+}
+
+/// Indexes for search the items still queued (every item, after the upgrade
+/// that adds the index or a `search rebuild`), a batch per transaction so
+/// that a large archive neither holds one huge transaction nor starts over
+/// when stopped halfway.
+fn index_pending(conn: &mut Connection) -> Result<()> {
+    let mut indexed = 0usize;
+    loop {
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let done = crate::search_index::pending_batch(&tx)?;
+        tx.commit()?;
+        if done == 0 {
+            break;
+        }
+        indexed += done;
+        if indexed % 100_000 < done {
+            tracing::info!("indexed {indexed} items for search");
+        }
+    }
+    if indexed > 0 {
+        tracing::info!("indexed {indexed} items for search");
+    }
+    Ok(())
 }
 
 /// Runs SQLite's `quick_check` on `conn`; the problems it found, none when sound.

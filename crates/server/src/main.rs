@@ -51,6 +51,13 @@ enum Command {
         #[command(flatten)]
         data: DataArgs,
     },
+    /// Empty the full-text search index and build it again from the stored
+    /// stories, in batches (for a database whose index is in doubt; an
+    /// upgraded one is indexed when it is first opened).
+    ReindexSearch {
+        #[command(flatten)]
+        data: DataArgs,
+    },
     /// Copy the database, live or not, to a new file: one consistent
     /// snapshot, checked once written. Attachment files are not in it: copy
     /// DIR/files beside it.
@@ -294,6 +301,16 @@ fn main() -> Result<()> {
         Command::Serve(args) => serve(args),
         Command::Check { data } => check(&data),
         Command::Backup { data, to } => backup(&data, &to),
+        Command::ReindexSearch { data } => {
+            let (cms, _) = data.open()?;
+            let started = std::time::Instant::now();
+            let indexed = cms.rebuild_search_index()?;
+            println!(
+                "indexed {indexed} stories for search in {:.1} s",
+                started.elapsed().as_secs_f64()
+            );
+            Ok(())
+        }
         Command::Sync(args) => sync(args),
         Command::User { command } => user(command),
         Command::Key {

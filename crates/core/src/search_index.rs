@@ -1,0 +1,259 @@
+//! The full-text index of content (SQLite FTS5, migration 0013): kept current
+//! inside each write's transaction, and turned from what a journalist types
+//! into an FTS5 query that cannot be misread as query syntax.
+
+use rusqlite::{OptionalExtension as _, Transaction, params};
+
+use crate::error::Result;
+
+/// Column weights for `bm25()`, in the index's column order (title, abstract,
+/// body, slug, authors, tags): a word in the headline counts ten times one in
+/// the body.
+pub(crate) const RANK: &str = "bm25(content_search, 10.0, 4.0, 1.0, 2.0, 3.0, 3.0)";
+
+/// Items reindexed per transaction when a whole database is (re)indexed.
+const BATCH: usize = 5_000;
+
+/// Reindexes the items the triggers queued in this transaction, then empties
+/// the queue: called by the store before every commit.
+pub(crate) fn flush_pending(tx: &Transaction<'_>) -> Result<usize> {
+    let ids: Vec<i64> = {
+        let mut stmt = tx.prepare_cached("SELECT content_id FROM content_search_pending")?;
+        stmt.query_map([], |row| row.get(0))?
+            .collect::<rusqlite::Result<_>>()?
+    };
+    if ids.is_empty() {
+        return Ok(0);
+    }
+    for &id in &ids {
+        reindex(tx, id)?;
+    }
+    tx.prepare_cached("DELETE FROM content_search_pending")?
+        .execute([])?;
+    Ok(ids.len())
+}
+
+/// Whether items wait to be indexed (after an upgrade or a `search rebuild`).
+pub(crate) fn pending_batch(tx: &Transaction<'_>) -> Result<usize> {
+    let ids: Vec<i64> = {
+        let mut stmt = tx.prepare_cached(
+            "SELECT content_id FROM content_search_pending ORDER BY content_id LIMIT ?1",
+        )?;
+        stmt.query_map([BATCH as i64], |row| row.get(0))?
+            .collect::<rusqlite::Result<_>>()?
+    };
+    for &id in &ids {
+        reindex(tx, id)?;
+        tx.prepare_cached("DELETE FROM content_search_pending WHERE content_id = ?1")?
+            .execute([id])?;
+    }
+    Ok(ids.len())
+}
+
+/// Empties the index and queues every item again (`copydesk-server search rebuild`).
+pub(crate) fn queue_all(tx: &Transaction<'_>) -> Result<usize> {
+    tx.execute("DELETE FROM content_search", [])?;
+    Ok(tx.execute(
+        "INSERT OR IGNORE INTO content_search_pending (content_id) SELECT id FROM content",
+        [],
+    )?)
+}
+
+/// Writes the index row of item `id` from what is stored now, or removes it
+/// when the item is gone.
+fn reindex(tx: &Transaction<'_>, id: i64) -> Result<()> {
+    let found = tx
+        .prepare_cached(
+            "SELECT title, abstract, content, slug,
+                    (SELECT group_concat(a.name, ' ') FROM content_authors ca JOIN authors a ON a.id = ca.author_id
+                     WHERE ca.content_id = content.id),
+                    (SELECT group_concat(t.name, ' ') FROM content_tags ct JOIN tags t ON t.id = ct.tag_id
+                     WHERE ct.content_id = content.id)
+             FROM content WHERE id = ?1",
+        )?
+        .query_row([id], |row| {
+            Ok((
+                row.get::<_, String>(0)?,
+                row.get::<_, String>(1)?,
+                row.get::<_, String>(2)?,
+                row.get::<_, String>(3)?,
+                row.get::<_, Option<String>>(4)?,
+                row.get::<_, Option<String>>(5)?,
+            ))
+        })
+        .optional()?;
+    match found {
+        Some((title, abstract_html, body_html, slug, authors, tags)) => {
+            tx.prepare_cached(
+                "INSERT OR REPLACE INTO content_search (rowid, title, abstract, body, slug, authors, tags)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            )?
+            .execute(params![
+                id,
+                title,
+                html_text(&abstract_html),
+                html_text(&body_html),
+                slug.replace('-', " "),
+                authors.unwrap_or_default(),
+                tags.unwrap_or_default(),
+            ])?;
+        }
+        None => {
+            tx.prepare_cached("DELETE FROM content_search WHERE rowid = ?1")?
+                .execute([id])?;
+        }
+    }
+    Ok(())
+}
+
+/// Elements that do not end a word: `pre<b>fix</b>` is one word.
+const INLINE: &[&str] = &[
+    "a", "abbr", "b", "bdi", "bdo", "cite", "code", "em", "i", "kbd", "mark", "q", "s", "small",
+    "span", "strong", "sub", "sup", "u", "var",
+];
+
+/// The words of stored (sanitised) HTML: tags removed, a block's edge a word
+/// break, the entities the sanitiser writes decoded.
+pub(crate) fn html_text(html: &str) -> String {
+    let mut out = String::with_capacity(html.len());
+    let mut rest = html;
+    while let Some(open) = rest.find('<') {
+        push_decoded(&mut out, &rest[..open]);
+        let Some(close) = rest[open..].find('>') else {
+            rest = "";
+            break;
+        };
+        let tag = &rest[open + 1..open + close];
+        let name: String = tag
+            .trim_start_matches('/')
+            .chars()
+            .take_while(char::is_ascii_alphanumeric)
+            .collect::<String>()
+            .to_ascii_lowercase();
+        if !INLINE.contains(&name.as_str()) {
+            out.push(' ');
+        }
+        rest = &rest[open + close + 1..];
+    }
+    push_decoded(&mut out, rest);
+    out
+}
+
+fn push_decoded(out: &mut String, text: &str) {
+    let mut rest = text;
+    while let Some(amp) = rest.find('&') {
+        out.push_str(&rest[..amp]);
+        let entity_end = rest[amp..]
+            .find(';')
+            .filter(|&end| end <= 10)
+            .map(|end| amp + end);
+        match entity_end.and_then(|end| decode_entity(&rest[amp + 1..end]).map(|c| (end, c))) {
+            Some((end, c)) => {
+                out.push(c);
+                rest = &rest[end + 1..];
+            }
+            None => {
+                out.push('&');
+                rest = &rest[amp + 1..];
+            }
+        }
+    }
+    out.push_str(rest);
+}
+
+fn decode_entity(name: &str) -> Option<char> {
+    match name {
+        "amp" => Some('&'),
+        "lt" => Some('<'),
+        "gt" => Some('>'),
+        "quot" => Some('"'),
+        "apos" => Some('\''),
+        "nbsp" => Some(' '),
+        _ => {
+            let number = name.strip_prefix('#')?;
+            let code = match number.strip_prefix(['x', 'X']) {
+                Some(hex) => u32::from_str_radix(hex, 16).ok()?,
+                None => number.parse().ok()?,
+            };
+            char::from_u32(code)
+        }
+    }
+}
+
+/// The FTS5 query for what was typed: every word must occur (in any
+/// column), each quoted so that no character is read as query syntax, and
+/// the last one also as the start of a longer word (it may be half typed).
+/// `None` when nothing typed can match a word (only punctuation).
+pub(crate) fn match_expression(words: &[&str]) -> Option<String> {
+    let words: Vec<&str> = words
+        .iter()
+        .copied()
+        .filter(|word| word.chars().any(char::is_alphanumeric))
+        .collect();
+    let last = words.len().checked_sub(1)?;
+    let terms: Vec<String> = words
+        .iter()
+        .enumerate()
+        .map(|(i, word)| {
+            let quoted = format!("\"{}\"", word.replace('"', "\"\""));
+            if i == last {
+                format!("{quoted}*")
+            } else {
+                quoted
+            }
+        })
+        .collect();
+    Some(terms.join(" "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn html_becomes_words() {
+        assert_eq!(
+            html_text("<p>Tuition <b>rises</b> again</p><p>Dean&amp;co&nbsp;say</p>").trim(),
+            "Tuition rises again  Dean&co say"
+        );
+        assert_eq!(html_text("pre<em>fix</em>"), "prefix");
+        assert_eq!(
+            html_text("caf&#233; &#x263A; &bogus; & alone"),
+            "café ☺ &bogus; & alone"
+        );
+        assert_eq!(html_text("<p>cut <b"), " cut ");
+    }
+
+    #[test]
+    fn typed_words_become_a_quoted_query() {
+        assert_eq!(match_expression(&[]), None);
+        assert_eq!(match_expression(&["-", "&"]), None);
+        assert_eq!(
+            match_expression(&["tuition"]).as_deref(),
+            Some("\"tuition\"*")
+        );
+        assert_eq!(
+            match_expression(&["NEAR(", "a\"b", "cafe"]).as_deref(),
+            Some("\"NEAR(\" \"a\"\"b\" \"cafe\"*")
+        );
+    }
+
+    proptest! {
+        /// Whatever is typed, the expression is one SQLite accepts.
+        #[test]
+        fn any_typed_words_make_a_valid_query(words in proptest::collection::vec("\\PC{1,12}", 0..6)) {
+            let conn = rusqlite::Connection::open_in_memory().expect("an in-memory database");
+            conn.execute_batch(
+                "CREATE VIRTUAL TABLE s USING fts5(t, tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3');
+                 INSERT INTO s (t) VALUES ('Tuition rises again at the café');",
+            ).expect("an index of one row");
+            let refs: Vec<&str> = words.iter().map(String::as_str).collect();
+            if let Some(expression) = match_expression(&refs) {
+                let counted: rusqlite::Result<i64> =
+                    conn.query_row("SELECT COUNT(*) FROM s WHERE s MATCH ?1", [&expression], |row| row.get(0));
+                prop_assert!(counted.is_ok(), "{expression}: {counted:?}");
+            }
+        }
+    }
+}

@@ -1,0 +1,223 @@
+//! Full-text search over content (`/v3/search` and the content list's
+//! `keywords`): words in the body, accents, prefixes, ranking, and edits and
+//! deletes seen at once.
+
+use serde_json::{Value, json};
+
+use copydesk_tests::TestServer;
+
+fn story(server: &TestServer, title: &str, body: &str) -> Value {
+    server
+        .post(
+            "/v3/content",
+            &json!({"title": title, "type": "article", "content": body}),
+        )
+        .expect(200)
+        .body
+}
+
+fn titles(server: &TestServer, path: &str) -> Vec<String> {
+    let reply = server.get(path).expect(200).body;
+    reply["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .map(|item| item["title"].as_str().expect("title").to_owned())
+        .collect()
+}
+
+#[test]
+fn words_accents_and_prefixes_are_found() {
+    let server = TestServer::start();
+    story(
+        &server,
+        "Council meets",
+        "<p>The <b>harbour</b> plan is delayed again.</p>",
+    );
+    story(
+        &server,
+        "Café reopens",
+        "<p>Crème brûlée is back on the menu.</p>",
+    );
+    story(
+        &server,
+        "Tuition rises",
+        "<p>Students protest&nbsp;fees.</p>",
+    );
+
+    assert_eq!(
+        titles(&server, "/v3/search?type=content&keywords=harbour"),
+        ["Council meets"],
+        "a word of the body, inside markup"
+    );
+    assert_eq!(
+        titles(&server, "/v3/search?type=content&keywords=cafe%20creme"),
+        ["Café reopens"],
+        "accents typed without them"
+    );
+    assert_eq!(
+        titles(&server, "/v3/search?type=content&keywords=CAFÉ"),
+        ["Café reopens"],
+        "any case, with the accent"
+    );
+    assert_eq!(
+        titles(&server, "/v3/search?type=content&keywords=tuit"),
+        ["Tuition rises"],
+        "the last word as a prefix"
+    );
+    assert_eq!(
+        titles(&server, "/v3/search?type=content&keywords=protest%20fe"),
+        ["Tuition rises"],
+        "&nbsp; separates words"
+    );
+    assert!(
+        titles(&server, "/v3/search?type=content&keywords=harb%20plan").is_empty(),
+        "only the last word is a prefix"
+    );
+    assert!(
+        titles(
+            &server,
+            "/v3/search?type=content&keywords=%22harbour%20OR%20NEAR("
+        )
+        .is_empty(),
+        "query syntax typed is taken as words"
+    );
+    assert_eq!(
+        titles(&server, "/v3/content?keywords=brulee"),
+        ["Café reopens"],
+        "the content list's keywords use the same index"
+    );
+}
+
+#[test]
+fn a_title_match_ranks_above_a_body_match() {
+    let server = TestServer::start();
+    story(
+        &server,
+        "Weekend weather",
+        "<p>Flooding expected near the river.</p>",
+    );
+    story(
+        &server,
+        "Flooding closes bridge",
+        "<p>Traffic diverted.</p>",
+    );
+    story(&server, "Market report", "<p>Prices steady.</p>");
+    assert_eq!(
+        titles(&server, "/v3/search?type=content&keywords=flooding"),
+        ["Flooding closes bridge", "Weekend weather"]
+    );
+    assert_eq!(
+        titles(
+            &server,
+            "/v3/search?type=content&keywords=flooding&order=title&dir=desc"
+        ),
+        ["Weekend weather", "Flooding closes bridge"],
+        "an order asked for is kept"
+    );
+}
+
+#[test]
+fn authors_and_tags_are_searched_and_filter() {
+    let server = TestServer::start();
+    let dana = server
+        .post("/v3/author", &json!({"name": "Dana Okonkwo"}))
+        .expect(200)
+        .body[0]
+        .clone();
+    let courts = server
+        .post("/v3/tag", &json!({"name": "Courts"}))
+        .expect(200)
+        .body[0]
+        .clone();
+    server
+        .post(
+            "/v3/content",
+            &json!({"title": "Verdict today", "type": "article", "authors": [dana["uuid"]], "tags": [courts["uuid"]]}),
+        )
+        .expect(200);
+    story(&server, "Verdict on pay", "<p>Unions react.</p>");
+    assert_eq!(
+        titles(&server, "/v3/search?type=content&keywords=okonkwo"),
+        ["Verdict today"]
+    );
+    assert_eq!(
+        titles(&server, "/v3/search?type=content&keywords=courts"),
+        ["Verdict today"]
+    );
+    assert_eq!(
+        titles(
+            &server,
+            "/v3/search?type=content&keywords=verdict&tag=courts"
+        ),
+        ["Verdict today"],
+        "words and a tag together"
+    );
+    let mut both = titles(&server, "/v3/search?type=content&keywords=verdict");
+    both.sort();
+    assert_eq!(both, ["Verdict on pay", "Verdict today"]);
+
+    server
+        .put(
+            &format!("/v3/author/{}", dana["uuid"].as_str().expect("uuid")),
+            &json!({"name": "Dana Mwangi"}),
+        )
+        .expect(200);
+    assert_eq!(
+        titles(&server, "/v3/search?type=content&keywords=mwangi"),
+        ["Verdict today"],
+        "an author renamed is found by the new name"
+    );
+    assert!(titles(&server, "/v3/search?type=content&keywords=okonkwo").is_empty());
+}
+
+#[test]
+fn an_edit_and_a_delete_are_seen_at_once() {
+    let server = TestServer::start();
+    let item = story(&server, "Old headline", "<p>First draft about zebras.</p>");
+    let uuid = item["uuid"].as_str().expect("uuid");
+    assert_eq!(
+        titles(&server, "/v3/search?type=content&keywords=zebras"),
+        ["Old headline"]
+    );
+    server
+        .put(
+            &format!("/v3/content/{uuid}"),
+            &json!({"title": "New headline", "content": "<p>Now about giraffes.</p>"}),
+        )
+        .expect(200);
+    assert!(titles(&server, "/v3/search?type=content&keywords=zebras").is_empty());
+    assert_eq!(
+        titles(&server, "/v3/search?type=content&keywords=giraffes"),
+        ["New headline"]
+    );
+    server.delete(&format!("/v3/content/{uuid}")).expect(200);
+    assert!(titles(&server, "/v3/search?type=content&keywords=giraffes").is_empty());
+    assert!(titles(&server, "/v3/search?type=content&keywords=headline").is_empty());
+}
+
+#[test]
+fn the_index_is_rebuilt_by_a_command() {
+    let mut server = TestServer::start();
+    story(
+        &server,
+        "Rebuilt story",
+        "<p>Lighthouse keepers strike.</p>",
+    );
+    server.kill();
+    let output = std::process::Command::new(copydesk_tests::server_binary())
+        .args(["reindex-search", "--data"])
+        .arg(server.dir.path())
+        .output()
+        .expect("reindex-search runs");
+    assert!(output.status.success(), "{output:?}");
+    assert!(
+        String::from_utf8_lossy(&output.stdout).contains("indexed 1 stories"),
+        "{output:?}"
+    );
+    server.restart();
+    assert_eq!(
+        titles(&server, "/v3/search?type=content&keywords=lighthouse"),
+        ["Rebuilt story"]
+    );
+}

@@ -1,0 +1,274 @@
+//! `copydesk-search-bench`: search over an archive the size of a newsroom's.
+//!
+//! It makes `--stories` stories (a million by default) through the core
+//! library in batches, as an import would, with words drawn from a skewed
+//! vocabulary (a few words common, most rare, some accented), authors and
+//! tags; then starts the real `copydesk-server` on that data and times
+//! `/v3/search` over loopback HTTP, one request at a time: a one-word search,
+//! a three-word search (the last word half typed) and a one-word search within
+//! a tag. It prints p50 and p99, the hits each search found, and the database
+//! size per story.
+
+use std::time::{Duration, Instant};
+
+use anyhow::{Context as _, Result, ensure};
+use clap::Parser;
+use copydesk_core::Cms;
+use copydesk_core::access::Credential;
+use copydesk_core::authors::AuthorInput;
+use copydesk_core::content::ContentInput;
+use copydesk_core::tags::TagInput;
+use copydesk_tests::TestServer;
+
+#[derive(Parser)]
+#[command(about = "Benchmark full-text search over a large archive")]
+struct Args {
+    /// Stories to make.
+    #[arg(long, default_value_t = 1_000_000)]
+    stories: usize,
+    /// Stories per transaction while making them.
+    #[arg(long, default_value_t = 5_000)]
+    batch: usize,
+    /// Timed searches of each kind.
+    #[arg(long, default_value_t = 400)]
+    searches: usize,
+}
+
+/// A small fast deterministic generator (SplitMix64): the same archive every run.
+struct Dice(u64);
+
+impl Dice {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+
+    /// An index in `0..n` where small ones are far likelier (roughly as
+    /// word frequencies fall off in text).
+    fn skewed(&mut self, n: usize) -> usize {
+        let u = (self.next() >> 11) as f64 / (1u64 << 53) as f64;
+        ((n as f64) * u.powi(4)) as usize
+    }
+}
+
+const SYLLABLES: &[&str] = &[
+    "ka", "lo", "mi", "ne", "ru", "ta", "vo", "zi", "ba", "de", "fu", "ge", "ho", "ji", "ku", "la",
+    "me", "no", "pa", "ri", "so", "tu", "ve", "wa", "yo", "an", "el", "in", "or", "us",
+];
+
+/// A vocabulary of made-up words, some of them accented.
+fn vocabulary(size: usize) -> Vec<String> {
+    (0..size)
+        .map(|i| {
+            let mut word = String::new();
+            let mut n = i + SYLLABLES.len();
+            while n > 0 {
+                word.push_str(SYLLABLES[n % SYLLABLES.len()]);
+                n /= SYLLABLES.len();
+            }
+            if i % 9 == 4 {
+                word = word.replacen('e', "é", 1);
+            }
+            word
+        })
+        .collect()
+}
+
+fn sentence(dice: &mut Dice, words: &[String], length: usize) -> String {
+    (0..length)
+        .map(|_| words[dice.skewed(words.len())].as_str())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn percentile(sorted: &[Duration], q: f64) -> f64 {
+    let n = sorted.len();
+    let at = ((n as f64 * q).ceil() as usize).clamp(1, n) - 1;
+    sorted[at].as_secs_f64() * 1e3
+}
+
+fn main() -> Result<()> {
+    let args = Args::parse();
+    ensure!(
+        args.stories > 0 && args.batch > 0,
+        "stories and batch must be positive"
+    );
+    let mut server = TestServer::start();
+    server.kill();
+    let cms = Cms::open(server.dir.path(), "copydesk").context("opening the data directory")?;
+    let who = cms
+        .authenticate(Some(&Credential::PrivateKey(
+            server.admin.private_key.clone(),
+        )))
+        .context("the admin key")?;
+
+    let words = vocabulary(30_000);
+    let mut dice = Dice(20_261_123);
+    let authors = (0..200)
+        .map(|i| {
+            let name = format!(
+                "{} {}",
+                capitalised(&words[500 + i]),
+                capitalised(&words[900 + i])
+            );
+            cms.create_author(
+                &who,
+                AuthorInput {
+                    name: Some(name),
+                    ..AuthorInput::default()
+                },
+            )
+            .map(|a| a.uuid)
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let tags = (0..50)
+        .map(|i| {
+            cms.create_tag(
+                &who,
+                TagInput {
+                    name: Some(format!("Desk {}", words[1500 + i])),
+                    slug: None,
+                },
+            )
+            .map(|t| t.uuid)
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+
+    println!(
+        "making {} stories in batches of {}",
+        args.stories, args.batch
+    );
+    let started = Instant::now();
+    let mut made = 0;
+    while made < args.stories {
+        let n = args.batch.min(args.stories - made);
+        let inputs = (0..n)
+            .map(|_| {
+                let paragraphs: Vec<String> = (0..4)
+                    .map(|_| {
+                        let length = 40 + dice.below(30);
+                        format!("<p>{}.</p>", sentence(&mut dice, &words, length))
+                    })
+                    .collect();
+                let title_length = 6 + dice.below(5);
+                ContentInput {
+                    title: Some(capitalised(&sentence(&mut dice, &words, title_length))),
+                    content_type: Some("article".into()),
+                    abstract_text: Some(sentence(&mut dice, &words, 20)),
+                    body: Some(paragraphs.join("")),
+                    authors: Some(vec![authors[dice.skewed(authors.len())].clone()]),
+                    tags: Some(vec![tags[dice.below(tags.len())].clone()]),
+                    ..ContentInput::default()
+                }
+            })
+            .collect();
+        made += cms.create_contents(&who, inputs)?;
+        if made % 100_000 < args.batch {
+            println!(
+                "  {made} stories, {:.0} a second",
+                made as f64 / started.elapsed().as_secs_f64()
+            );
+        }
+    }
+    let making = started.elapsed();
+    cms.checkpoint().context("checkpointing")?;
+    drop(cms);
+    let bytes: u64 = std::fs::read_dir(server.dir.path())?
+        .filter_map(|entry| entry.ok())
+        .filter(|entry| {
+            entry
+                .file_name()
+                .to_string_lossy()
+                .starts_with("copydesk.db")
+        })
+        .filter_map(|entry| entry.metadata().ok())
+        .map(|meta| meta.len())
+        .sum();
+    server.restart();
+
+    // Words as a reader searches for them: neither the commonest nor the
+    // rarest (ranks 3,000 to 25,000 of the vocabulary; each is in a few
+    // thousandths of a million stories).
+    let pick = |dice: &mut Dice| words[3_000 + dice.below(22_000)].clone();
+    let kinds: [(&str, QueryMaker); 3] = [
+        (
+            "one word",
+            Box::new(|dice: &mut Dice| format!("keywords={}", pick(dice))),
+        ),
+        (
+            "three words, the last half typed",
+            Box::new(|dice: &mut Dice| {
+                let last = words[100 + dice.below(2_900)].clone();
+                let half: String = last
+                    .chars()
+                    .take(3.max(last.chars().count() / 2 + 1))
+                    .collect();
+                let (first, second) = (
+                    &words[100 + dice.below(2_900)],
+                    &words[100 + dice.below(2_900)],
+                );
+                format!("keywords={first}%20{second}%20{half}")
+            }),
+        ),
+        (
+            "one word within a tag",
+            Box::new(|dice: &mut Dice| {
+                format!(
+                    "keywords={}&tag={}",
+                    pick(dice),
+                    tags[dice.below(tags.len())]
+                )
+            }),
+        ),
+    ];
+    println!(
+        "{} stories made in {:.0} s ({:.0} a second); database {:.0} MiB, {:.0} bytes a story",
+        args.stories,
+        making.as_secs_f64(),
+        args.stories as f64 / making.as_secs_f64(),
+        bytes as f64 / 1_048_576.0,
+        bytes as f64 / args.stories as f64
+    );
+    for (name, query) in &kinds {
+        let mut latencies = Vec::with_capacity(args.searches);
+        let mut hits = Vec::with_capacity(args.searches);
+        for i in 0..args.searches + 20 {
+            let path = format!("/v3/search?type=content&{}", query(&mut dice));
+            let sent = Instant::now();
+            let reply = server.get(&path).expect(200);
+            let took = sent.elapsed();
+            if i >= 20 {
+                latencies.push(took);
+                hits.push(reply.body["total_items"].as_u64().unwrap_or(0));
+            }
+        }
+        latencies.sort();
+        hits.sort_unstable();
+        println!(
+            "{name:<34} p50 {:>7.2} ms  p99 {:>7.2} ms  hits: median {}, most {}",
+            percentile(&latencies, 0.50),
+            percentile(&latencies, 0.99),
+            hits[hits.len() / 2],
+            hits[hits.len() - 1]
+        );
+    }
+    Ok(())
+}
+
+/// Makes the query string of one timed search.
+type QueryMaker<'a> = Box<dyn Fn(&mut Dice) -> String + 'a>;
+
+fn capitalised(text: &str) -> String {
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
