@@ -197,10 +197,14 @@ fn main() -> Result<()> {
     // rarest (ranks 3,000 to 25,000 of the vocabulary; each is in a few
     // thousandths of a million stories).
     let pick = |dice: &mut Dice| words[3_000 + dice.below(22_000)].clone();
-    let kinds: [(&str, QueryMaker); 3] = [
+    let kinds: [(&str, QueryMaker); 4] = [
         (
             "one word",
             Box::new(|dice: &mut Dice| format!("keywords={}", pick(dice))),
+        ),
+        (
+            "one word, finished (a space after it)",
+            Box::new(|dice: &mut Dice| format!("keywords={}%20", pick(dice))),
         ),
         (
             "three words, the last half typed",

@@ -328,9 +328,7 @@ impl Cms {
                 )
             })?),
         };
-        let keywords = crate::search_index::match_expression(&crate::search::search_words(
-            filter.keywords.as_deref().unwrap_or(""),
-        )?);
+        let keywords = crate::search_index::match_typed(filter.keywords.as_deref().unwrap_or(""))?;
         let mut conditions = Vec::new();
         let mut args: Vec<&dyn ToSql> = Vec::new();
         if let Some(condition) = status_condition {

@@ -103,11 +103,13 @@ impl Cms {
             .map(str::trim)
             .filter(|t| !t.is_empty())
             .ok_or_else(|| CoreError::required("type"))?;
-        let words = search_words(search.keywords.as_deref().unwrap_or(""))?;
-        let patterns: Vec<String> = words.iter().copied().map(like_pattern).collect();
+        let patterns: Vec<String> = search_words(search.keywords.as_deref().unwrap_or(""))?
+            .into_iter()
+            .map(like_pattern)
+            .collect();
         match record_type {
             "content" => {
-                let page = self.search_content(who, search, &words, query)?;
+                let page = self.search_content(who, search, query)?;
                 Ok(page.map(|item| SearchHit::Content(Box::new(item))))
             }
             "author" => {
@@ -174,7 +176,6 @@ impl Cms {
         &self,
         who: &Principal,
         search: &SearchQuery,
-        words: &[&str],
         query: &ListQuery,
     ) -> Result<Page<ContentItem>> {
         who.require("CONTENT list")?;
@@ -191,7 +192,8 @@ impl Cms {
             "modified_at",
         )?;
         let by_relevance = query.order.as_deref().is_none_or(str::is_empty);
-        let expression = crate::search_index::match_expression(words);
+        let expression =
+            crate::search_index::match_typed(search.keywords.as_deref().unwrap_or(""))?;
         self.store.read(|tx| {
             let mut conditions = Vec::new();
             let mut args: Vec<Box<dyn ToSql>> = Vec::new();
@@ -226,8 +228,10 @@ impl Cms {
                 ));
             }
             let filter = where_all(&conditions);
+            // The index drives the join (CROSS JOIN keeps SQLite from
+            // scanning every story and probing the index for each).
             let from = if expression.is_some() {
-                "content_search JOIN content ON content.id = content_search.rowid"
+                "content_search CROSS JOIN content ON content.id = content_search.rowid"
             } else {
                 "content"
             };

@@ -17,51 +17,63 @@ const BATCH: usize = 5_000;
 /// Reindexes the items the triggers queued in this transaction, then empties
 /// the queue: called by the store before every commit.
 pub(crate) fn flush_pending(tx: &Transaction<'_>) -> Result<usize> {
-    let ids: Vec<i64> = {
-        let mut stmt = tx.prepare_cached("SELECT content_id FROM content_search_pending")?;
-        stmt.query_map([], |row| row.get(0))?
+    let ids: Vec<(i64, bool)> = {
+        let mut stmt = tx.prepare_cached("SELECT content_id, fresh FROM content_search_pending")?;
+        stmt.query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?
             .collect::<rusqlite::Result<_>>()?
     };
     if ids.is_empty() {
         return Ok(0);
     }
-    for &id in &ids {
-        reindex(tx, id)?;
+    for &(id, fresh) in &ids {
+        reindex(tx, id, fresh)?;
     }
     tx.prepare_cached("DELETE FROM content_search_pending")?
         .execute([])?;
     Ok(ids.len())
 }
 
-/// Whether items wait to be indexed (after an upgrade or a `search rebuild`).
+/// Items waiting to be indexed (after an upgrade or a `reindex-search`): indexes a batch of them.
 pub(crate) fn pending_batch(tx: &Transaction<'_>) -> Result<usize> {
-    let ids: Vec<i64> = {
+    let ids: Vec<(i64, bool)> = {
         let mut stmt = tx.prepare_cached(
-            "SELECT content_id FROM content_search_pending ORDER BY content_id LIMIT ?1",
+            "SELECT content_id, fresh FROM content_search_pending ORDER BY content_id LIMIT ?1",
         )?;
-        stmt.query_map([BATCH as i64], |row| row.get(0))?
+        stmt.query_map([BATCH as i64], |row| Ok((row.get(0)?, row.get(1)?)))?
             .collect::<rusqlite::Result<_>>()?
     };
-    for &id in &ids {
-        reindex(tx, id)?;
+    for &(id, fresh) in &ids {
+        reindex(tx, id, fresh)?;
         tx.prepare_cached("DELETE FROM content_search_pending WHERE content_id = ?1")?
             .execute([id])?;
     }
     Ok(ids.len())
 }
 
-/// Empties the index and queues every item again (`copydesk-server search rebuild`).
+/// Empties the index and queues every item again (`copydesk-server reindex-search`).
 pub(crate) fn queue_all(tx: &Transaction<'_>) -> Result<usize> {
     tx.execute("DELETE FROM content_search", [])?;
+    tx.execute("DELETE FROM content_search_pending", [])?;
     Ok(tx.execute(
-        "INSERT OR IGNORE INTO content_search_pending (content_id) SELECT id FROM content",
+        "INSERT INTO content_search_pending (content_id, fresh) SELECT id, 1 FROM content",
         [],
     )?)
 }
 
+/// Merges the index's segments into one, after many items were indexed at once.
+pub(crate) fn optimize(tx: &Transaction<'_>) -> Result<()> {
+    tx.execute(
+        "INSERT INTO content_search (content_search) VALUES ('optimize')",
+        [],
+    )?;
+    Ok(())
+}
+
 /// Writes the index row of item `id` from what is stored now, or removes it
-/// when the item is gone.
-fn reindex(tx: &Transaction<'_>, id: i64) -> Result<()> {
+/// when the item is gone. A `fresh` item (made since it was queued, so not
+/// in the index) is inserted: a replace would write a delete first, and each
+/// delete flushes the index's in-memory segment.
+fn reindex(tx: &Transaction<'_>, id: i64, fresh: bool) -> Result<()> {
     let found = tx
         .prepare_cached(
             "SELECT title, abstract, content, slug,
@@ -84,10 +96,13 @@ fn reindex(tx: &Transaction<'_>, id: i64) -> Result<()> {
         .optional()?;
     match found {
         Some((title, abstract_html, body_html, slug, authors, tags)) => {
-            tx.prepare_cached(
+            tx.prepare_cached(if fresh {
+                "INSERT INTO content_search (rowid, title, abstract, body, slug, authors, tags)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"
+            } else {
                 "INSERT OR REPLACE INTO content_search (rowid, title, abstract, body, slug, authors, tags)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-            )?
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"
+            })?
             .execute(params![
                 id,
                 title,
@@ -98,6 +113,7 @@ fn reindex(tx: &Transaction<'_>, id: i64) -> Result<()> {
                 tags.unwrap_or_default(),
             ])?;
         }
+        None if fresh => {}
         None => {
             tx.prepare_cached("DELETE FROM content_search WHERE rowid = ?1")?
                 .execute([id])?;
@@ -180,11 +196,19 @@ fn decode_entity(name: &str) -> Option<char> {
     }
 }
 
-/// The FTS5 query for what was typed: every word must occur (in any
-/// column), each quoted so that no character is read as query syntax, and
-/// the last one also as the start of a longer word (it may be half typed).
+/// The FTS5 query for the keywords typed (see `match_expression`); the last
+/// word is taken as possibly half typed unless whitespace follows it.
+pub(crate) fn match_typed(keywords: &str) -> Result<Option<String>> {
+    let words = crate::search::search_words(keywords)?;
+    let finished = keywords.ends_with(char::is_whitespace);
+    Ok(match_expression(&words, !finished))
+}
+
+/// The FTS5 query for typed words: every word must occur (in any column),
+/// each quoted so that no character is read as query syntax, and with
+/// `last_is_prefix` the last one also as the start of a longer word.
 /// `None` when nothing typed can match a word (only punctuation).
-pub(crate) fn match_expression(words: &[&str]) -> Option<String> {
+pub(crate) fn match_expression(words: &[&str], last_is_prefix: bool) -> Option<String> {
     let words: Vec<&str> = words
         .iter()
         .copied()
@@ -196,7 +220,7 @@ pub(crate) fn match_expression(words: &[&str]) -> Option<String> {
         .enumerate()
         .map(|(i, word)| {
             let quoted = format!("\"{}\"", word.replace('"', "\"\""));
-            if i == last {
+            if i == last && last_is_prefix {
                 format!("{quoted}*")
             } else {
                 quoted
@@ -227,15 +251,24 @@ mod tests {
 
     #[test]
     fn typed_words_become_a_quoted_query() {
-        assert_eq!(match_expression(&[]), None);
-        assert_eq!(match_expression(&["-", "&"]), None);
+        assert_eq!(match_expression(&[], true), None);
+        assert_eq!(match_expression(&["-", "&"], true), None);
         assert_eq!(
-            match_expression(&["tuition"]).as_deref(),
+            match_expression(&["tuition"], true).as_deref(),
             Some("\"tuition\"*")
         );
         assert_eq!(
-            match_expression(&["NEAR(", "a\"b", "cafe"]).as_deref(),
+            match_expression(&["NEAR(", "a\"b", "cafe"], true).as_deref(),
             Some("\"NEAR(\" \"a\"\"b\" \"cafe\"*")
+        );
+        assert_eq!(
+            match_typed("tuition rises ").ok().flatten().as_deref(),
+            Some("\"tuition\" \"rises\""),
+            "a word followed by a space is finished"
+        );
+        assert_eq!(
+            match_typed("tuition ris").ok().flatten().as_deref(),
+            Some("\"tuition\" \"ris\"*")
         );
     }
 
@@ -249,7 +282,7 @@ mod tests {
                  INSERT INTO s (t) VALUES ('Tuition rises again at the café');",
             ).expect("an index of one row");
             let refs: Vec<&str> = words.iter().map(String::as_str).collect();
-            if let Some(expression) = match_expression(&refs) {
+            if let Some(expression) = match_expression(&refs, true) {
                 let counted: rusqlite::Result<i64> =
                     conn.query_row("SELECT COUNT(*) FROM s WHERE s MATCH ?1", [&expression], |row| row.get(0));
                 prop_assert!(counted.is_ok(), "{expression}: {counted:?}");

@@ -79,6 +79,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0013_content_search",
         include_str!("../migrations/0013_content_search.sql"),
     ),
+    (
+        "0014_content_search_fresh",
+        include_str!("../migrations/0014_content_search_fresh.sql"),
+    ),
 ];
 
 const READERS: usize = 8;
@@ -251,6 +255,9 @@ fn index_pending(conn: &mut Connection) -> Result<()> {
         }
     }
     if indexed > 0 {
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        crate::search_index::optimize(&tx)?;
+        tx.commit()?;
         tracing::info!("indexed {indexed} items for search");
     }
     Ok(())
