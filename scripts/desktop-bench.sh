@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The desktop app's benchmark: a replica with 10,000 stories, then cold
-# starts of the release app to a usable content list, its memory when idle,
-# and the .deb's size (built by scripts/package-deb.sh, if it was).
+# starts of the release app to a usable content list, its memory when idle
+# against the floor of an empty Tauri 2 window (bench/empty-window, launched
+# and measured the same way), and the .deb's size (built by
+# scripts/package-deb.sh, if it was).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -11,6 +13,10 @@ if [ ! -x target/tools/bin/tauri-driver ]; then
 fi
 (cd ui && npm run build)
 cargo build --release -p copydesk -p copydesk-server
+# The empty window is a workspace of its own (never built by --workspace);
+# built into the same target/ with the same lockfile and profile, it reuses
+# the Tauri stack just compiled for the app.
+cargo build --release --manifest-path bench/empty-window/Cargo.toml --target-dir target
 
 data=$(mktemp -d)
 trap 'rm -rf "$data"' EXIT
