@@ -13,9 +13,11 @@ if [ ! -x target/tools/bin/tauri-driver ]; then
 fi
 (cd ui && npm run build)
 cargo build --release -p copydesk -p copydesk-server
-# The empty window is a workspace of its own (never built by --workspace);
-# built into the same target/ with the same lockfile and profile, it reuses
-# the Tauri stack just compiled for the app.
+# The empty window is a workspace of its own (never built by --workspace).
+# Built into the same target/ with the same versions and profile, it reuses
+# most of what the app's build compiled (a first build still compiles some
+# 40 crates, tokio, wry and tauri among them, whose features differ here);
+# later runs build nothing.
 cargo build --release --manifest-path bench/empty-window/Cargo.toml --target-dir target
 
 data=$(mktemp -d)
