@@ -33,8 +33,11 @@ if [ -z "${address:-}" ]; then
 fi
 token=$("$server" token --key-file "$data/key.json" --lifetime 7200)
 
+# POST /v3/sign-out revokes the key the run signs with, and every later
+# request would be refused: it is left to the API suite (tests/api/sign_in.rs).
 "$venv/bin/st" run "$address/v3/openapi.json" \
   --header "Authorization: Bearer $token" \
+  --exclude-path /v3/sign-out \
   --checks not_a_server_error,status_code_conformance,content_type_conformance,response_headers_conformance,response_schema_conformance \
   --max-examples "${SCHEMATHESIS_EXAMPLES:-25}" \
   --seed "${SCHEMATHESIS_SEED:-20261122}" \
