@@ -28,38 +28,8 @@ pub enum SearchHit {
     Tag(Tag),
 }
 
-/// The most words one search takes: each word is one more condition per column.
-pub const MAX_SEARCH_WORDS: usize = 50;
-/// The longest word one search takes, in characters: no title or name holds a longer one.
-pub const MAX_SEARCH_WORD_CHARS: usize = 200;
-
-/// The words of a search, refused with the limit named when there are too
-/// many or one is too long (SQLite would otherwise fail on the query).
-pub(crate) fn search_words(keywords: &str) -> Result<Vec<&str>> {
-    let words: Vec<&str> = keywords.split_whitespace().collect();
-    if words.len() > MAX_SEARCH_WORDS {
-        return Err(CoreError::invalid_field(
-            "keywords",
-            format!(
-                "a search takes at most {MAX_SEARCH_WORDS} words; this one has {}",
-                words.len()
-            ),
-        ));
-    }
-    if let Some(long) = words
-        .iter()
-        .find(|word| word.chars().count() > MAX_SEARCH_WORD_CHARS)
-    {
-        return Err(CoreError::invalid_field(
-            "keywords",
-            format!(
-                "a search word may be at most {MAX_SEARCH_WORD_CHARS} characters long; one has {}",
-                long.chars().count()
-            ),
-        ));
-    }
-    Ok(words)
-}
+pub(crate) use crate::search_index::search_words;
+pub use crate::search_index::{MAX_SEARCH_WORD_CHARS, MAX_SEARCH_WORDS};
 
 /// A `LIKE` pattern that matches `word` literally anywhere.
 pub(crate) fn like_pattern(word: &str) -> String {
@@ -298,19 +268,7 @@ fn where_all(conditions: &[String]) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{MAX_SEARCH_WORD_CHARS, MAX_SEARCH_WORDS, like_pattern, search_words};
-
-    #[test]
-    fn search_words_are_bounded() {
-        let at_most = vec!["word"; MAX_SEARCH_WORDS].join(" ");
-        assert_eq!(
-            search_words(&at_most).map(|w| w.len()).ok(),
-            Some(MAX_SEARCH_WORDS)
-        );
-        assert!(search_words(&format!("{at_most} one")).is_err());
-        assert!(search_words(&"é".repeat(MAX_SEARCH_WORD_CHARS)).is_ok());
-        assert!(search_words(&"é".repeat(MAX_SEARCH_WORD_CHARS + 1)).is_err());
-    }
+    use super::like_pattern;
 
     #[test]
     fn like_escapes() {

@@ -4,7 +4,40 @@
 
 use rusqlite::{OptionalExtension as _, Transaction, params};
 
-use crate::error::Result;
+use crate::error::{CoreError, Result};
+
+/// The most words one search takes: each word is one more condition per column.
+pub const MAX_SEARCH_WORDS: usize = 50;
+/// The longest word one search takes, in characters: no title or name holds a longer one.
+pub const MAX_SEARCH_WORD_CHARS: usize = 200;
+
+/// The words of a search, refused with the limit named when there are too
+/// many or one is too long (SQLite would otherwise fail on the query).
+pub(crate) fn search_words(keywords: &str) -> Result<Vec<&str>> {
+    let words: Vec<&str> = keywords.split_whitespace().collect();
+    if words.len() > MAX_SEARCH_WORDS {
+        return Err(CoreError::invalid_field(
+            "keywords",
+            format!(
+                "a search takes at most {MAX_SEARCH_WORDS} words; this one has {}",
+                words.len()
+            ),
+        ));
+    }
+    if let Some(long) = words
+        .iter()
+        .find(|word| word.chars().count() > MAX_SEARCH_WORD_CHARS)
+    {
+        return Err(CoreError::invalid_field(
+            "keywords",
+            format!(
+                "a search word may be at most {MAX_SEARCH_WORD_CHARS} characters long; one has {}",
+                long.chars().count()
+            ),
+        ));
+    }
+    Ok(words)
+}
 
 /// Column weights for `bm25()`, in the index's column order (title, abstract,
 /// body, slug, authors, tags): a word in the headline counts ten times one in
@@ -199,7 +232,7 @@ fn decode_entity(name: &str) -> Option<char> {
 /// The FTS5 query for the keywords typed (see `match_expression`); the last
 /// word is taken as possibly half typed unless whitespace follows it.
 pub(crate) fn match_typed(keywords: &str) -> Result<Option<String>> {
-    let words = crate::search::search_words(keywords)?;
+    let words = search_words(keywords)?;
     let finished = keywords.ends_with(char::is_whitespace);
     Ok(match_expression(&words, !finished))
 }
@@ -234,6 +267,18 @@ pub(crate) fn match_expression(words: &[&str], last_is_prefix: bool) -> Option<S
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn search_words_are_bounded() {
+        let at_most = vec!["word"; MAX_SEARCH_WORDS].join(" ");
+        assert_eq!(
+            search_words(&at_most).map(|w| w.len()).ok(),
+            Some(MAX_SEARCH_WORDS)
+        );
+        assert!(search_words(&format!("{at_most} one")).is_err());
+        assert!(search_words(&"é".repeat(MAX_SEARCH_WORD_CHARS)).is_ok());
+        assert!(search_words(&"é".repeat(MAX_SEARCH_WORD_CHARS + 1)).is_err());
+    }
 
     #[test]
     fn html_becomes_words() {
