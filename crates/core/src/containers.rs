@@ -158,17 +158,20 @@ impl Cms {
             .prepare_cached(&sql)?
             .query_map([container.id], |row| self.content_from_row(row))?
             .collect::<Result<_, _>>()?;
+        // What each held item shows, one query per kind over all of them.
+        let ids = crate::content_embeds::id_array(records.iter().map(|r| r.id));
+        let attachments = self.attachments_of_items(tx, &ids)?;
+        let urls = self.urls_of_items(tx, &ids)?;
+        let locks = self.locks_of_items(tx, &ids)?;
         container.content = records
             .into_iter()
-            .map(|record| {
-                Ok(ContainedContent {
-                    attachment: self.attachment_of_content(tx, record.id)?,
-                    urls: self.urls_of_content(tx, record.id)?,
-                    lock: self.is_locked(tx, Lockable::Content(record.id))?,
-                    record,
-                })
+            .map(|record| ContainedContent {
+                attachment: attachments.get(&record.id).cloned(),
+                urls: urls.get(&record.id).cloned().unwrap_or_default(),
+                lock: locks.contains_key(&record.id),
+                record,
             })
-            .collect::<Result<_>>()?;
+            .collect();
         Ok(container)
     }
 

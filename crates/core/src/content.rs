@@ -232,15 +232,7 @@ impl Cms {
         let mut stmt = tx.prepare_cached(
             "SELECT id, uuid, path, content_id, created_at FROM content_urls WHERE content_id = +?1 ORDER BY position",
         )?;
-        let rows = stmt.query_map([content_id], |row| {
-            Ok(ContentUrl {
-                id: row.get(0)?,
-                uuid: row.get(1)?,
-                path: row.get(2)?,
-                content_id: row.get(3)?,
-                created_at: row.get(4)?,
-            })
-        })?;
+        let rows = stmt.query_map([content_id], crate::content_embeds::url_from_row)?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
 

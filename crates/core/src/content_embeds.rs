@@ -19,7 +19,7 @@ use crate::users::User;
 
 /// Row ids as a JSON array, for `IN (SELECT value FROM json_each(?1))`: one
 /// prepared statement serves any number of ids.
-fn id_array(ids: impl IntoIterator<Item = i64>) -> String {
+pub(crate) fn id_array(ids: impl IntoIterator<Item = i64>) -> String {
     let mut out = String::from("[");
     for (i, id) in ids.into_iter().enumerate() {
         if i > 0 {
@@ -53,6 +53,17 @@ fn grouped<T>(
         out.entry(owner).or_default().push(map(row)?);
     }
     Ok(out)
+}
+
+/// A row of `id, uuid, path, content_id, created_at` from `content_urls`.
+pub(crate) fn url_from_row(row: &Row<'_>) -> rusqlite::Result<ContentUrl> {
+    Ok(ContentUrl {
+        id: row.get(0)?,
+        uuid: row.get(1)?,
+        path: row.get(2)?,
+        content_id: row.get(3)?,
+        created_at: row.get(4)?,
+    })
 }
 
 /// At most one row per owner.
@@ -138,7 +149,7 @@ impl Cms {
         })
     }
 
-    fn urls_of_items(
+    pub(crate) fn urls_of_items(
         &self,
         tx: &Transaction<'_>,
         ids: &str,
@@ -149,15 +160,7 @@ impl Cms {
              WHERE content_id IN (SELECT value FROM json_each(?1)) ORDER BY position",
             ids,
             3,
-            |row| {
-                Ok(ContentUrl {
-                    id: row.get(0)?,
-                    uuid: row.get(1)?,
-                    path: row.get(2)?,
-                    content_id: row.get(3)?,
-                    created_at: row.get(4)?,
-                })
-            },
+            url_from_row,
         )
     }
 
@@ -212,7 +215,7 @@ impl Cms {
         )
     }
 
-    fn attachments_of_items(
+    pub(crate) fn attachments_of_items(
         &self,
         tx: &Transaction<'_>,
         ids: &str,
@@ -231,7 +234,11 @@ impl Cms {
         )?))
     }
 
-    fn locks_of_items(&self, tx: &Transaction<'_>, ids: &str) -> Result<HashMap<i64, LockRequest>> {
+    pub(crate) fn locks_of_items(
+        &self,
+        tx: &Transaction<'_>,
+        ids: &str,
+    ) -> Result<HashMap<i64, LockRequest>> {
         let (columns, from) = (crate::locks::COLUMNS, crate::locks::FROM);
         let sql = format!(
             "SELECT {columns}, l.content_id FROM {from}

@@ -17,6 +17,7 @@ pub mod draftjs;
 pub mod drafts;
 pub mod error;
 pub mod exports;
+mod html_scan;
 pub mod idempotency;
 pub mod locks;
 pub mod merge;

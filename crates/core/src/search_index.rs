@@ -50,37 +50,34 @@ const BATCH: usize = 5_000;
 /// Reindexes the items the triggers queued in this transaction, then empties
 /// the queue: called by the store before every commit.
 pub(crate) fn flush_pending(tx: &Transaction<'_>) -> Result<usize> {
-    let ids: Vec<(i64, bool)> = {
-        let mut stmt = tx.prepare_cached("SELECT content_id, fresh FROM content_search_pending")?;
-        stmt.query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?
-            .collect::<rusqlite::Result<_>>()?
-    };
-    if ids.is_empty() {
-        return Ok(0);
-    }
-    for &(id, fresh) in &ids {
-        reindex(tx, id, fresh)?;
-    }
-    tx.prepare_cached("DELETE FROM content_search_pending")?
-        .execute([])?;
-    Ok(ids.len())
+    index_queued(tx, i64::MAX)
 }
 
-/// Items waiting to be indexed (after an upgrade or a `reindex-search`): indexes a batch of them.
+/// Items waiting to be indexed (after an upgrade or a `reindex-search`):
+/// indexes a batch of them.
 pub(crate) fn pending_batch(tx: &Transaction<'_>) -> Result<usize> {
-    let ids: Vec<(i64, bool)> = {
+    index_queued(tx, BATCH as i64)
+}
+
+/// Reindexes up to `limit` queued items, lowest ids first, and takes them
+/// off the queue; how many it took.
+fn index_queued(tx: &Transaction<'_>, limit: i64) -> Result<usize> {
+    let queued: Vec<(i64, bool)> = {
         let mut stmt = tx.prepare_cached(
             "SELECT content_id, fresh FROM content_search_pending ORDER BY content_id LIMIT ?1",
         )?;
-        stmt.query_map([BATCH as i64], |row| Ok((row.get(0)?, row.get(1)?)))?
+        stmt.query_map([limit], |row| Ok((row.get(0)?, row.get(1)?)))?
             .collect::<rusqlite::Result<_>>()?
     };
-    for &(id, fresh) in &ids {
+    let Some(&(last, _)) = queued.last() else {
+        return Ok(0);
+    };
+    for &(id, fresh) in &queued {
         reindex(tx, id, fresh)?;
-        tx.prepare_cached("DELETE FROM content_search_pending WHERE content_id = ?1")?
-            .execute([id])?;
     }
-    Ok(ids.len())
+    tx.prepare_cached("DELETE FROM content_search_pending WHERE content_id <= ?1")?
+        .execute([last])?;
+    Ok(queued.len())
 }
 
 /// Empties the index and queues every item again (`copydesk-server reindex-search`).
@@ -164,28 +161,7 @@ const INLINE: &[&str] = &[
 /// The words of stored (sanitised) HTML: tags removed, a block's edge a word
 /// break, the entities the sanitiser writes decoded.
 pub(crate) fn html_text(html: &str) -> String {
-    let mut out = String::with_capacity(html.len());
-    let mut rest = html;
-    while let Some(open) = rest.find('<') {
-        push_decoded(&mut out, &rest[..open]);
-        let Some(close) = rest[open..].find('>') else {
-            rest = "";
-            break;
-        };
-        let tag = &rest[open + 1..open + close];
-        let name: String = tag
-            .trim_start_matches('/')
-            .chars()
-            .take_while(char::is_ascii_alphanumeric)
-            .collect::<String>()
-            .to_ascii_lowercase();
-        if !INLINE.contains(&name.as_str()) {
-            out.push(' ');
-        }
-        rest = &rest[open + close + 1..];
-    }
-    push_decoded(&mut out, rest);
-    out
+    crate::html_scan::strip_tags(html, push_decoded, |name| !INLINE.contains(&name))
 }
 
 fn push_decoded(out: &mut String, text: &str) {

@@ -177,27 +177,11 @@ const BLOCK_TAGS: [&str; 14] = [
 /// The words of HTML, read cheaply (tags dropped, entities decoded): enough
 /// to tell whether raw content tells the same text, without a full parse.
 fn html_words(html: &str) -> String {
-    let mut text = String::with_capacity(html.len());
-    let mut rest = html;
-    while let Some(open) = rest.find('<') {
-        text.push_str(&rest[..open]);
-        let Some(close) = rest[open..].find('>') else {
-            rest = "";
-            break;
-        };
-        let tag = &rest[open + 1..open + close];
-        let name: String = tag
-            .trim_start_matches('/')
-            .chars()
-            .take_while(char::is_ascii_alphanumeric)
-            .collect::<String>()
-            .to_ascii_lowercase();
-        if BLOCK_TAGS.contains(&name.as_str()) {
-            text.push(' ');
-        }
-        rest = &rest[open + close + 1..];
-    }
-    text.push_str(rest);
+    let text = crate::html_scan::strip_tags(
+        html,
+        |out, text| out.push_str(text),
+        |name| BLOCK_TAGS.contains(&name),
+    );
     let text = quick_xml::escape::unescape(&text).map_or(text.clone(), |t| t.into_owned());
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
