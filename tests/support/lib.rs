@@ -172,6 +172,8 @@ impl TestServer {
             .arg(self.dir.path())
             .args(&self.extra_args)
             .env("COPYDESK_LOG", "info")
+            // Every content answer the server kept is compared with a fresh one.
+            .env("COPYDESK_CHECK_RENDERED", "1")
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .spawn()

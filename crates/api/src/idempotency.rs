@@ -128,7 +128,7 @@ pub async fn layer(State(state): State<AppState>, request: Request, next: Next) 
 /// Keeps the answer of a successful keyed write for its repeats.
 async fn finish(
     state: AppState,
-    who: copydesk_core::access::Principal,
+    who: std::sync::Arc<copydesk_core::access::Principal>,
     key: String,
     response: Response,
 ) -> Response {

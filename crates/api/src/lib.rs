@@ -20,6 +20,7 @@ use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::http::{Method, Uri};
 use copydesk_core::access::Principal;
+use copydesk_core::content_rendered::RenderedContent;
 use copydesk_core::{Cms, CoreError};
 use tower_http::catch_panic::CatchPanicLayer;
 
@@ -103,6 +104,23 @@ impl AppState {
         Ok(ContentAnswer::new(present::content(item), as_array))
     }
 
+    /// Like [`AppState::call_content`] for an answer the core hands over as text.
+    pub(crate) async fn call_rendered_content(
+        &self,
+        bearer: Bearer,
+        work: impl FnOnce(&Cms, &Principal) -> copydesk_core::Result<RenderedContent> + Send + 'static,
+    ) -> ApiResult<ContentAnswer> {
+        let (item, as_array) = self
+            .call(bearer, move |cms, who| {
+                Ok((work(cms, who)?, who.content_as_array))
+            })
+            .await?;
+        Ok(ContentAnswer {
+            content: AnswerBody::Rendered(item.0),
+            as_array,
+        })
+    }
+
     /// [`AppState::call_with`] for an operation that answers one content item.
     pub(crate) async fn call_with_content<B>(
         &self,
@@ -154,24 +172,67 @@ impl AppState {
 /// or for a key made with `--content-as-array` a one-element array, as some
 /// clients of the hosted service read it.
 pub struct ContentAnswer {
-    content: copydesk_wire::Content,
+    content: AnswerBody,
     as_array: bool,
+}
+
+/// The item, as a record to serialise or as the text the core kept.
+enum AnswerBody {
+    Item(Box<copydesk_wire::Content>),
+    Rendered(String),
 }
 
 impl ContentAnswer {
     fn new(content: copydesk_wire::Content, as_array: bool) -> Self {
-        Self { content, as_array }
+        Self {
+            content: AnswerBody::Item(Box::new(content)),
+            as_array,
+        }
     }
 }
 
 impl axum::response::IntoResponse for ContentAnswer {
     fn into_response(self) -> axum::response::Response {
-        if self.as_array {
-            axum::Json(vec![self.content]).into_response()
-        } else {
-            axum::Json(self.content).into_response()
+        match (self.content, self.as_array) {
+            (AnswerBody::Item(item), true) => axum::Json(vec![item]).into_response(),
+            (AnswerBody::Item(item), false) => axum::Json(item).into_response(),
+            (AnswerBody::Rendered(text), true) => json_text(format!("[{text}]")),
+            (AnswerBody::Rendered(text), false) => json_text(text),
         }
     }
+}
+
+/// A JSON answer already written out.
+pub(crate) fn json_text(text: String) -> axum::response::Response {
+    use axum::response::IntoResponse as _;
+    (
+        [(
+            axum::http::header::CONTENT_TYPE,
+            axum::http::HeaderValue::from_static("application/json"),
+        )],
+        text,
+    )
+        .into_response()
+}
+
+/// The name of the content renderer's output, for answers kept in the
+/// database: change `CONTENT_FORMAT` whenever `present::content` answers
+/// differently (the package version changes it on every release too).
+const CONTENT_FORMAT: &str = concat!("content/1/", env!("CARGO_PKG_VERSION"));
+
+/// Hands the core the renderer of content answers it keeps. With
+/// `COPYDESK_CHECK_RENDERED=1` (the test suites set it) every kept answer
+/// served is compared with a fresh one.
+fn keep_rendered_content(cms: &Cms) {
+    let check = std::env::var("COPYDESK_CHECK_RENDERED").is_ok_and(|v| v == "1");
+    cms.render_content_with(
+        CONTENT_FORMAT,
+        Arc::new(|item| {
+            serde_json::to_string(&present::content(item))
+                .unwrap_or_else(|err| format!("{{\"error\":\"{err}\"}}"))
+        }),
+        check,
+    );
 }
 
 /// How a server is set up.
@@ -201,6 +262,7 @@ impl Default for Options {
 
 /// The whole HTTP surface: `/v3` and the attachment files.
 pub fn router(cms: Arc<Cms>, options: Options) -> Router {
+    keep_rendered_content(&cms);
     let body_limit = options.body_limit;
     let state = AppState {
         cms,

@@ -6,6 +6,7 @@ use copydesk_core::authors::Author;
 use copydesk_core::comments::{AssignmentComment, NoteComment};
 use copydesk_core::containers::{ContainedContent, Container};
 use copydesk_core::content::{AuditEntry, ContentItem, ContentUrl, VersionSummary};
+use copydesk_core::content_rendered::RenderedContent;
 use copydesk_core::drafts::Draft;
 use copydesk_core::exports::Export;
 use copydesk_core::locks::LockRequest;
@@ -39,6 +40,27 @@ pub fn page<T, W>(page: Page<T>, item: impl FnMut(T) -> W) -> wire::Envelope<W> 
         total_items: page.total_items,
         limit: page.limit,
     }
+}
+
+/// A page of content answers the core kept as text, in the envelope every
+/// list has: the envelope is serialised without items and the items' text
+/// is put in its empty `items` array.
+pub fn rendered_page(mut page: Page<RenderedContent>) -> String {
+    let items: Vec<String> = std::mem::take(&mut page.items)
+        .into_iter()
+        .map(|item| item.0)
+        .collect();
+    let empty = page.with_items(Vec::<()>::new());
+    let envelope = serde_json::to_string(&self::page(empty, |()| ()))
+        .unwrap_or_else(|_| String::from("{\"items\":[]}"));
+    let rest = envelope.strip_prefix("{\"items\":[]").unwrap_or("}");
+    let size: usize = items.iter().map(|item| item.len() + 1).sum();
+    let mut out = String::with_capacity(size + envelope.len() + 16);
+    out.push_str("{\"items\":[");
+    out.push_str(&items.join(","));
+    out.push(']');
+    out.push_str(rest);
+    out
 }
 
 pub fn user(user: User) -> wire::User {

@@ -202,6 +202,8 @@ struct Claims {
     iat: Option<i64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     exp: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    nbf: Option<i64>,
 }
 
 /// Signs a token for a key pair, valid for `lifetime_secs` when given.
@@ -215,6 +217,7 @@ pub fn mint_token(
         pk: public_key.to_owned(),
         iat: Some(now),
         exp: lifetime_secs.map(|secs| now + secs),
+        nbf: None,
     };
     jsonwebtoken::encode(
         &Header::new(Algorithm::HS256),
@@ -241,7 +244,7 @@ fn unverified_public_key(token: &str) -> Result<String> {
 }
 
 /// What a request proves who it is with.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Credential {
     /// `Authorization: Bearer <token>`: a token signed with the private key.
     Token(String),
@@ -250,15 +253,24 @@ pub enum Credential {
     PrivateKey(String),
 }
 
+/// A verified credential: who it is, and the seconds (Unix time) between
+/// which its token holds, when the token says.
+pub struct Verified {
+    pub principal: Principal,
+    pub not_before: Option<i64>,
+    pub expires: Option<i64>,
+}
+
 /// Verifies a credential and loads its user's grants.
-pub fn authenticate_credential(tx: &Transaction<'_>, credential: &Credential) -> Result<Principal> {
+pub fn authenticate_credential(tx: &Transaction<'_>, credential: &Credential) -> Result<Verified> {
     match credential {
         Credential::Token(token) => authenticate(tx, token),
         Credential::PrivateKey(private_key) => {
+            // `+?1`: see the store's note on statements re-prepared for every value.
             let found = tx
                 .prepare_cached(
                     "SELECT k.public_key, u.id, u.uuid, u.name, k.content_as_array FROM key_pairs k
-                     JOIN users u ON u.id = k.user_id WHERE k.private_key = ?1",
+                     JOIN users u ON u.id = k.user_id WHERE k.private_key = +?1",
                 )?
                 .query_row([private_key], |row| {
                     Ok((
@@ -273,18 +285,22 @@ pub fn authenticate_credential(tx: &Transaction<'_>, credential: &Credential) ->
             let (public_key, user_id, user_uuid, name, content_as_array) =
                 found.ok_or(CoreError::Token(TokenProblem::Invalid))?;
             let key = (public_key, private_key.clone(), content_as_array);
-            with_grants(tx, user_id, user_uuid, name, key)
+            Ok(Verified {
+                principal: with_grants(tx, user_id, user_uuid, name, key)?,
+                not_before: None,
+                expires: None,
+            })
         }
     }
 }
 
 /// Verifies a bearer token and loads its user's grants.
-pub fn authenticate(tx: &Transaction<'_>, token: &str) -> Result<Principal> {
+pub fn authenticate(tx: &Transaction<'_>, token: &str) -> Result<Verified> {
     let public_key = unverified_public_key(token)?;
     let found = tx
         .prepare_cached(
             "SELECT k.private_key, u.id, u.uuid, u.name, k.content_as_array FROM key_pairs k JOIN users u ON u.id = k.user_id
-             WHERE k.public_key = ?1",
+             WHERE k.public_key = +?1",
         )?
         .query_row([&public_key], |row| {
             Ok((row.get::<_, String>(0)?, row.get::<_, i64>(1)?, row.get::<_, String>(2)?, row.get::<_, String>(3)?, row.get::<_, bool>(4)?))
@@ -300,7 +316,7 @@ pub fn authenticate(tx: &Transaction<'_>, token: &str) -> Result<Principal> {
     validation.validate_nbf = true;
     validation.validate_aud = false;
     validation.leeway = 0;
-    jsonwebtoken::decode::<Claims>(
+    let claims = jsonwebtoken::decode::<Claims>(
         token,
         &DecodingKey::from_secret(private_key.as_bytes()),
         &validation,
@@ -313,14 +329,19 @@ pub fn authenticate(tx: &Transaction<'_>, token: &str) -> Result<Principal> {
             CoreError::Token(TokenProblem::NotYetValid)
         }
         _ => CoreError::Token(TokenProblem::Invalid),
-    })?;
-    with_grants(
-        tx,
-        user_id,
-        user_uuid,
-        name,
-        (public_key, private_key, content_as_array),
-    )
+    })?
+    .claims;
+    Ok(Verified {
+        principal: with_grants(
+            tx,
+            user_id,
+            user_uuid,
+            name,
+            (public_key, private_key, content_as_array),
+        )?,
+        not_before: claims.nbf,
+        expires: claims.exp,
+    })
 }
 
 /// The principal of a verified key pair, with its user's roles and actions.
@@ -333,12 +354,12 @@ fn with_grants(
 ) -> Result<Principal> {
     let roles = collect(
         tx,
-        "SELECT role FROM user_roles WHERE user_id = ?1",
+        "SELECT role FROM user_roles WHERE user_id = +?1",
         user_id,
     )?;
     let actions = collect(
         tx,
-        "SELECT action FROM user_actions WHERE user_id = ?1",
+        "SELECT action FROM user_actions WHERE user_id = +?1",
         user_id,
     )?;
     Ok(Principal {

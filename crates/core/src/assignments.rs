@@ -147,7 +147,7 @@ impl Cms {
             Some(raw) => Some(clock::parse_timestamp("due_at", &raw)?),
             None => None,
         };
-        self.store.write(|tx| {
+        self.write(|tx| {
             let assignee = USERS.optional_ref(tx, "assignee_id", input.assignee_id.clone().flatten().as_deref())?;
             let content = CONTENT.optional_ref(tx, "content_id", input.content_id.clone().flatten().as_deref())?;
             if let Some(content_id) = content {
@@ -183,7 +183,7 @@ impl Cms {
         input: AssignmentInput,
     ) -> Result<Assignment> {
         who.require("ASSIGNMENT update")?;
-        self.store.write(|tx| {
+        self.write(|tx| {
             let id = ASSIGNMENTS.id_of(tx, uuid)?;
             let old = self.assignment_by_id(tx, id)?;
             let title = match input.title.as_deref() {
@@ -229,7 +229,7 @@ impl Cms {
 
     pub fn delete_assignments(&self, who: &Principal, uuids: &str) -> Result<()> {
         who.require("ASSIGNMENT delete")?;
-        self.store.write(|tx| {
+        self.write(|tx| {
             for id in ASSIGNMENTS.ids_of_list(tx, uuids)? {
                 let content_id: Option<i64> = tx
                     .prepare_cached("SELECT content_id FROM assignments WHERE id = ?1")?

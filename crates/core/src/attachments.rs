@@ -654,7 +654,7 @@ impl Cms {
         let (written, old_salt, item) = match change {
             AttachmentChange::Replace(upload) => {
                 let files = write_upload(&files_dir, &upload, 0)?;
-                let (old_salt, item) = self.store.write(|tx| {
+                let (old_salt, item) = self.write(|tx| {
                     let content_id = CONTENT.id_of(tx, content_uuid)?;
                     self.check_writable(tx, who, content_id)?;
                     let old_salt = record_files(tx, content_id, &files, 0, None)?;
@@ -682,7 +682,7 @@ impl Cms {
                     angle,
                     Oversized::Refuse,
                 )?;
-                let (old_salt, item) = self.store.write(|tx| {
+                let (old_salt, item) = self.write(|tx| {
                     let content_id = CONTENT.id_of(tx, content_uuid)?;
                     self.check_writable(tx, who, content_id)?;
                     let now_current = self.attachment_of_content(tx, content_id)?;
@@ -706,7 +706,7 @@ impl Cms {
             }
             AttachmentChange::Metadata(raw) => {
                 let metadata = parse_metadata(&raw)?;
-                let item = self.store.write(|tx| {
+                let item = self.write(|tx| {
                     let content_id = CONTENT.id_of(tx, content_uuid)?;
                     self.check_writable(tx, who, content_id)?;
                     let attachment =
@@ -785,7 +785,7 @@ impl Cms {
         files.size = size;
         files.sha256 = sha256;
         files.complete(0, Oversized::Refuse)?;
-        let (old_salt, item) = self.store.write(|tx| {
+        let (old_salt, item) = self.write(|tx| {
             let content_id = CONTENT.id_of(tx, &content_uuid)?;
             self.check_writable(tx, who, content_id)?;
             let old_salt = record_files(tx, content_id, &files, 0, None)?;

@@ -118,7 +118,7 @@ impl Cms {
         let name = required_text("name", input.name.as_deref())?;
         let slug = Slug::parse_or_make(input.slug.as_deref(), &name);
         let email = parse_email(input.email.as_deref().unwrap_or(""))?;
-        self.store.write(|tx| {
+        self.write(|tx| {
             let now = clock::now();
             tx.prepare_cached(
                 "INSERT INTO authors (uuid, slug, name, email, tagline, description, status, created_at, modified_at)
@@ -140,7 +140,7 @@ impl Cms {
 
     pub fn update_author(&self, who: &Principal, uuid: &str, input: AuthorInput) -> Result<Author> {
         who.require("AUTHOR update")?;
-        self.store.write(|tx| {
+        self.write(|tx| {
             let id = AUTHORS.id_of(tx, uuid)?;
             let old = self.author_by_id(tx, id)?;
             let name = match input.name.as_deref() {
@@ -187,7 +187,7 @@ impl Cms {
     /// Deletes one or several authors (comma-separated UUIDs): all or nothing.
     pub fn delete_authors(&self, who: &Principal, uuids: &str) -> Result<()> {
         who.require("AUTHOR delete")?;
-        self.store.write(|tx| {
+        self.write(|tx| {
             for id in AUTHORS.ids_of_list(tx, uuids)? {
                 AUTHORS.delete(tx, id)?;
             }

@@ -132,7 +132,7 @@ impl Cms {
                 "\"version\" cannot be negative",
             ));
         }
-        self.store.write(|tx| {
+        self.write(|tx| {
             let (parent_id, reference) = if parent == "root" {
                 (0, sent_reference.clone())
             } else {
@@ -234,7 +234,7 @@ impl Cms {
             "comment",
             comment.ok_or_else(|| CoreError::required("comment"))?,
         )?;
-        self.store.write(|tx| {
+        self.write(|tx| {
             let assignment = self.require_assignment(tx, assignment_uuid)?;
             tx.prepare_cached(
                 "INSERT INTO assignment_comments (uuid, assignment_id, user_id, comment, created_at) VALUES (?1, ?2, ?3, ?4, ?5)",

@@ -273,7 +273,7 @@ impl Cms {
             input.tags.as_ref().is_some_and(|t| !t.is_empty()),
         )?;
         let slug = Slug::parse_or_make(input.slug.as_deref(), &title);
-        self.store.write(|tx| {
+        self.write(|tx| {
             let now = clock::now();
             let content_ids = ids_of_field(tx, CONTENT, "content", input.content.as_deref().unwrap_or_default())?;
             let tag_ids = ids_of_field(tx, TAGS, "tags", input.tags.as_deref().unwrap_or_default())?;
@@ -312,7 +312,7 @@ impl Cms {
             Some(Some(raw)) => Some(Some(clock::parse_timestamp("published_at", &raw)?)),
             other => other,
         };
-        self.store.write(|tx| {
+        self.write(|tx| {
             let id = CONTAINERS.id_of(tx, uuid)?;
             self.check_unlocked_for(tx, who, Lockable::Container(id))?;
             let old = self.container_by_id(tx, id)?;
@@ -372,7 +372,7 @@ impl Cms {
 
     pub fn delete_containers(&self, who: &Principal, uuids: &str) -> Result<()> {
         who.require("CONTAINER delete")?;
-        self.store.write(|tx| {
+        self.write(|tx| {
             let ids = CONTAINERS.ids_of_list(tx, uuids)?;
             for id in &ids {
                 self.check_unlocked_for(tx, who, Lockable::Container(*id))?;

@@ -277,6 +277,19 @@ impl Cms {
         query: &ListQuery,
         filter: &ContentFilter,
     ) -> Result<Page<ContentItem>> {
+        self.list_content_as(who, query, filter, |tx, records| {
+            self.completed_items(tx, records)
+        })
+    }
+
+    /// The content list, each page's records finished by `finish`.
+    pub(crate) fn list_content_as<T>(
+        &self,
+        who: &Principal,
+        query: &ListQuery,
+        filter: &ContentFilter,
+        finish: impl Fn(&Transaction<'_>, Vec<ContentRecord>) -> Result<Vec<T>>,
+    ) -> Result<Page<T>> {
         who.require("CONTENT list")?;
         let params = ListParams::parse(query, SORTABLE, "version")?;
         let has_attachment = match filter.has_attachment.as_deref().map(str::trim) {
@@ -405,7 +418,7 @@ impl Cms {
                 fetch_page(tx, "content", COLUMNS, &filter_sql, &args, &params, |row| {
                     self.content_from_row(row)
                 })?;
-            let items = self.completed_items(tx, std::mem::take(&mut page.items))?;
+            let items = finish(tx, std::mem::take(&mut page.items))?;
             Ok(page.with_items(items))
         })
     }
@@ -424,7 +437,7 @@ impl Cms {
             Some(upload) => Some(write_upload(self.store.files_dir(), upload, 0)?),
             None => None,
         };
-        let item = self.store.write(|tx| {
+        let item = self.write(|tx| {
             let id = self.insert_content(tx, who, &mut checked, files.as_ref())?;
             self.content_item(tx, id)
         })?;
@@ -450,7 +463,7 @@ impl Cms {
                 self.check_new_content(who, input)
             })
             .collect::<Result<Vec<_>>>()?;
-        self.store.write(|tx| {
+        self.write(|tx| {
             for one in &mut checked {
                 self.insert_content(tx, who, one, None)?;
             }
@@ -588,7 +601,7 @@ impl Cms {
             Some(upload) => Some(write_upload(self.store.files_dir(), upload, 0)?),
             None => None,
         };
-        let (item, old_salt) = self.store.write(|tx| {
+        let (item, old_salt) = self.write(|tx| {
             let id = CONTENT.id_of(tx, uuid)?;
             self.check_writable(tx, who, id)?;
             let old = self.content_record(tx, id)?;
@@ -674,7 +687,7 @@ impl Cms {
     /// Deletes the item, its versions, drafts and audit, and its attachment files.
     pub fn delete_content(&self, who: &Principal, uuid: &str) -> Result<()> {
         who.require("CONTENT delete")?;
-        let salt = self.store.write(|tx| {
+        let salt = self.write(|tx| {
             let id = CONTENT.id_of(tx, uuid)?;
             self.check_writable(tx, who, id)?;
             let salt = self.attachment_of_content(tx, id)?.map(|a| a.salt);

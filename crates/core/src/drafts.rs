@@ -161,7 +161,7 @@ impl Cms {
             .as_ref()
             .ok_or_else(|| CoreError::required("content_raw"))?;
         let raw = draftjs::validate_raw(raw)?;
-        self.store.write(|tx| {
+        self.write(|tx| {
             let content_id = CONTENT.id_of(tx, &srn.uuid)?;
             self.check_writable(tx, who, content_id)?;
             tx.prepare_cached(

@@ -139,7 +139,7 @@ impl Cms {
         input: ExportInput,
     ) -> Result<ContentItem> {
         who.require("EXPORT update")?;
-        self.store.write(|tx| {
+        self.write(|tx| {
             let content_id = self.content_for_export(tx, uuid)?;
             self.check_writable(tx, who, content_id)?;
             let export = self.ensure_export(tx, who, content_id)?;
@@ -170,7 +170,7 @@ impl Cms {
     /// `PUT /v3/export/push/{uuid}`: the web text becomes the export text, as a new content version.
     pub fn push_export(&self, who: &Principal, uuid: &str) -> Result<ContentItem> {
         who.require("EXPORT push")?;
-        self.store.write(|tx| {
+        self.write(|tx| {
             let content_id = self.content_for_export(tx, uuid)?;
             self.check_writable(tx, who, content_id)?;
             let export = self
@@ -194,7 +194,7 @@ impl Cms {
     /// `PUT /v3/export/pull/{uuid}`: the export text becomes the web text, as a new export version.
     pub fn pull_export(&self, who: &Principal, uuid: &str) -> Result<ContentItem> {
         who.require("EXPORT pull")?;
-        self.store.write(|tx| {
+        self.write(|tx| {
             let content_id = self.content_for_export(tx, uuid)?;
             self.check_writable(tx, who, content_id)?;
             let export = self.ensure_export(tx, who, content_id)?;
@@ -223,7 +223,7 @@ impl Cms {
         locked: bool,
     ) -> Result<ContentItem> {
         who.require("EXPORT lock")?;
-        self.store.write(|tx| {
+        self.write(|tx| {
             let content_id = self.content_for_export(tx, uuid)?;
             let export = self.ensure_export(tx, who, content_id)?;
             let now = clock::now();

@@ -122,7 +122,7 @@ impl Cms {
 
     /// Keeps the answer of an applied keyed request for its repeats.
     pub fn keep_reply(&self, who: &Principal, key: &str, reply: &StoredReply) -> Result<()> {
-        self.store.write(|tx| {
+        self.write(|tx| {
             tx.prepare_cached(
                 "UPDATE idempotency_keys SET status = ?3, content_type = ?4, response = ?5 WHERE user_id = ?1 AND key = ?2",
             )?

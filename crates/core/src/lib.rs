@@ -13,6 +13,7 @@ pub mod comments;
 pub mod containers;
 pub mod content;
 mod content_embeds;
+pub mod content_rendered;
 pub mod draftjs;
 pub mod drafts;
 pub mod error;
@@ -24,6 +25,7 @@ pub mod merge;
 pub mod model;
 pub mod paging;
 pub mod planning;
+mod principal_cache;
 pub mod print_documents;
 pub mod print_formats;
 pub mod record_type;
@@ -59,6 +61,10 @@ pub struct Cms {
     remote_locks: std::sync::OnceLock<std::sync::Arc<dyn locks::RemoteLocks>>,
     /// While a sync round runs in this process: what it pulled and pushed so far.
     sync_progress: std::sync::Mutex<Option<replica::SyncProgress>>,
+    /// Credentials verified lately (see `principal_cache`).
+    principals: principal_cache::PrincipalCache,
+    /// How content answers are rendered and kept (see `content_rendered`).
+    rendering: std::sync::OnceLock<content_rendered::Rendering>,
 }
 
 impl Cms {
@@ -69,6 +75,8 @@ impl Cms {
             namespace: namespace.to_owned(),
             remote_locks: std::sync::OnceLock::new(),
             sync_progress: std::sync::Mutex::new(None),
+            principals: principal_cache::PrincipalCache::default(),
+            rendering: std::sync::OnceLock::new(),
         })
     }
 
@@ -92,10 +100,18 @@ impl Cms {
     }
 
     /// Verifies a request's credential (`None` when the request had none).
-    pub fn authenticate(&self, credential: Option<&access::Credential>) -> Result<Principal> {
+    pub fn authenticate(
+        &self,
+        credential: Option<&access::Credential>,
+    ) -> Result<std::sync::Arc<Principal>> {
         let credential = credential.ok_or(CoreError::Token(TokenProblem::Missing))?;
-        self.store
-            .read(|tx| access::authenticate_credential(tx, credential))
+        // The token's own clock, as its signature check reads it.
+        let now = chrono::Utc::now().timestamp();
+        self.store.read(|tx| {
+            self.principals.principal(tx, credential, now, || {
+                access::authenticate_credential(tx, credential)
+            })
+        })
     }
 
     /// Empties the search index and builds it again (`search rebuild`);
@@ -111,14 +127,12 @@ impl Cms {
         roles: &[String],
         actions: &[String],
     ) -> Result<access::NewKeyPair> {
-        self.store
-            .write(|tx| access::create_key(tx, name, roles, actions))
+        self.write(|tx| access::create_key(tx, name, roles, actions))
     }
 
     /// Marks a key's content answers as one-element arrays, or not (`key set`).
     pub fn set_key_content_as_array(&self, public_key: &str, on: bool) -> Result<()> {
-        self.store
-            .write(|tx| access::set_content_as_array(tx, public_key, on))
+        self.write(|tx| access::set_content_as_array(tx, public_key, on))
     }
 
     pub(crate) fn srn(&self, record_type: &str, uuid: &str) -> String {

@@ -192,7 +192,7 @@ impl Cms {
             None => None,
         };
         let remote_lock_uuid = remote_lock.as_ref().map(|(_, uuid)| uuid.clone());
-        let made = self.store.write(|tx| {
+        let made = self.write(|tx| {
             let item = self.lockable_of_srn(tx, &raw)?;
             if let Some(existing) = self.lock_on(tx, item)? {
                 if existing.user_id == who.user_id {
@@ -247,7 +247,7 @@ impl Cms {
                 remote.unlock(&remote_uuid)?;
             }
         }
-        self.store.write(|tx| {
+        self.write(|tx| {
             let id = LOCK_REQUESTS.id_of(tx, uuid)?;
             let lock = self
                 .lock_by(tx, "l.id", id)?

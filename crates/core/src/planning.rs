@@ -205,7 +205,7 @@ impl Cms {
         who.require("WORKFLOW create")?;
         let name = required_text("name", input.name.as_deref())?;
         let slug = Slug::parse_or_make(input.slug.as_deref(), &name);
-        self.store.write(|tx| {
+        self.write(|tx| {
             let now = clock::now();
             tx.prepare_cached(
                 "INSERT INTO workflows (uuid, slug, name, status, is_web, is_print, priority, is_content, is_assignment,
@@ -264,7 +264,7 @@ impl Cms {
         who.require("WORKFLOWSECTION create")?;
         let name = required_text("name", input.name.as_deref())?;
         let slug = Slug::parse_or_make(input.slug.as_deref(), &name);
-        self.store.write(|tx| {
+        self.write(|tx| {
             let workflow_id = match input.workflow_id.as_deref().map(str::trim) {
                 None | Some("") | Some("0") => None,
                 Some(raw) => Some(WORKFLOWS.id_of_ref(tx, "workflow_id", raw)?),
@@ -329,7 +329,7 @@ impl Cms {
             Some(raw) => Some(clock::parse_timestamp("published_at", raw)?),
             None => None,
         };
-        self.store.write(|tx| {
+        self.write(|tx| {
             let decorated = input
                 .decorated_label
                 .clone()

@@ -251,7 +251,7 @@ impl Cms {
             .trim()
             .to_owned();
         let tracking = TrackingLabel::parse(&typed)?;
-        self.store.write(|tx| {
+        self.write(|tx| {
             ensure_label_free(tx, tracking.as_str(), None)?;
             let workflow = WORKFLOWS.updated_ref(tx, "workflow_id", &input.workflow_id, 0)?;
             let issue = ISSUES.updated_ref(tx, "issue_id", &input.issue_id, 0)?;
@@ -275,7 +275,7 @@ impl Cms {
         input: PrintDocumentInput,
     ) -> Result<PrintDocument> {
         who.require("PRINTDOCUMENT update")?;
-        self.store.write(|tx| {
+        self.write(|tx| {
             let id = PRINT_DOCUMENTS.id_of(tx, uuid)?;
             let old = self.document_by_id(tx, id)?;
             let label = match input.label.as_deref() {
@@ -368,7 +368,7 @@ impl Cms {
         uuid: &str,
         on_behalf_of: Option<&str>,
     ) -> Result<PrintDocument> {
-        self.store.write(|tx| {
+        self.write(|tx| {
             let id = PRINT_DOCUMENTS.id_of(tx, uuid)?;
             let doc = self.document_by_id(tx, id)?;
             let holder = match on_behalf_of {
@@ -428,7 +428,7 @@ impl Cms {
                 remote.unlock_print_document(&self.synced_print_document(uuid)?)?;
             }
         }
-        self.store.write(|tx| {
+        self.write(|tx| {
             let id = PRINT_DOCUMENTS.id_of(tx, uuid)?;
             let doc = self.document_by_id(tx, id)?;
             let Some(current) = doc.print_locked_user_id else {

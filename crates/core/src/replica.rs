@@ -506,7 +506,7 @@ fn has_pending(tx: &Transaction<'_>, record_type: RecordType, uuid: &str) -> Res
 impl Cms {
     /// Makes this instance a replica of `url` (once; another remote later is refused).
     pub fn set_remote(&self, url: &str) -> Result<()> {
-        self.store.write(|tx| {
+        self.write(|tx| {
             let current: Option<String> = tx
                 .query_row("SELECT url FROM sync_remote WHERE id = 1", [], |row| row.get(0))
                 .optional()?;
@@ -613,7 +613,7 @@ impl Cms {
         remote_uuid: &str,
         answer: Option<&Fields>,
     ) -> Result<()> {
-        self.store.write(|tx| {
+        self.write(|tx| {
             for id in &record.outbox_ids {
                 tx.prepare_cached("DELETE FROM outbox WHERE id = ?1")?
                     .execute([id])?;
@@ -655,7 +655,7 @@ impl Cms {
         error: &str,
         permanent: bool,
     ) -> Result<()> {
-        self.store.write(|tx| {
+        self.write(|tx| {
             for id in &record.outbox_ids {
                 tx.prepare_cached(
                     "UPDATE outbox SET attempts = attempts + 1, last_error = ?2,
@@ -695,7 +695,7 @@ impl Cms {
             }
         }
         let mut replaced = Vec::new();
-        let report = self.store.write(|tx| {
+        let report = self.write(|tx| {
             let report = as_remote(tx, || {
                 let mut report = ApplyReport::default();
                 for i in &order {
@@ -972,7 +972,7 @@ impl Cms {
             }
             None => return Err(CoreError::required("keep")),
         };
-        self.store.write(|tx| {
+        self.write(|tx| {
             let found = tx
                 .prepare_cached(
                     "SELECT id, record_type, record_uuid, field, mine, resolved_at, theirs, block_position, block_key
@@ -1122,7 +1122,7 @@ impl Cms {
 
     /// Records whether the last round reached the remote.
     pub fn set_online(&self, online: bool) -> Result<()> {
-        self.store.write(|tx| {
+        self.write(|tx| {
             tx.execute("UPDATE sync_remote SET online = ?1 WHERE id = 1", [online])?;
             Ok(())
         })

@@ -225,7 +225,7 @@ impl Cms {
         }
         // Hashed before the transaction: it takes a while, and the writer must not wait.
         let hash = hash_password(password)?;
-        self.store.write(|tx| {
+        self.write(|tx| {
             let user_id = user_id_named(tx, name)?;
             tx.prepare_cached(
                 "INSERT INTO user_passwords (user_id, hash, set_at) VALUES (?1, ?2, ?3)
@@ -243,7 +243,7 @@ impl Cms {
         rand::rng().fill_bytes(&mut random);
         let token = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(random);
         let expires_at = chrono::Utc::now().timestamp() + LINK_LIFETIME_SECS;
-        self.store.write(|tx| {
+        self.write(|tx| {
             let user_id = user_id_named(tx, name)?;
             tx.prepare_cached(
                 "INSERT INTO sign_in_links (token_sha256, user_id, created_at, expires_at) VALUES (?1, ?2, ?3, ?4)",
@@ -268,7 +268,7 @@ impl Cms {
                 // checked, in the write that checks the allowance: attempts
                 // racing in one burst see each other, and whether an attempt
                 // is let through never depends on its password being right.
-                let (stored, attempt) = self.store.write(|tx| {
+                let (stored, attempt) = self.write(|tx| {
                     check_allowance(tx, Some(name), address, now)?;
                     remember_failure(tx, Some(name), address, now)?;
                     let attempt = tx.last_insert_rowid();
@@ -293,7 +293,7 @@ impl Cms {
                         }
                     }
                 };
-                self.store.write(|tx| {
+                self.write(|tx| {
                     if !matches {
                         return Ok(Outcome::Refused(WRONG_PASSWORD.to_owned()));
                     }
@@ -307,7 +307,7 @@ impl Cms {
                     self.signed_in(tx, user_id, user_uuid, &label)
                 })?
             }
-            SignInWith::Link(token) => self.store.write(|tx| {
+            SignInWith::Link(token) => self.write(|tx| {
                 check_allowance(tx, None, address, now)?;
                 let found = tx
                     .prepare_cached(
@@ -400,7 +400,7 @@ impl Cms {
     /// `key revoke PUBLIC_KEY`: the key pair is deleted, and every token
     /// signed with it is refused from now on.
     pub fn revoke_key(&self, public_key: &str) -> Result<()> {
-        self.store.write(|tx| {
+        self.write(|tx| {
             let removed = tx
                 .prepare_cached("DELETE FROM key_pairs WHERE public_key = ?1")?
                 .execute([public_key])?;

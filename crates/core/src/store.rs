@@ -83,6 +83,14 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0014_content_search_fresh",
         include_str!("../migrations/0014_content_search_fresh.sql"),
     ),
+    (
+        "0015_auth_epoch",
+        include_str!("../migrations/0015_auth_epoch.sql"),
+    ),
+    (
+        "0016_content_rendered",
+        include_str!("../migrations/0016_content_rendered.sql"),
+    ),
 ];
 
 const READERS: usize = 8;

@@ -96,7 +96,7 @@ impl Cms {
         who.require("TAG create")?;
         let name = required_text("name", input.name.as_deref())?;
         let slug = Slug::parse_or_make(input.slug.as_deref(), &name);
-        self.store.write(|tx| {
+        self.write(|tx| {
             tx.prepare_cached(
                 "INSERT INTO tags (uuid, name, slug, created_at, modified_at) VALUES (?1, ?2, ?3, ?4, ?4)",
             )?
@@ -107,7 +107,7 @@ impl Cms {
 
     pub fn update_tag(&self, who: &Principal, uuid: &str, input: TagInput) -> Result<Tag> {
         who.require("TAG update")?;
-        self.store.write(|tx| {
+        self.write(|tx| {
             let id = TAGS.id_of(tx, uuid)?;
             let old = self.tag_by_id(tx, id)?;
             let name = match input.name.as_deref() {
@@ -130,7 +130,7 @@ impl Cms {
 
     pub fn delete_tags(&self, who: &Principal, uuids: &str) -> Result<()> {
         who.require("TAG delete")?;
-        self.store.write(|tx| {
+        self.write(|tx| {
             for id in TAGS.ids_of_list(tx, uuids)? {
                 TAGS.delete(tx, id)?;
             }

@@ -81,7 +81,7 @@ impl Cms {
     /// who administers their own copy) gets a fresh key pair, and the keys of
     /// earlier launches stop working. Its token is the launch's secret.
     pub fn launch_key(&self, name: &str) -> Result<crate::access::NewKeyPair> {
-        self.store.write(|tx| {
+        self.write(|tx| {
             let key = crate::access::create_key(tx, name, &["admin".to_owned()], &[])?;
             tx.execute(
                 "DELETE FROM key_pairs WHERE user_id = (SELECT user_id FROM key_pairs WHERE public_key = ?1)

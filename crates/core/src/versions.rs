@@ -199,7 +199,7 @@ impl Cms {
     /// Publication and type stay as they are: restoring text is not publishing.
     pub fn restore_version(&self, who: &Principal, uuid: &str) -> Result<ContentItem> {
         who.require("VERSION restore")?;
-        self.store.write(|tx| {
+        self.write(|tx| {
             let id = VERSIONS.id_of(tx, uuid)?;
             let old = self.version_by_id(tx, id)?;
             self.check_writable(tx, who, old.content_id)?;

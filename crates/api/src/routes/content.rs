@@ -106,15 +106,15 @@ pub async fn list(
     bearer: Bearer,
     Query(list): Query<ListParams>,
     Query(filter): Query<ContentListQuery>,
-) -> ApiResult<Json<wire::Envelope<wire::Content>>> {
+) -> ApiResult<axum::response::Response> {
     // `grid` (a layout hint of the hosted service's own pages) is accepted and has no meaning here.
     let filter = ContentFilter::from(filter);
     let page = state
         .call(bearer, move |cms, who| {
-            cms.list_content(who, &list.into(), &filter)
+            cms.list_content_rendered(who, &list.into(), &filter)
         })
         .await?;
-    Ok(Json(present::page(page, present::content)))
+    Ok(crate::json_text(present::rendered_page(page)))
 }
 
 #[utoipa::path(
@@ -132,7 +132,7 @@ pub async fn get(
     Path(uuid): Path<String>,
 ) -> ApiResult<ContentAnswer> {
     let item = state
-        .call_content(bearer, move |cms, who| cms.get_content(who, &uuid))
+        .call_rendered_content(bearer, move |cms, who| cms.get_content_rendered(who, &uuid))
         .await?;
     Ok(item)
 }
