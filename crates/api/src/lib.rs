@@ -20,7 +20,6 @@ use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::http::{Method, Uri};
 use copydesk_core::access::Principal;
-use copydesk_core::content_rendered::RenderedContent;
 use copydesk_core::{Cms, CoreError};
 use tower_http::catch_panic::CatchPanicLayer;
 
@@ -58,20 +57,11 @@ impl AppState {
         work: impl FnOnce(&Cms, &Principal) -> ApiResult<T> + Send + 'static,
     ) -> ApiResult<T> {
         let cms = Arc::clone(&self.cms);
-        tokio::task::spawn_blocking(move || {
-            let who = cms.authenticate(bearer.credential.as_ref())?;
-            match &bearer.keyed {
-                Some(keyed) => {
-                    cms.applying_once(&who, &keyed.key, &keyed.hash, || work(&cms, &who))
-                        .0
-                }
-                None => work(&cms, &who),
-            }
-        })
-        .await
-        .map_err(|err| {
-            ApiError::Core(CoreError::Internal(format!("a request task failed: {err}")))
-        })?
+        tokio::task::spawn_blocking(move || run_now(&cms, &bearer, work))
+            .await
+            .map_err(|err| {
+                ApiError::Core(CoreError::Internal(format!("a request task failed: {err}")))
+            })?
     }
 
     /// Runs one use case as the caller.
@@ -104,20 +94,21 @@ impl AppState {
         Ok(ContentAnswer::new(present::content(item), as_array))
     }
 
-    /// Like [`AppState::call_content`] for an answer the core hands over as text.
-    pub(crate) async fn call_rendered_content(
+    /// One content item's kept answer, for the caller. The token check and
+    /// the read share one read transaction and run here, on the request's
+    /// own thread: it is one indexed read, and handing it to a blocking
+    /// thread would cost more than the read.
+    pub(crate) fn read_rendered_content(
         &self,
-        bearer: Bearer,
-        work: impl FnOnce(&Cms, &Principal) -> copydesk_core::Result<RenderedContent> + Send + 'static,
+        bearer: &Bearer,
+        uuid: &str,
     ) -> ApiResult<ContentAnswer> {
-        let (item, as_array) = self
-            .call(bearer, move |cms, who| {
-                Ok((work(cms, who)?, who.content_as_array))
-            })
-            .await?;
+        let (item, who) = self
+            .cms
+            .get_content_rendered_as(bearer.credential.as_ref(), uuid)?;
         Ok(ContentAnswer {
             content: AnswerBody::Rendered(item.0),
-            as_array,
+            as_array: who.content_as_array,
         })
     }
 
@@ -165,6 +156,22 @@ impl AppState {
             Ok(work(cms, who, parsed)?)
         })
         .await
+    }
+}
+
+/// Authenticates the caller and runs `work` as them.
+fn run_now<T>(
+    cms: &Cms,
+    bearer: &Bearer,
+    work: impl FnOnce(&Cms, &Principal) -> ApiResult<T>,
+) -> ApiResult<T> {
+    let who = cms.authenticate(bearer.credential.as_ref())?;
+    match &bearer.keyed {
+        Some(keyed) => {
+            cms.applying_once(&who, &keyed.key, &keyed.hash, || work(cms, &who))
+                .0
+        }
+        None => work(cms, &who),
     }
 }
 

@@ -131,7 +131,7 @@ impl Cms {
         let mut stored: HashMap<i64, String> = tx
             .prepare_cached(
                 "SELECT content_id, body FROM content_rendered
-                 WHERE content_id IN (SELECT value FROM json_each(?1)) AND format = ?2",
+                 WHERE content_id IN (SELECT value FROM json_each(?1)) AND format = +?2",
             )?
             .query_map(rusqlite::params![ids, rendering.format], |row| {
                 Ok((row.get(0)?, row.get(1)?))
@@ -168,14 +168,37 @@ impl Cms {
 
     /// [`Cms::get_content`], as the answer's text.
     pub fn get_content_rendered(&self, who: &Principal, uuid: &str) -> Result<RenderedContent> {
+        self.store
+            .read(|tx| self.rendered_content_in(tx, who, uuid))
+    }
+
+    /// [`Cms::get_content_rendered`] for a request's credential, checked in
+    /// the same read transaction as the item is read in; with the principal.
+    pub fn get_content_rendered_as(
+        &self,
+        credential: Option<&crate::access::Credential>,
+        uuid: &str,
+    ) -> Result<(RenderedContent, Arc<Principal>)> {
+        self.read_as(credential, |tx, who| {
+            self.rendered_content_in(tx, who, uuid)
+        })
+    }
+
+    /// [`Cms::get_content_rendered`] within a read transaction.
+    fn rendered_content_in(
+        &self,
+        tx: &Transaction<'_>,
+        who: &Principal,
+        uuid: &str,
+    ) -> Result<RenderedContent> {
         who.require("CONTENT get")?;
         let rendering = self.rendering()?;
-        self.store.read(|tx| {
+        {
             // `+?1`: see the store's note on statements re-prepared for every value.
             let found: Option<(i64, Option<String>)> = tx
                 .prepare_cached(
                     "SELECT c.id, r.body FROM content c
-                     LEFT JOIN content_rendered r ON r.content_id = c.id AND r.format = ?2
+                     LEFT JOIN content_rendered r ON r.content_id = c.id AND r.format = +?2
                      WHERE c.uuid = +?1",
                 )?
                 .query_row(rusqlite::params![uuid, rendering.format], |row| {
@@ -198,7 +221,7 @@ impl Cms {
             items
                 .pop()
                 .ok_or_else(|| CoreError::Internal("an item read just now is missing".into()))
-        })
+        }
     }
 
     /// [`Cms::list_content`], each item as its answer's text.
@@ -221,7 +244,7 @@ impl Cms {
             let id = CONTENT.id_of(tx, uuid)?;
             Ok(tx
                 .prepare_cached(
-                    "SELECT 1 FROM content_rendered WHERE content_id = ?1 AND format = ?2",
+                    "SELECT 1 FROM content_rendered WHERE content_id = ?1 AND format = +?2",
                 )?
                 .query_row(rusqlite::params![id, format], |_| Ok(()))
                 .optional()?

@@ -114,6 +114,24 @@ impl Cms {
         })
     }
 
+    /// Verifies a request's credential and runs `work` as its principal in
+    /// the same read transaction (one snapshot, one trip to the pool): for
+    /// the reads a client makes most.
+    pub fn read_as<T>(
+        &self,
+        credential: Option<&access::Credential>,
+        work: impl FnOnce(&rusqlite::Transaction<'_>, &Principal) -> Result<T>,
+    ) -> Result<(T, std::sync::Arc<Principal>)> {
+        let credential = credential.ok_or(CoreError::Token(TokenProblem::Missing))?;
+        let now = chrono::Utc::now().timestamp();
+        self.store.read(|tx| {
+            let who = self.principals.principal(tx, credential, now, || {
+                access::authenticate_credential(tx, credential)
+            })?;
+            Ok((work(tx, &who)?, who))
+        })
+    }
+
     /// Empties the search index and builds it again (`search rebuild`);
     /// returns how many items it indexed.
     pub fn rebuild_search_index(&self) -> Result<usize> {

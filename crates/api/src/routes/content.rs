@@ -131,10 +131,7 @@ pub async fn get(
     bearer: Bearer,
     Path(uuid): Path<String>,
 ) -> ApiResult<ContentAnswer> {
-    let item = state
-        .call_rendered_content(bearer, move |cms, who| cms.get_content_rendered(who, &uuid))
-        .await?;
-    Ok(item)
+    state.read_rendered_content(&bearer, &uuid)
 }
 
 #[utoipa::path(
