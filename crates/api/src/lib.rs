@@ -20,6 +20,7 @@ use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::http::{Method, Uri};
 use copydesk_core::access::Principal;
+use copydesk_core::content_rendered::RenderedContent;
 use copydesk_core::{Cms, CoreError};
 use tower_http::catch_panic::CatchPanicLayer;
 
@@ -135,6 +136,31 @@ impl AppState {
             })
             .await?;
         Ok(ContentAnswer::new(present::content(item), as_array))
+    }
+
+    /// [`AppState::call_with`] for an operation that answers one content
+    /// item as the text the core kept.
+    pub(crate) async fn call_with_rendered_content<B>(
+        &self,
+        bearer: Bearer,
+        action: &'static str,
+        body: RawJson,
+        work: impl FnOnce(&Cms, &Principal, B) -> copydesk_core::Result<RenderedContent>
+        + Send
+        + 'static,
+    ) -> ApiResult<ContentAnswer>
+    where
+        B: DeserializeOwned,
+    {
+        let (item, as_array) = self
+            .call_with(bearer, action, body, move |cms, who, body| {
+                Ok((work(cms, who, body)?, who.content_as_array))
+            })
+            .await?;
+        Ok(ContentAnswer {
+            content: AnswerBody::Rendered(item.0),
+            as_array,
+        })
     }
 
     /// Like [`AppState::call`] for an operation with a JSON body: the token and

@@ -277,18 +277,26 @@ impl Cms {
         query: &ListQuery,
         filter: &ContentFilter,
     ) -> Result<Page<ContentItem>> {
-        self.list_content_as(who, query, filter, |tx, records| {
-            self.completed_items(tx, records)
-        })
+        self.list_content_as(
+            who,
+            query,
+            filter,
+            COLUMNS,
+            |row| self.content_from_row(row),
+            |tx, records| self.completed_items(tx, records),
+        )
     }
 
-    /// The content list, each page's records finished by `finish`.
-    pub(crate) fn list_content_as<T>(
+    /// The content list: each page's rows read as `columns` by `map`, then
+    /// finished by `finish`.
+    pub(crate) fn list_content_as<R, T>(
         &self,
         who: &Principal,
         query: &ListQuery,
         filter: &ContentFilter,
-        finish: impl Fn(&Transaction<'_>, Vec<ContentRecord>) -> Result<Vec<T>>,
+        columns: &str,
+        map: impl Fn(&rusqlite::Row<'_>) -> rusqlite::Result<R>,
+        finish: impl Fn(&Transaction<'_>, Vec<R>) -> Result<Vec<T>>,
     ) -> Result<Page<T>> {
         who.require("CONTENT list")?;
         let params = ListParams::parse(query, SORTABLE, "version")?;
@@ -414,10 +422,7 @@ impl Cms {
             } else {
                 format!("WHERE {}", conditions.join(" AND "))
             };
-            let mut page =
-                fetch_page(tx, "content", COLUMNS, &filter_sql, &args, &params, |row| {
-                    self.content_from_row(row)
-                })?;
+            let mut page = fetch_page(tx, "content", columns, &filter_sql, &args, &params, &map)?;
             let items = finish(tx, std::mem::take(&mut page.items))?;
             Ok(page.with_items(items))
         })
@@ -432,6 +437,17 @@ impl Cms {
     }
 
     pub fn create_content(&self, who: &Principal, input: ContentInput) -> Result<ContentItem> {
+        self.create_content_as(who, input, |tx, id| self.content_item(tx, id))
+    }
+
+    /// Creates an item and answers with what `finish` reads of it, in the
+    /// create's own transaction.
+    pub(crate) fn create_content_as<T>(
+        &self,
+        who: &Principal,
+        input: ContentInput,
+        finish: impl FnOnce(&Transaction<'_>, i64) -> Result<T>,
+    ) -> Result<T> {
         let mut checked = self.check_new_content(who, input)?;
         let files = match &checked.input.attachment {
             Some(upload) => Some(write_upload(self.store.files_dir(), upload, 0)?),
@@ -439,7 +455,7 @@ impl Cms {
         };
         let item = self.write(|tx| {
             let id = self.insert_content(tx, who, &mut checked, files.as_ref())?;
-            self.content_item(tx, id)
+            finish(tx, id)
         })?;
         if let Some(files) = files {
             files.keep();

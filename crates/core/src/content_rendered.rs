@@ -74,7 +74,7 @@ impl Cms {
     }
 
     /// Renders up to a batch of queued items (newest first) and stores them.
-    fn render_pending(&self, tx: &Transaction<'_>) -> Result<()> {
+    pub(crate) fn render_pending(&self, tx: &Transaction<'_>) -> Result<()> {
         let Some(rendering) = self.rendering.get() else {
             return Ok(());
         };
@@ -119,40 +119,39 @@ impl Cms {
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
-    /// The answers of `records`, in their order: stored ones where they are
-    /// current, the others assembled and rendered now.
+    /// The answers of the items `ids`, in that order: stored ones where they
+    /// are current, the others assembled and rendered now.
     pub(crate) fn rendered_items(
         &self,
         tx: &Transaction<'_>,
-        records: Vec<ContentRecord>,
+        ids: Vec<i64>,
     ) -> Result<Vec<RenderedContent>> {
         let rendering = self.rendering()?;
-        let ids = id_array(records.iter().map(|r| r.id));
+        let list = id_array(ids.iter().copied());
         let mut stored: HashMap<i64, String> = tx
             .prepare_cached(
                 "SELECT content_id, body FROM content_rendered
                  WHERE content_id IN (SELECT value FROM json_each(?1)) AND format = +?2",
             )?
-            .query_map(rusqlite::params![ids, rendering.format], |row| {
+            .query_map(rusqlite::params![list, rendering.format], |row| {
                 Ok((row.get(0)?, row.get(1)?))
             })?
             .collect::<rusqlite::Result<_>>()?;
-        let order: Vec<i64> = records.iter().map(|r| r.id).collect();
-        let missing: Vec<ContentRecord> = if rendering.check {
-            records
-        } else {
-            records
-                .into_iter()
-                .filter(|r| !stored.contains_key(&r.id))
-                .collect()
-        };
-        let mut fresh: HashMap<i64, String> = self
-            .completed_items(tx, missing)?
-            .into_iter()
-            .map(|item| (item.record.id, (rendering.renderer)(item)))
+        let missing: Vec<i64> = ids
+            .iter()
+            .copied()
+            .filter(|id| rendering.check || !stored.contains_key(id))
             .collect();
-        order
-            .into_iter()
+        let mut fresh: HashMap<i64, String> = HashMap::new();
+        if !missing.is_empty() {
+            let records = self.content_records(tx, &id_array(missing))?;
+            fresh = self
+                .completed_items(tx, records)?
+                .into_iter()
+                .map(|item| (item.record.id, (rendering.renderer)(item)))
+                .collect();
+        }
+        ids.into_iter()
             .map(|id| match (stored.remove(&id), fresh.remove(&id)) {
                 (Some(kept), Some(now)) if kept != now => Err(CoreError::Internal(format!(
                     "the stored answer of content item {id} is stale"
@@ -216,12 +215,26 @@ impl Cms {
             {
                 return Ok(RenderedContent(body));
             }
-            let record = self.content_record(tx, id)?;
-            let mut items = self.rendered_items(tx, vec![record])?;
+            let mut items = self.rendered_items(tx, vec![id])?;
             items
                 .pop()
                 .ok_or_else(|| CoreError::Internal("an item read just now is missing".into()))
         }
+    }
+
+    /// [`Cms::create_content`], answered with the new item's kept text
+    /// (rendered once, in the create's transaction).
+    pub fn create_content_rendered(
+        &self,
+        who: &Principal,
+        input: crate::content::ContentInput,
+    ) -> Result<RenderedContent> {
+        self.create_content_as(who, input, |tx, id| {
+            self.render_pending(tx)?;
+            self.rendered_items(tx, vec![id])?
+                .pop()
+                .ok_or_else(|| CoreError::Internal("an item made just now is missing".into()))
+        })
     }
 
     /// [`Cms::list_content`], each item as its answer's text.
@@ -231,9 +244,14 @@ impl Cms {
         query: &ListQuery,
         filter: &ContentFilter,
     ) -> Result<Page<RenderedContent>> {
-        self.list_content_as(who, query, filter, |tx, records| {
-            self.rendered_items(tx, records)
-        })
+        self.list_content_as(
+            who,
+            query,
+            filter,
+            "content.id",
+            |row| row.get(0),
+            |tx, ids| self.rendered_items(tx, ids),
+        )
     }
 
     /// Whether `id`'s stored answer is current (for tests).

@@ -150,8 +150,8 @@ pub async fn create(
     body: RawJson,
 ) -> ApiResult<ContentAnswer> {
     let item = state
-        .call_with_content(bearer, "CONTENT create", body, |cms, who, body| {
-            cms.create_content(who, input(body))
+        .call_with_rendered_content(bearer, "CONTENT create", body, |cms, who, body| {
+            cms.create_content_rendered(who, input(body))
         })
         .await?;
     Ok(item)
