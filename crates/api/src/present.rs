@@ -42,9 +42,10 @@ pub fn page<T, W>(page: Page<T>, item: impl FnMut(T) -> W) -> wire::Envelope<W> 
     }
 }
 
-/// A page of content answers the core kept as text, in the envelope every
-/// list has: the envelope is serialised without items and the items' text
-/// is put in its empty `items` array.
+/// A page of answers already written as JSON text (content items as the
+/// core kept them), in the envelope every list has: the envelope is
+/// serialised without items and the items' text is put in its empty
+/// `items` array.
 pub fn rendered_page(mut page: Page<RenderedContent>) -> String {
     let items: Vec<String> = std::mem::take(&mut page.items)
         .into_iter()
@@ -327,12 +328,14 @@ pub fn container(container: Container) -> wire::Container {
     }
 }
 
-pub fn search_hit(hit: SearchHit) -> wire::SearchHit {
-    match hit {
-        SearchHit::Content(item) => wire::SearchHit::Content(Box::new(content(*item))),
-        SearchHit::Author(a) => wire::SearchHit::Author(author(a)),
-        SearchHit::Tag(t) => wire::SearchHit::Tag(tag(t)),
-    }
+/// A search result as JSON text: a content item as kept, the others serialised.
+pub fn search_hit(hit: SearchHit) -> RenderedContent {
+    let text = match hit {
+        SearchHit::Content(item) => return item,
+        SearchHit::Author(a) => serde_json::to_string(&author(a)),
+        SearchHit::Tag(t) => serde_json::to_string(&tag(t)),
+    };
+    RenderedContent(text.unwrap_or_else(|err| format!("{{\"error\":\"{err}\"}}")))
 }
 
 pub fn lock_request(lock: LockRequest) -> wire::LockRequest {

@@ -41,9 +41,7 @@ pub(crate) struct Rendering {
     check: bool,
 }
 
-/// One content item's answer, ready to send.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RenderedContent(pub String);
+pub use crate::model::content::RenderedContent;
 
 impl Cms {
     /// Keeps answers rendered by `renderer`, named `format` (change the name

@@ -6,7 +6,7 @@ use crate::Cms;
 use crate::access::Principal;
 use crate::authors::{AUTHORS, Author};
 use crate::error::{CoreError, Result};
-use crate::model::content::ContentItem;
+use crate::model::content::RenderedContent;
 use crate::paging::{ListParams, ListQuery, Page};
 use crate::records::{fetch_page, fetch_page_by};
 use crate::tags::{TAGS, Tag};
@@ -21,9 +21,11 @@ pub struct SearchQuery {
     pub author: Option<String>,
 }
 
+/// One search result. A content item comes as its kept answer's text (see
+/// `content_rendered`), as the content list serves it.
 #[derive(Debug, Clone)]
 pub enum SearchHit {
-    Content(Box<ContentItem>),
+    Content(RenderedContent),
     Author(Author),
     Tag(Tag),
 }
@@ -80,7 +82,7 @@ impl Cms {
         match record_type {
             "content" => {
                 let page = self.search_content(who, search, query)?;
-                Ok(page.map(|item| SearchHit::Content(Box::new(item))))
+                Ok(page.map(SearchHit::Content))
             }
             "author" => {
                 who.require("AUTHOR list")?;
@@ -147,7 +149,7 @@ impl Cms {
         who: &Principal,
         search: &SearchQuery,
         query: &ListQuery,
-    ) -> Result<Page<ContentItem>> {
+    ) -> Result<Page<RenderedContent>> {
         who.require("CONTENT list")?;
         let params = ListParams::parse(
             query,
@@ -215,17 +217,17 @@ impl Cms {
             };
             let n = args.len();
             let count_sql = format!("SELECT COUNT(*) FROM {from} {filter}");
+            // Only ids go through the ranking's sort; the page's answers
+            // are then read as kept.
             let page_sql = format!(
-                "SELECT {} FROM {from} {filter} {order} LIMIT ?{} OFFSET ?{}",
-                crate::model::content::COLUMNS,
+                "SELECT content.id FROM {from} {filter} {order} LIMIT ?{} OFFSET ?{}",
                 n + 1,
                 n + 2
             );
             let refs: Vec<&dyn ToSql> = args.iter().map(|a| a.as_ref()).collect();
-            let mut page = fetch_page_by(tx, &count_sql, &page_sql, &refs, &params, |row| {
-                self.content_from_row(row)
-            })?;
-            let items = self.completed_items(tx, std::mem::take(&mut page.items))?;
+            let mut page =
+                fetch_page_by(tx, &count_sql, &page_sql, &refs, &params, |row| row.get(0))?;
+            let items = self.rendered_items(tx, std::mem::take(&mut page.items))?;
             Ok(page.with_items(items))
         })
     }

@@ -1,6 +1,5 @@
 //! `/v3/search`: content, authors or tags by keywords.
 
-use axum::Json;
 use axum::extract::State;
 use copydesk_core::search::SearchQuery;
 use copydesk_wire as wire;
@@ -58,12 +57,14 @@ pub async fn search(
     bearer: Bearer,
     Query(search): Query<SearchParams>,
     Query(list): Query<ListParams>,
-) -> ApiResult<Json<wire::Envelope<wire::SearchHit>>> {
+) -> ApiResult<axum::response::Response> {
     let search = SearchQuery::from(search);
     let page = state
         .call(bearer, move |cms, who| {
             cms.search(who, &search, &list.into())
         })
         .await?;
-    Ok(Json(present::page(page, present::search_hit)))
+    Ok(crate::json_text(present::rendered_page(
+        page.map(present::search_hit),
+    )))
 }

@@ -95,6 +95,10 @@ pub struct ContentItem {
     pub lead_photo: Option<LeadPhoto>,
 }
 
+/// One content item's answer, ready to send (see `content_rendered`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RenderedContent(pub String);
+
 /// The media item a story leads with, as clients of the hosted service read
 /// it (`dominantAttachment`): its file, its caption (its body) and its authors.
 #[derive(Debug, Clone, PartialEq)]
