@@ -120,6 +120,7 @@ fn get_request(
 }
 
 fn main() -> Result<()> {
+    copydesk_tests::measuring();
     let args = Args::parse();
     let server = TestServer::start();
     let base = Arc::new(server.base.clone());

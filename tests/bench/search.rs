@@ -95,6 +95,7 @@ fn percentile(sorted: &[Duration], q: f64) -> f64 {
 }
 
 fn main() -> Result<()> {
+    copydesk_tests::measuring();
     let args = Args::parse();
     ensure!(
         args.stories > 0 && args.batch > 0,
@@ -103,6 +104,8 @@ fn main() -> Result<()> {
     let mut server = TestServer::start();
     server.kill();
     let cms = Cms::open(server.dir.path(), "copydesk").context("opening the data directory")?;
+    // Stories are kept rendered as the server would keep them.
+    copydesk_api::keep_rendered_content(&cms);
     let who = cms
         .authenticate(Some(&Credential::PrivateKey(
             server.admin.private_key.clone(),

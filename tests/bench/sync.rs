@@ -80,6 +80,7 @@ fn fan_out(
 }
 
 fn main() -> Result<()> {
+    copydesk_tests::measuring();
     let args = Args::parse();
     let central = TestServer::start();
     let key = central.key("laptop", &["editor"], &[]);

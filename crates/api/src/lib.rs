@@ -253,10 +253,12 @@ pub(crate) fn json_text(text: String) -> axum::response::Response {
 /// differently (the package version changes it on every release too).
 const CONTENT_FORMAT: &str = concat!("content/1/", env!("CARGO_PKG_VERSION"));
 
-/// Hands the core the renderer of content answers it keeps. With
+/// Hands the core the renderer of content answers it keeps ([`router`]
+/// does it; a program writing through the core without serving calls it
+/// so that what it writes is kept rendered too). With
 /// `COPYDESK_CHECK_RENDERED=1` (the test suites set it) every kept answer
 /// served is compared with a fresh one.
-fn keep_rendered_content(cms: &Cms) {
+pub fn keep_rendered_content(cms: &Cms) {
     let check = std::env::var("COPYDESK_CHECK_RENDERED").is_ok_and(|v| v == "1");
     cms.render_content_with(
         CONTENT_FORMAT,

@@ -483,6 +483,8 @@ impl Cms {
             for one in &mut checked {
                 self.insert_content(tx, who, one, None)?;
             }
+            // Every item made here is served from its kept answer at once.
+            self.render_all_pending(tx)?;
             Ok(checked.len())
         })
     }

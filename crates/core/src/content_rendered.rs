@@ -71,10 +71,17 @@ impl Cms {
         })
     }
 
-    /// Renders up to a batch of queued items (newest first) and stores them.
-    pub(crate) fn render_pending(&self, tx: &Transaction<'_>) -> Result<()> {
+    /// Renders every queued item, a batch at a time (for imports).
+    pub(crate) fn render_all_pending(&self, tx: &Transaction<'_>) -> Result<()> {
+        while self.render_pending(tx)? {}
+        Ok(())
+    }
+
+    /// Renders up to a batch of queued items (newest first) and stores them;
+    /// says whether it rendered any.
+    pub(crate) fn render_pending(&self, tx: &Transaction<'_>) -> Result<bool> {
         let Some(rendering) = self.rendering.get() else {
-            return Ok(());
+            return Ok(false);
         };
         let ids: Vec<i64> = tx
             .prepare_cached(
@@ -83,7 +90,7 @@ impl Cms {
             .query_map([RENDER_BATCH as i64], |row| row.get(0))?
             .collect::<rusqlite::Result<_>>()?;
         if ids.is_empty() {
-            return Ok(());
+            return Ok(false);
         }
         let list = id_array(ids.iter().copied());
         let records = self.content_records(tx, &list)?;
@@ -103,7 +110,7 @@ impl Cms {
             "DELETE FROM content_render_pending WHERE content_id IN (SELECT value FROM json_each(?1))",
         )?
         .execute([&list])?;
-        Ok(())
+        Ok(true)
     }
 
     /// The records of the items in `ids` (a JSON array) that exist, in that order.

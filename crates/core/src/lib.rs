@@ -70,8 +70,14 @@ pub struct Cms {
 impl Cms {
     /// Opens the instance whose data lives in `dir` (created on first use).
     pub fn open(dir: &Path, namespace: &str) -> Result<Self> {
+        Self::open_with(dir, namespace, store::ReadMemory::default())
+    }
+
+    /// [`Cms::open`] with the memory the store may read with (see
+    /// [`store::ReadMemory`]).
+    pub fn open_with(dir: &Path, namespace: &str, memory: store::ReadMemory) -> Result<Self> {
         Ok(Self {
-            store: Store::open(dir)?,
+            store: Store::open_with(dir, memory)?,
             namespace: namespace.to_owned(),
             remote_locks: std::sync::OnceLock::new(),
             sync_progress: std::sync::Mutex::new(None),

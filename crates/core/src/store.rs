@@ -112,6 +112,31 @@ pub struct Store {
     damaged: AtomicBool,
 }
 
+/// How much memory each connection may use to read. The default is
+/// SQLite's own (a small page cache per connection, nothing mapped): right
+/// for the desktop app, whose idle memory counts.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ReadMemory {
+    /// How much of the database file is mapped into memory (0: none). A
+    /// mapped page is shared by every connection and read without a copy
+    /// or a system call, where an unmapped one is read into each
+    /// connection's own cache.
+    pub mapped_bytes: i64,
+    /// Each connection's page cache, in KiB (0: SQLite's default).
+    pub cache_kib: i64,
+}
+
+impl ReadMemory {
+    /// A central server's: the file mapped (SQLite caps it at its build's
+    /// largest map, 2 GiB unless built otherwise) and 16 MiB of page cache
+    /// per connection, so that a search over an archive reads its pages
+    /// without a `pread` each.
+    pub const SERVER: Self = Self {
+        mapped_bytes: 1 << 40,
+        cache_kib: 16 * 1024,
+    };
+}
+
 /// The database file in a data directory.
 pub fn database_path(dir: &Path) -> PathBuf {
     dir.join("copydesk.db")
@@ -120,12 +145,17 @@ pub fn database_path(dir: &Path) -> PathBuf {
 impl Store {
     /// Opens (or creates) the store in `dir`, applying any pending migration.
     pub fn open(dir: &Path) -> Result<Self> {
+        Self::open_with(dir, ReadMemory::default())
+    }
+
+    /// [`Store::open`] with the memory its connections may read with.
+    pub fn open_with(dir: &Path, memory: ReadMemory) -> Result<Self> {
         create_private_dir(dir)?;
         let files_dir = dir.join("files");
         create_private_dir(&files_dir)?;
         let db_path = database_path(dir);
         create_private_file(&db_path)?;
-        let mut writer = open_connection(&db_path, false)?;
+        let mut writer = open_connection(&db_path, false, memory)?;
         let problems = quick_check(&writer)?;
         if !problems.is_empty() {
             return Err(CoreError::Damaged(problems));
@@ -135,7 +165,7 @@ impl Store {
         restrict_to_owner(&db_path)?;
         let mut readers = Vec::with_capacity(READERS);
         for _ in 0..READERS {
-            readers.push(open_connection(&db_path, true)?);
+            readers.push(open_connection(&db_path, true, memory)?);
         }
         Ok(Self {
             writer: Mutex::new(writer),
@@ -394,7 +424,7 @@ fn lock<T>(mutex: &Mutex<T>) -> Result<MutexGuard<'_, T>> {
         .map_err(|_| CoreError::Internal("a storage connection was poisoned by a panic".into()))
 }
 
-fn open_connection(path: &Path, read_only: bool) -> Result<Connection> {
+fn open_connection(path: &Path, read_only: bool, memory: ReadMemory) -> Result<Connection> {
     let flags = if read_only {
         OpenFlags::SQLITE_OPEN_READ_ONLY
             | OpenFlags::SQLITE_OPEN_NO_MUTEX
@@ -413,6 +443,12 @@ fn open_connection(path: &Path, read_only: bool) -> Result<Connection> {
     conn.pragma_update(None, "synchronous", "NORMAL")?;
     conn.pragma_update(None, "foreign_keys", "ON")?;
     conn.set_prepared_statement_cache_capacity(128);
+    if memory.mapped_bytes > 0 {
+        conn.pragma_update(None, "mmap_size", memory.mapped_bytes)?;
+    }
+    if memory.cache_kib > 0 {
+        conn.pragma_update(None, "cache_size", -memory.cache_kib)?;
+    }
     Ok(conn)
 }
 

@@ -220,7 +220,8 @@ impl DataArgs {
 
     fn open(&self) -> Result<(Cms, PathBuf)> {
         let dir = self.dir()?;
-        let cms = match Cms::open(&dir, &self.namespace) {
+        let memory = copydesk_core::store::ReadMemory::SERVER;
+        let cms = match Cms::open_with(&dir, &self.namespace, memory) {
             Ok(cms) => cms,
             Err(CoreError::Damaged(problems)) => anyhow::bail!(
                 "{} is damaged, so it was not opened (SQLite's quick_check found {}; the first: {}). \
