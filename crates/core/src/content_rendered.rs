@@ -26,9 +26,13 @@ use crate::error::{CoreError, Result};
 use crate::model::content::{COLUMNS, CONTENT, ContentItem, ContentRecord};
 use crate::paging::{ListQuery, Page};
 
-/// How many queued items one write renders; the rest wait for later writes
-/// (and are assembled when read meanwhile).
-const RENDER_BATCH: usize = 1000;
+/// How many queued items one write renders (about 20 ms of work); the rest
+/// wait for later writes and are assembled when read meanwhile. A database
+/// from before migration 0016, or a rename shown in thousands of stories,
+/// queues more than that: each write then renders a batch of the queue,
+/// newest ids first (so a create still renders its own item), and no write
+/// pays for all of it.
+const RENDER_BATCH: usize = 100;
 
 /// Turns an item into the text a client reads.
 pub type Renderer = Arc<dyn Fn(ContentItem) -> String + Send + Sync>;
