@@ -113,44 +113,18 @@ impl AppState {
         })
     }
 
-    /// [`AppState::call_with`] for an operation that answers one content item.
-    pub(crate) async fn call_with_content<B>(
-        &self,
-        bearer: Bearer,
-        action: &'static str,
-        body: RawJson,
-        work: impl FnOnce(
-            &Cms,
-            &Principal,
-            B,
-        ) -> copydesk_core::Result<copydesk_core::content::ContentItem>
-        + Send
-        + 'static,
-    ) -> ApiResult<ContentAnswer>
-    where
-        B: DeserializeOwned,
-    {
-        let (item, as_array) = self
-            .call_with(bearer, action, body, move |cms, who, body| {
-                Ok((work(cms, who, body)?, who.content_as_array))
-            })
-            .await?;
-        Ok(ContentAnswer::new(present::content(item), as_array))
-    }
-
     /// [`AppState::call_with`] for an operation that answers one content
-    /// item as the text the core kept.
-    pub(crate) async fn call_with_rendered_content<B>(
+    /// item (a record to present, or the text the core kept).
+    pub(crate) async fn call_with_content<B, C>(
         &self,
         bearer: Bearer,
         action: &'static str,
         body: RawJson,
-        work: impl FnOnce(&Cms, &Principal, B) -> copydesk_core::Result<RenderedContent>
-        + Send
-        + 'static,
+        work: impl FnOnce(&Cms, &Principal, B) -> copydesk_core::Result<C> + Send + 'static,
     ) -> ApiResult<ContentAnswer>
     where
         B: DeserializeOwned,
+        C: ContentResult,
     {
         let (item, as_array) = self
             .call_with(bearer, action, body, move |cms, who, body| {
@@ -158,7 +132,7 @@ impl AppState {
             })
             .await?;
         Ok(ContentAnswer {
-            content: AnswerBody::Rendered(item.0),
+            content: item.into_body(),
             as_array,
         })
     }
@@ -213,6 +187,23 @@ pub struct ContentAnswer {
 enum AnswerBody {
     Item(Box<copydesk_wire::Content>),
     Rendered(String),
+}
+
+/// What a use case answering one content item gives back.
+pub(crate) trait ContentResult: Send + 'static {
+    fn into_body(self) -> AnswerBody;
+}
+
+impl ContentResult for copydesk_core::content::ContentItem {
+    fn into_body(self) -> AnswerBody {
+        AnswerBody::Item(Box::new(present::content(self)))
+    }
+}
+
+impl ContentResult for RenderedContent {
+    fn into_body(self) -> AnswerBody {
+        AnswerBody::Rendered(self.0)
+    }
 }
 
 impl ContentAnswer {

@@ -150,7 +150,7 @@ pub async fn create(
     body: RawJson,
 ) -> ApiResult<ContentAnswer> {
     let item = state
-        .call_with_rendered_content(bearer, "CONTENT create", body, |cms, who, body| {
+        .call_with_content(bearer, "CONTENT create", body, |cms, who, body| {
             cms.create_content_rendered(who, input(body))
         })
         .await?;
