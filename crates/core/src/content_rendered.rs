@@ -117,7 +117,7 @@ impl Cms {
         Ok(true)
     }
 
-    /// The records of the items in `ids` (a JSON array) that exist, in that order.
+    /// The records of the items in `ids` (a JSON array) that exist, newest first.
     fn content_records(&self, tx: &Transaction<'_>, ids: &str) -> Result<Vec<ContentRecord>> {
         let sql = format!(
             "SELECT {COLUMNS} FROM content WHERE content.id IN (SELECT value FROM json_each(?1))
@@ -263,7 +263,7 @@ impl Cms {
         )
     }
 
-    /// Whether `id`'s stored answer is current (for tests).
+    /// Whether the item `uuid` has a current kept answer (for tests).
     #[doc(hidden)]
     pub fn has_rendered(&self, uuid: &str) -> Result<bool> {
         let format = self.rendering()?.format.clone();
