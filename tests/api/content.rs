@@ -362,3 +362,53 @@ fn the_list_filters_by_author_tag_and_day_of_change() {
         .get("/v3/content?tag=no-such-tag")
         .expect_error(404, "not_found");
 }
+
+/// `render-answers` renders every story's kept answer again (after an
+/// upgrade), and what the server then serves is what it assembles (the
+/// suites' check compares the two on every read).
+#[test]
+fn kept_answers_are_rendered_again_by_a_command() {
+    let mut server = TestServer::start();
+    let uuids: Vec<String> = (0..3)
+        .map(|i| {
+            server
+                .post(
+                    "/v3/content",
+                    &json!({"title": format!("Kept {i}"), "type": "article", "content": "<p>Words.</p>"}),
+                )
+                .expect(200)
+                .body["uuid"]
+                .as_str()
+                .expect("a UUID")
+                .to_owned()
+        })
+        .collect();
+    server.kill();
+    let db = rusqlite::Connection::open(server.db_path()).expect("the database");
+    let kept = |db: &rusqlite::Connection| -> i64 {
+        db.query_row("SELECT count(*) FROM content_rendered", [], |row| {
+            row.get(0)
+        })
+        .expect("a count")
+    };
+    assert_eq!(kept(&db), 3, "each create kept its answer");
+    db.execute("DELETE FROM content_rendered", [])
+        .expect("dropped");
+    let output = std::process::Command::new(copydesk_tests::server_binary())
+        .args(["render-answers", "--data"])
+        .arg(server.dir.path())
+        .output()
+        .expect("render-answers runs");
+    assert!(output.status.success(), "{output:?}");
+    assert!(
+        String::from_utf8_lossy(&output.stdout).contains("rendered the answers of 3 stories"),
+        "{output:?}"
+    );
+    assert_eq!(kept(&db), 3);
+    drop(db);
+    server.restart();
+    for (i, uuid) in uuids.iter().enumerate() {
+        let item = server.get(&format!("/v3/content/{uuid}")).expect(200);
+        assert_eq!(item.body["title"], format!("Kept {i}"));
+    }
+}

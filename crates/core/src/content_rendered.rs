@@ -75,17 +75,35 @@ impl Cms {
         })
     }
 
+    /// Renders every item's kept answer again, a batch a transaction
+    /// (`render-answers`, after an upgrade); returns how many it rendered.
+    pub fn render_kept_answers(&self) -> Result<usize> {
+        self.rendering()?;
+        self.store.write(|tx| {
+            tx.execute(
+                "INSERT OR IGNORE INTO content_render_pending (content_id) SELECT id FROM content",
+                [],
+            )?;
+            Ok(())
+        })?;
+        let mut rendered = 0;
+        while let Some(batch) = self.store.write(|tx| self.render_pending(tx))? {
+            rendered += batch;
+        }
+        Ok(rendered)
+    }
+
     /// Renders every queued item, a batch at a time (for imports).
     pub(crate) fn render_all_pending(&self, tx: &Transaction<'_>) -> Result<()> {
-        while self.render_pending(tx)? {}
+        while self.render_pending(tx)?.is_some() {}
         Ok(())
     }
 
     /// Renders up to a batch of queued items (newest first) and stores them;
-    /// says whether it rendered any.
-    pub(crate) fn render_pending(&self, tx: &Transaction<'_>) -> Result<bool> {
+    /// says how many it rendered, or `None` when nothing was queued.
+    pub(crate) fn render_pending(&self, tx: &Transaction<'_>) -> Result<Option<usize>> {
         let Some(rendering) = self.rendering.get() else {
-            return Ok(false);
+            return Ok(None);
         };
         let ids: Vec<i64> = tx
             .prepare_cached(
@@ -94,7 +112,7 @@ impl Cms {
             .query_map([RENDER_BATCH as i64], |row| row.get(0))?
             .collect::<rusqlite::Result<_>>()?;
         if ids.is_empty() {
-            return Ok(false);
+            return Ok(None);
         }
         let list = id_array(ids.iter().copied());
         let records = self.content_records(tx, &list)?;
@@ -102,6 +120,7 @@ impl Cms {
         let mut store = tx.prepare_cached(
             "INSERT OR REPLACE INTO content_rendered (content_id, format, body) VALUES (?1, ?2, ?3)",
         )?;
+        let rendered = items.len();
         for item in items {
             let id = item.record.id;
             store.execute(rusqlite::params![
@@ -114,7 +133,7 @@ impl Cms {
             "DELETE FROM content_render_pending WHERE content_id IN (SELECT value FROM json_each(?1))",
         )?
         .execute([&list])?;
-        Ok(true)
+        Ok(Some(rendered))
     }
 
     /// The records of the items in `ids` (a JSON array) that exist, newest first.

@@ -58,6 +58,12 @@ enum Command {
         #[command(flatten)]
         data: DataArgs,
     },
+    /// Render every story's kept answer again, in batches (after an
+    /// upgrade, rather than as each story is next written).
+    RenderAnswers {
+        #[command(flatten)]
+        data: DataArgs,
+    },
     /// Copy the database, live or not, to a new file: one consistent
     /// snapshot, checked once written. Attachment files are not in it: copy
     /// DIR/files beside it.
@@ -308,6 +314,17 @@ fn main() -> Result<()> {
             let indexed = cms.rebuild_search_index()?;
             println!(
                 "indexed {indexed} stories for search in {:.1} s",
+                started.elapsed().as_secs_f64()
+            );
+            Ok(())
+        }
+        Command::RenderAnswers { data } => {
+            let (cms, _) = data.open()?;
+            copydesk_api::keep_rendered_content(&cms);
+            let started = std::time::Instant::now();
+            let rendered = cms.render_kept_answers()?;
+            println!(
+                "rendered the answers of {rendered} stories in {:.1} s",
                 started.elapsed().as_secs_f64()
             );
             Ok(())
