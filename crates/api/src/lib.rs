@@ -77,22 +77,20 @@ impl AppState {
 
     /// Like [`AppState::call`] for an operation that answers one content
     /// item, shaped as the caller's key asks ([`ContentAnswer`]).
-    pub(crate) async fn call_content(
+    pub(crate) async fn call_content<C: ContentResult>(
         &self,
         bearer: Bearer,
-        work: impl FnOnce(
-            &Cms,
-            &Principal,
-        ) -> copydesk_core::Result<copydesk_core::content::ContentItem>
-        + Send
-        + 'static,
+        work: impl FnOnce(&Cms, &Principal) -> copydesk_core::Result<C> + Send + 'static,
     ) -> ApiResult<ContentAnswer> {
         let (item, as_array) = self
             .call(bearer, move |cms, who| {
                 Ok((work(cms, who)?, who.content_as_array))
             })
             .await?;
-        Ok(ContentAnswer::new(present::content(item), as_array))
+        Ok(ContentAnswer {
+            content: item.into_body(),
+            as_array,
+        })
     }
 
     /// One content item's kept answer, for the caller. The token check and
@@ -203,15 +201,6 @@ impl ContentResult for copydesk_core::content::ContentItem {
 impl ContentResult for RenderedContent {
     fn into_body(self) -> AnswerBody {
         AnswerBody::Rendered(self.0)
-    }
-}
-
-impl ContentAnswer {
-    fn new(content: copydesk_wire::Content, as_array: bool) -> Self {
-        Self {
-            content: AnswerBody::Item(Box::new(content)),
-            as_array,
-        }
     }
 }
 
