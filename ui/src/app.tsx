@@ -6,12 +6,15 @@ import { DeskContext, type Desk } from './context';
 import { currentRoute, go, useRoute } from './route';
 import { forgetKey, inDesktopApp, keyConnection, rememberKey, startingConnection } from './session';
 import { ContentList } from './screens/content-list';
-import { Editor } from './screens/editor';
 import { Containers } from './screens/containers';
-import { PrintDesk } from './screens/print-desk';
 import { SyncScreen, SyncBadge } from './screens/sync';
 import { Settings } from './screens/settings';
+import { later } from './later';
 import { SignIn } from './screens/sign-in';
+
+// The screens that bring the rich-text editor load when first shown (see `later`).
+const Editor = later(() => import('./screens/editor').then((m) => m.Editor));
+const PrintDesk = later(() => import('./screens/print-desk').then((m) => m.PrintDesk));
 
 /** What a browser that signed out without reaching the server is told: its key still works until revoked. */
 function notRevoked(why: string): string {

@@ -93,8 +93,6 @@ const MIGRATIONS: &[(&str, &str)] = &[
     ),
 ];
 
-const READERS: usize = 8;
-
 type CommitHook = Box<dyn FnOnce(&Transaction<'_>) -> Result<()>>;
 
 thread_local! {
@@ -112,10 +110,10 @@ pub struct Store {
     damaged: AtomicBool,
 }
 
-/// How much memory each connection may use to read. The default is
-/// SQLite's own (a small page cache per connection, nothing mapped): right
-/// for the desktop app, whose idle memory counts.
-#[derive(Debug, Clone, Copy, Default)]
+/// How much memory the store may use to read. The default is SQLite's own
+/// (a small page cache per connection, nothing mapped) and at most four
+/// readers: right for the desktop app, whose idle memory counts.
+#[derive(Debug, Clone, Copy)]
 pub struct ReadMemory {
     /// How much of the database file is mapped into memory (0: none). A
     /// mapped page is shared by every connection and read without a copy
@@ -124,16 +122,32 @@ pub struct ReadMemory {
     pub mapped_bytes: i64,
     /// Each connection's page cache, in KiB (0: SQLite's default).
     pub cache_kib: i64,
+    /// The most read connections open at once. They are opened as reads
+    /// overlap, not all at the start, so an app that never runs more than
+    /// two reads at a time holds two (each holds its own copy of the
+    /// schema, its statements and its page cache).
+    pub readers: usize,
+}
+
+impl Default for ReadMemory {
+    fn default() -> Self {
+        Self {
+            mapped_bytes: 0,
+            cache_kib: 0,
+            readers: 4,
+        }
+    }
 }
 
 impl ReadMemory {
     /// A central server's: the file mapped (SQLite caps it at its build's
     /// largest map, 2 GiB unless built otherwise) and 16 MiB of page cache
     /// per connection, so that a search over an archive reads its pages
-    /// without a `pread` each.
+    /// without a `pread` each; eight readers.
     pub const SERVER: Self = Self {
         mapped_bytes: 1 << 40,
         cache_kib: 16 * 1024,
+        readers: 8,
     };
 }
 
@@ -163,13 +177,10 @@ impl Store {
         migrate(&mut writer)?;
         index_pending(&mut writer)?;
         restrict_to_owner(&db_path)?;
-        let mut readers = Vec::with_capacity(READERS);
-        for _ in 0..READERS {
-            readers.push(open_connection(&db_path, true, memory)?);
-        }
+        let first_reader = open_connection(&db_path, true, memory)?;
         Ok(Self {
             writer: Mutex::new(writer),
-            readers: ReaderPool::new(readers),
+            readers: ReaderPool::new(first_reader, db_path, memory),
             files_dir,
             damaged: AtomicBool::new(false),
         })
@@ -516,9 +527,18 @@ fn restrict_to_owner(_path: &Path) -> Result<()> {
 }
 
 /// A fixed set of read-only connections handed out one at a time.
+/// Read connections, opened as reads overlap up to [`ReadMemory::readers`].
 struct ReaderPool {
-    idle: Mutex<Vec<Connection>>,
+    readers: Mutex<Readers>,
     returned: Condvar,
+    path: PathBuf,
+    memory: ReadMemory,
+}
+
+/// The read connections not in use, and how many are open.
+struct Readers {
+    idle: Vec<Connection>,
+    opened: usize,
 }
 
 struct PooledReader<'a> {
@@ -527,23 +547,45 @@ struct PooledReader<'a> {
 }
 
 impl ReaderPool {
-    fn new(conns: Vec<Connection>) -> Self {
+    fn new(first: Connection, path: PathBuf, memory: ReadMemory) -> Self {
         Self {
-            idle: Mutex::new(conns),
+            readers: Mutex::new(Readers {
+                idle: vec![first],
+                opened: 1,
+            }),
             returned: Condvar::new(),
+            path,
+            memory,
         }
     }
 
     fn take(&self) -> Result<PooledReader<'_>> {
-        let mut idle = lock(&self.idle)?;
+        let mut readers = lock(&self.readers)?;
         loop {
-            if let Some(conn) = idle.pop() {
+            if let Some(conn) = readers.idle.pop() {
                 return Ok(PooledReader {
                     pool: self,
                     conn: Some(conn),
                 });
             }
-            idle = self.returned.wait(idle).map_err(|_| {
+            if readers.opened < self.memory.readers.max(1) {
+                // Counted before opening, so that two reads cannot both
+                // open the last one allowed; uncounted again if it fails.
+                readers.opened += 1;
+                drop(readers);
+                return match open_connection(&self.path, true, self.memory) {
+                    Ok(conn) => Ok(PooledReader {
+                        pool: self,
+                        conn: Some(conn),
+                    }),
+                    Err(err) => {
+                        lock(&self.readers)?.opened -= 1;
+                        self.returned.notify_one();
+                        Err(err)
+                    }
+                };
+            }
+            readers = self.returned.wait(readers).map_err(|_| {
                 CoreError::Internal("the reader pool was poisoned by a panic".into())
             })?;
         }
@@ -562,10 +604,75 @@ impl PooledReader<'_> {
 impl Drop for PooledReader<'_> {
     fn drop(&mut self) {
         if let Some(conn) = self.conn.take()
-            && let Ok(mut idle) = self.pool.idle.lock()
+            && let Ok(mut readers) = self.pool.readers.lock()
         {
-            idle.push(conn);
+            readers.idle.push(conn);
             self.pool.returned.notify_one();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Barrier;
+
+    #[test]
+    fn readers_are_opened_as_reads_overlap_up_to_the_limit() {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let store = Store::open_with(
+            dir.path(),
+            ReadMemory {
+                readers: 3,
+                ..ReadMemory::default()
+            },
+        )
+        .expect("the store opens");
+        let opened = || lock(&store.readers.readers).map(|r| r.opened).ok();
+        assert_eq!(opened(), Some(1), "one reader is opened with the store");
+
+        // Two reads at a time need two readers, not more.
+        for _ in 0..4 {
+            let both = Barrier::new(2);
+            std::thread::scope(|s| {
+                for _ in 0..2 {
+                    s.spawn(|| {
+                        store
+                            .read(|tx| {
+                                both.wait();
+                                Ok(tx.query_row("SELECT 1", [], |row| row.get::<_, i64>(0))?)
+                            })
+                            .expect("the read runs")
+                    });
+                }
+            });
+        }
+        assert_eq!(opened(), Some(2));
+
+        // Three that must overlap and five more: never more than the limit
+        // open, and every read served.
+        let three = Barrier::new(3);
+        let served = std::sync::atomic::AtomicUsize::new(0);
+        std::thread::scope(|s| {
+            for i in 0..8 {
+                let (three, served) = (&three, &served);
+                let store = &store;
+                s.spawn(move || {
+                    store
+                        .read(|tx| {
+                            if i < 3 {
+                                three.wait();
+                            }
+                            Ok(tx.query_row("SELECT count(*) FROM content", [], |row| {
+                                row.get::<_, i64>(0)
+                            })?)
+                        })
+                        .expect("the read runs");
+                    served.fetch_add(1, Ordering::SeqCst);
+                });
+            }
+        });
+        assert_eq!(served.into_inner(), 8);
+        assert_eq!(opened(), Some(3));
     }
 }
