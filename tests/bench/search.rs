@@ -32,6 +32,10 @@ struct Args {
     /// Timed searches of each kind.
     #[arg(long, default_value_t = 400)]
     searches: usize,
+    /// Also keep the archive's database: hard-linked into this directory
+    /// once the stories are made, for looking into afterwards.
+    #[arg(long)]
+    keep: Option<std::path::PathBuf>,
 }
 
 /// A small fast deterministic generator (SplitMix64): the same archive every run.
@@ -194,6 +198,11 @@ fn main() -> Result<()> {
         .filter_map(|entry| entry.metadata().ok())
         .map(|meta| meta.len())
         .sum();
+    if let Some(keep) = &args.keep {
+        std::fs::create_dir_all(keep)?;
+        std::fs::hard_link(server.db_path(), keep.join("copydesk.db"))
+            .context("keeping the archive")?;
+    }
     let starting = Instant::now();
     server.restart();
     let start = starting.elapsed();

@@ -142,8 +142,8 @@ impl Cms {
     }
 
     /// Content by its full-text index (see `search_index`): every word typed
-    /// must occur, the last one perhaps half typed; ranked by relevance, then
-    /// by last change, unless the client asks for an order.
+    /// must occur, the last one perhaps half typed; ranked by relevance, the
+    /// newest first among equals, unless the client asks for an order.
     fn search_content(
         &self,
         who: &Principal,
@@ -167,6 +167,14 @@ impl Cms {
         let expression =
             crate::search_index::match_typed(search.keywords.as_deref().unwrap_or(""))?;
         self.store.read(|tx| {
+            // With words typed, the index drives the query and names each
+            // hit by its rowid (the item's id): ranked by relevance, a
+            // search reads no story's row until its page is chosen.
+            let id = if expression.is_some() {
+                "content_search.rowid"
+            } else {
+                "content.id"
+            };
             let mut conditions = Vec::new();
             let mut args: Vec<Box<dyn ToSql>> = Vec::new();
             if let Some(expression) = &expression {
@@ -182,7 +190,7 @@ impl Cms {
                 let tag_id = named(tx, TAGS, TAG_BY_SLUG_OR_NAME, "tag", tag)?;
                 args.push(Box::new(tag_id));
                 conditions.push(format!(
-                    "content.id IN (SELECT content_id FROM content_tags WHERE tag_id = ?{})",
+                    "EXISTS (SELECT 1 FROM content_tags WHERE content_id = {id} AND tag_id = ?{})",
                     args.len()
                 ));
             }
@@ -195,32 +203,45 @@ impl Cms {
                 let author_id = named(tx, AUTHORS, AUTHOR_BY_SLUG_OR_NAME, "author", author)?;
                 args.push(Box::new(author_id));
                 conditions.push(format!(
-                    "content.id IN (SELECT content_id FROM content_authors WHERE author_id = ?{})",
+                    "EXISTS (SELECT 1 FROM content_authors WHERE content_id = {id} AND author_id = ?{})",
                     args.len()
                 ));
             }
             let filter = where_all(&conditions);
-            // The index drives the join (CROSS JOIN keeps SQLite from
-            // scanning every story and probing the index for each).
-            let from = if expression.is_some() {
-                "content_search CROSS JOIN content ON content.id = content_search.rowid"
+            let ranked = by_relevance && expression.is_some();
+            // Every indexed rowid is a stored item (the index is kept in each
+            // write's transaction), so counting and ranking hits need no
+            // join; an order by a column of the item joins it, the index
+            // still driving (CROSS JOIN keeps SQLite from scanning every
+            // story and probing the index for each).
+            let counted = if expression.is_some() {
+                "content_search"
             } else {
                 "content"
             };
-            let order = if by_relevance && expression.is_some() {
+            let from = if expression.is_none() {
+                "content"
+            } else if ranked {
+                "content_search"
+            } else {
+                "content_search CROSS JOIN content ON content.id = content_search.rowid"
+            };
+            // Ties in relevance (rare: the score counts every word's
+            // frequency and the story's length) go to the newest story.
+            let order = if ranked {
                 format!(
-                    "ORDER BY {}, content.modified_at DESC, content.id DESC",
+                    "ORDER BY {}, content_search.rowid DESC",
                     crate::search_index::RANK
                 )
             } else {
                 params.order_by("content")
             };
             let n = args.len();
-            let count_sql = format!("SELECT COUNT(*) FROM {from} {filter}");
+            let count_sql = format!("SELECT COUNT(*) FROM {counted} {filter}");
             // Only ids go through the ranking's sort; the page's answers
             // are then read as kept.
             let page_sql = format!(
-                "SELECT content.id FROM {from} {filter} {order} LIMIT ?{} OFFSET ?{}",
+                "SELECT {id} FROM {from} {filter} {order} LIMIT ?{} OFFSET ?{}",
                 n + 1,
                 n + 2
             );
