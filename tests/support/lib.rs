@@ -208,7 +208,10 @@ impl TestServer {
             }
         });
         let addr = rx
-            .recv_timeout(Duration::from_secs(30))
+            // Long enough for the integrity check at start over an archive
+            // of a million stories; a server that fails exits, ending this
+            // wait at once.
+            .recv_timeout(Duration::from_secs(180))
             .context("the server did not say where it listens")?;
         let addr: SocketAddr = addr.parse().context("the ready line names an address")?;
         self.base = format!("http://{addr}");
@@ -276,6 +279,14 @@ impl TestServer {
     /// A new key pair for a new or existing user.
     pub fn key(&self, name: &str, roles: &[&str], actions: &[&str]) -> KeyPair {
         create_key(self.dir.path(), name, roles, actions).expect("a key")
+    }
+
+    /// Makes `admin` the key this server's requests are signed with (for a
+    /// data directory whose database was put in place of the one the
+    /// server started with).
+    pub fn use_admin(&mut self, admin: KeyPair) {
+        self.admin_token = admin.token();
+        self.admin = admin;
     }
 
     pub fn admin_token(&self) -> &str {
