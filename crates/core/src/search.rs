@@ -207,35 +207,40 @@ impl Cms {
                     args.len()
                 ));
             }
+            let refs: Vec<&dyn ToSql> = args.iter().map(|a| a.as_ref()).collect();
+            if by_relevance && let Some(expression) = &expression {
+                // The conditions after the MATCH, their parameters from ?2.
+                let more: String = conditions[1..]
+                    .iter()
+                    .map(|condition| format!(" AND {condition}"))
+                    .collect();
+                let (total, ids) = crate::search_index::ranked_page(
+                    tx,
+                    expression,
+                    &more,
+                    &refs[1..],
+                    usize::try_from(params.offset()).unwrap_or(usize::MAX),
+                    usize::try_from(params.per_page).unwrap_or(usize::MAX),
+                )?;
+                let items = self.rendered_items(tx, ids)?;
+                return Ok(Page::new(items, &params, total));
+            }
+            // An order asked for, or no words. Every indexed rowid is a
+            // stored item (the index is kept in each write's transaction),
+            // so hits are counted without a join; the page joins the items
+            // for the order, the index still driving (CROSS JOIN keeps
+            // SQLite from scanning every story and probing the index for
+            // each).
             let filter = where_all(&conditions);
-            let ranked = by_relevance && expression.is_some();
-            // Every indexed rowid is a stored item (the index is kept in each
-            // write's transaction), so counting and ranking hits need no
-            // join; an order by a column of the item joins it, the index
-            // still driving (CROSS JOIN keeps SQLite from scanning every
-            // story and probing the index for each).
-            let counted = if expression.is_some() {
-                "content_search"
-            } else {
-                "content"
-            };
-            let from = if expression.is_none() {
-                "content"
-            } else if ranked {
-                "content_search"
-            } else {
-                "content_search CROSS JOIN content ON content.id = content_search.rowid"
-            };
-            // Ties in relevance (rare: the score counts every word's
-            // frequency and the story's length) go to the newest story.
-            let order = if ranked {
-                format!(
-                    "ORDER BY {}, content_search.rowid DESC",
-                    crate::search_index::RANK
+            let (counted, from) = if expression.is_some() {
+                (
+                    "content_search",
+                    "content_search CROSS JOIN content ON content.id = content_search.rowid",
                 )
             } else {
-                params.order_by("content")
+                ("content", "content")
             };
+            let order = params.order_by("content");
             let n = args.len();
             let count_sql = format!("SELECT COUNT(*) FROM {counted} {filter}");
             // Only ids go through the ranking's sort; the page's answers
@@ -245,7 +250,6 @@ impl Cms {
                 n + 1,
                 n + 2
             );
-            let refs: Vec<&dyn ToSql> = args.iter().map(|a| a.as_ref()).collect();
             let mut page =
                 fetch_page_by(tx, &count_sql, &page_sql, &refs, &params, |row| row.get(0))?;
             let items = self.rendered_items(tx, std::mem::take(&mut page.items))?;
@@ -291,10 +295,118 @@ fn where_all(conditions: &[String]) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::like_pattern;
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::access::Credential;
+    use crate::content::ContentInput;
 
     #[test]
     fn like_escapes() {
         assert_eq!(like_pattern("50%_off"), "%50\\%\\_off%");
+    }
+
+    fn story(title: &str, body: &str) -> ContentInput {
+        ContentInput {
+            title: Some(title.to_owned()),
+            content_type: Some("article".to_owned()),
+            body: Some(format!("<p>{body}</p>")),
+            ..ContentInput::default()
+        }
+    }
+
+    /// The titles of one page of a search by relevance, and the hits.
+    fn titles(cms: &Cms, who: &Principal, words: &str, page: u64) -> (Vec<String>, u64) {
+        let found = cms
+            .search(
+                who,
+                &SearchQuery {
+                    record_type: Some("content".into()),
+                    keywords: Some(words.into()),
+                    ..SearchQuery::default()
+                },
+                &ListQuery {
+                    page: Some(page.to_string()),
+                    per_page: Some("5".into()),
+                    ..ListQuery::default()
+                },
+            )
+            .expect("the search runs");
+        let total = found.total_items;
+        let titles = found
+            .items
+            .into_iter()
+            .map(|hit| match hit {
+                SearchHit::Content(rendered) => rendered.0,
+                other => panic!("a story, not {other:?}"),
+            })
+            .collect();
+        (titles, total)
+    }
+
+    #[test]
+    fn many_hits_put_headline_matches_first_then_the_newest() {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let cms = Cms::open(dir.path(), "test").expect("opens");
+        cms.render_content_with("title", Arc::new(|item| item.record.title), false);
+        let key = cms
+            .create_key("ed", &["admin".to_owned()], &[])
+            .expect("a key");
+        let who = cms
+            .authenticate(Some(&Credential::PrivateKey(key.private_key)))
+            .expect("signed in");
+        // The oldest stories carry the words in their headlines; 1,100
+        // newer ones only in their bodies, 300 of them with "quay" too.
+        cms.create_contents(
+            &who,
+            vec![
+                story("Harbour closes", "a story"),
+                story("Storm over the harbour", "another story"),
+                story("Quay rebuilt", "a third story"),
+            ],
+        )
+        .expect("made");
+        let bodies = (0..1_100)
+            .map(|i| {
+                let body = if i >= 800 {
+                    "the harbour and the quay"
+                } else {
+                    "the harbour"
+                };
+                story(&format!("Body {i}"), body)
+            })
+            .collect();
+        cms.create_contents(&who, bodies).expect("made");
+
+        // More hits than are ranked one by one: the headline hits first,
+        // then the rest newest first, every hit on some page.
+        let (first, total) = titles(&cms, &who, "harbour ", 1);
+        assert_eq!(total, 1_102);
+        let mut headlines = first[..2].to_vec();
+        headlines.sort();
+        assert_eq!(headlines, ["Harbour closes", "Storm over the harbour"]);
+        assert_eq!(first[2..], ["Body 1099", "Body 1098", "Body 1097"]);
+        let (second, _) = titles(&cms, &who, "harbour ", 2);
+        assert_eq!(
+            second,
+            [
+                "Body 1096",
+                "Body 1095",
+                "Body 1094",
+                "Body 1093",
+                "Body 1092"
+            ]
+        );
+        let (last, _) = titles(&cms, &who, "harbour ", 221);
+        assert_eq!(last, ["Body 1", "Body 0"]);
+
+        // Fewer (301): every hit ranked, the headline match first.
+        let (quay, total) = titles(&cms, &who, "quay ", 1);
+        assert_eq!(total, 301);
+        assert_eq!(quay[0], "Quay rebuilt");
+
+        // A few: ranked in one pass; a half-typed word is a prefix.
+        let (few, total) = titles(&cms, &who, "harbour clo", 1);
+        assert_eq!((few, total), (vec!["Harbour closes".to_owned()], 1));
     }
 }

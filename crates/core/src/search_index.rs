@@ -2,7 +2,9 @@
 //! inside each write's transaction, and turned from what a journalist types
 //! into an FTS5 query that cannot be misread as query syntax.
 
-use rusqlite::{OptionalExtension as _, Transaction, params};
+use std::collections::HashSet;
+
+use rusqlite::{OptionalExtension as _, ToSql, Transaction, params};
 
 use crate::error::{CoreError, Result};
 
@@ -42,7 +44,102 @@ pub(crate) fn search_words(keywords: &str) -> Result<Vec<&str>> {
 /// Column weights for `bm25()`, in the index's column order (title, abstract,
 /// body, slug, authors, tags): a word in the headline counts ten times one in
 /// the body.
-pub(crate) const RANK: &str = "bm25(content_search, 10.0, 4.0, 1.0, 2.0, 3.0, 3.0)";
+const RANK: &str = "bm25(content_search, 10.0, 4.0, 1.0, 2.0, 3.0, 3.0)";
+
+/// Hits scored in the first pass over the index: a search with no more hits
+/// than this is counted and ranked in that one pass.
+const SCORED_AT_ONCE: usize = 200;
+/// The most hits ranked one by one. `bm25()` costs a few microseconds a hit
+/// (it reads each hit's column sizes), so a common word over a million
+/// stories (thousands of hits) would take tens of milliseconds to rank
+/// whole. Beyond this many, the stories with every word in a headline field
+/// ([`HEADLINE_FIELDS`]) are ranked (the newest this many of them), and the
+/// rest follow, newest first.
+const RANKED_AT_MOST: usize = 1_000;
+/// The columns where a match makes a story a headline hit: everything but
+/// the body.
+const HEADLINE_FIELDS: &str = "{title abstract slug authors tags}";
+
+/// One page of a search ranked by relevance (see [`RANKED_AT_MOST`]) and
+/// the number of hits: `expression` from [`match_expression`], `filter` more
+/// conditions over `content_search.rowid`, each starting with ` AND `, whose
+/// parameters (`filter_args`) are numbered from `?2`.
+pub(crate) fn ranked_page(
+    tx: &Transaction<'_>,
+    expression: &str,
+    filter: &str,
+    filter_args: &[&dyn ToSql],
+    offset: usize,
+    limit: usize,
+) -> Result<(u64, Vec<i64>)> {
+    let scored = |expression: &str, tail: &str| -> Result<Vec<(i64, f64)>> {
+        let sql = format!(
+            "SELECT rowid, {RANK} FROM content_search WHERE content_search MATCH ?1{filter} {tail}"
+        );
+        let mut stmt = tx.prepare_cached(&sql)?;
+        let rows = stmt
+            .query_map(with_first(&expression, filter_args).as_slice(), |row| {
+                Ok((row.get(0)?, row.get(1)?))
+            })?
+            .collect::<rusqlite::Result<_>>()?;
+        Ok(rows)
+    };
+    let first = scored(
+        expression,
+        &format!("ORDER BY rowid DESC LIMIT {}", SCORED_AT_ONCE + 1),
+    )?;
+    let (total, order) = if first.len() <= SCORED_AT_ONCE {
+        (first.len(), by_score(first))
+    } else {
+        let newest_first: Vec<i64> = tx
+            .prepare_cached(&format!(
+                "SELECT rowid FROM content_search WHERE content_search MATCH ?1{filter} ORDER BY rowid DESC"
+            ))?
+            .query_map(with_first(&expression, filter_args).as_slice(), |row| row.get(0))?
+            .collect::<rusqlite::Result<_>>()?;
+        let order = if newest_first.len() <= RANKED_AT_MOST {
+            by_score(scored(expression, "")?)
+        } else {
+            let headline = format!("{HEADLINE_FIELDS} : ({expression})");
+            let ranked = scored(
+                &headline,
+                &format!("ORDER BY rowid DESC LIMIT {RANKED_AT_MOST}"),
+            )?;
+            headline_first(ranked, &newest_first)
+        };
+        (newest_first.len(), order)
+    };
+    let page = order.into_iter().skip(offset).take(limit).collect();
+    Ok((u64::try_from(total).unwrap_or(u64::MAX), page))
+}
+
+/// `first`, then `rest`: a statement's parameters.
+fn with_first<'a>(first: &'a dyn ToSql, rest: &[&'a dyn ToSql]) -> Vec<&'a dyn ToSql> {
+    std::iter::once(first).chain(rest.iter().copied()).collect()
+}
+
+/// Scored hits best first (`bm25()` is lower for a better match), the
+/// newest first among equals.
+fn by_score(mut scored: Vec<(i64, f64)>) -> Vec<i64> {
+    scored.sort_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)));
+    scored.into_iter().map(|(id, _)| id).collect()
+}
+
+/// A large search's order: the `ranked` hits by score, then every other hit
+/// of `newest_first` as it comes.
+fn headline_first(ranked: Vec<(i64, f64)>, newest_first: &[i64]) -> Vec<i64> {
+    let ranked = by_score(ranked);
+    let placed: HashSet<i64> = ranked.iter().copied().collect();
+    ranked
+        .into_iter()
+        .chain(
+            newest_first
+                .iter()
+                .copied()
+                .filter(|id| !placed.contains(id)),
+        )
+        .collect()
+}
 
 /// Items reindexed per transaction when a whole database is (re)indexed.
 const BATCH: usize = 5_000;
@@ -243,6 +340,41 @@ pub(crate) fn match_expression(words: &[&str], last_is_prefix: bool) -> Option<S
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn a_large_search_puts_its_ranked_hits_first_and_loses_none(
+            hits in proptest::collection::btree_set(1i64..5_000, 0..300),
+            picks in proptest::collection::vec((any::<proptest::sample::Index>(), -20.0f64..0.0), 0..100),
+        ) {
+            let newest_first: Vec<i64> = hits.iter().rev().copied().collect();
+            let mut ranked: Vec<(i64, f64)> = Vec::new();
+            if !newest_first.is_empty() {
+                for (index, score) in &picks {
+                    let id = newest_first[index.index(newest_first.len())];
+                    if !ranked.iter().any(|(seen, _)| *seen == id) {
+                        ranked.push((id, *score));
+                    }
+                }
+            }
+            let order = headline_first(ranked.clone(), &newest_first);
+            // Every hit once.
+            let mut sorted = order.clone();
+            sorted.sort_unstable();
+            let mut all: Vec<i64> = hits.iter().copied().collect();
+            all.sort_unstable();
+            prop_assert_eq!(sorted, all);
+            // The ranked ones first, best first, the newest among equals.
+            let (head, tail) = order.split_at(ranked.len());
+            for pair in head.windows(2) {
+                let score = |id: i64| ranked.iter().find(|(r, _)| *r == id).map(|(_, s)| *s);
+                let (a, b) = (score(pair[0]), score(pair[1]));
+                prop_assert!(a < b || (a == b && pair[0] > pair[1]));
+            }
+            // Then the rest, newest first.
+            prop_assert!(tail.windows(2).all(|pair| pair[0] > pair[1]));
+        }
+    }
 
     #[test]
     fn search_words_are_bounded() {

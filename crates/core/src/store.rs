@@ -91,6 +91,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0016_content_rendered",
         include_str!("../migrations/0016_content_rendered.sql"),
     ),
+    (
+        "0017_content_search_prefixes",
+        include_str!("../migrations/0017_content_search_prefixes.sql"),
+    ),
 ];
 
 type CommitHook = Box<dyn FnOnce(&Transaction<'_>) -> Result<()>>;
