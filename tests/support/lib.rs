@@ -211,7 +211,7 @@ impl TestServer {
             // Long enough for the integrity check at start over an archive
             // of a million stories; a server that fails exits, ending this
             // wait at once.
-            .recv_timeout(Duration::from_secs(180))
+            .recv_timeout(Duration::from_secs(600))
             .context("the server did not say where it listens")?;
         let addr: SocketAddr = addr.parse().context("the ready line names an address")?;
         self.base = format!("http://{addr}");
