@@ -214,9 +214,15 @@ impl Cms {
                     .iter()
                     .map(|condition| format!(" AND {condition}"))
                     .collect();
+                let several_words = search_words(search.keywords.as_deref().unwrap_or(""))?
+                    .iter()
+                    .filter(|word| word.chars().any(char::is_alphanumeric))
+                    .nth(1)
+                    .is_some();
                 let (total, ids) = crate::search_index::ranked_page(
                     tx,
                     expression,
+                    several_words,
                     &more,
                     &refs[1..],
                     usize::try_from(params.offset()).unwrap_or(usize::MAX),
@@ -405,8 +411,11 @@ mod tests {
         assert_eq!(total, 301);
         assert_eq!(quay[0], "Quay rebuilt");
 
-        // A few: ranked in one pass; a half-typed word is a prefix.
+        // A few, of several words: ranked in one pass; a half-typed word is
+        // a prefix. A few of one word.
         let (few, total) = titles(&cms, &who, "harbour clo", 1);
         assert_eq!((few, total), (vec!["Harbour closes".to_owned()], 1));
+        let (one, total) = titles(&cms, &who, "storm", 1);
+        assert_eq!((one, total), (vec!["Storm over the harbour".to_owned()], 1));
     }
 }

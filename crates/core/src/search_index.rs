@@ -46,8 +46,8 @@ pub(crate) fn search_words(keywords: &str) -> Result<Vec<&str>> {
 /// the body.
 const RANK: &str = "bm25(content_search, 10.0, 4.0, 1.0, 2.0, 3.0, 3.0)";
 
-/// Hits scored in the first pass over the index: a search with no more hits
-/// than this is counted and ranked in that one pass.
+/// Hits scored in the first pass over the index: a search of several words
+/// with no more hits than this is counted and ranked in that one pass.
 const SCORED_AT_ONCE: usize = 200;
 /// The most hits ranked one by one. `bm25()` costs a few microseconds a hit
 /// (it reads each hit's column sizes), so a common word over a million
@@ -64,9 +64,15 @@ const HEADLINE_FIELDS: &str = "{title abstract slug authors tags}";
 /// the number of hits: `expression` from [`match_expression`], `filter` more
 /// conditions over `content_search.rowid`, each starting with ` AND `, whose
 /// parameters (`filter_args`) are numbered from `?2`.
+///
+/// Several words are scored in the first pass: intersecting their doclists
+/// is the costly part, and such a search rarely has many hits. One word is
+/// listed first without scores: reading one doclist is cheap, and a word
+/// alone often has too many hits to score them all.
 pub(crate) fn ranked_page(
     tx: &Transaction<'_>,
     expression: &str,
+    several_words: bool,
     filter: &str,
     filter_args: &[&dyn ToSql],
     offset: usize,
@@ -84,11 +90,15 @@ pub(crate) fn ranked_page(
             .collect::<rusqlite::Result<_>>()?;
         Ok(rows)
     };
-    let first = scored(
-        expression,
-        &format!("ORDER BY rowid DESC LIMIT {}", SCORED_AT_ONCE + 1),
-    )?;
-    let (total, order) = if first.len() <= SCORED_AT_ONCE {
+    let first = if several_words {
+        scored(
+            expression,
+            &format!("ORDER BY rowid DESC LIMIT {}", SCORED_AT_ONCE + 1),
+        )?
+    } else {
+        Vec::new()
+    };
+    let (total, order) = if several_words && first.len() <= SCORED_AT_ONCE {
         (first.len(), by_score(first))
     } else {
         let newest_first: Vec<i64> = tx
