@@ -222,7 +222,7 @@ impl Cms {
                 let (total, ids) = crate::search_index::ranked_page(
                     tx,
                     expression,
-                    several_words,
+                    several_words || !more.is_empty(),
                     &more,
                     &refs[1..],
                     usize::try_from(params.offset()).unwrap_or(usize::MAX),

@@ -46,8 +46,8 @@ pub(crate) fn search_words(keywords: &str) -> Result<Vec<&str>> {
 /// the body.
 const RANK: &str = "bm25(content_search, 10.0, 4.0, 1.0, 2.0, 3.0, 3.0)";
 
-/// Hits scored in the first pass over the index: a search of several words
-/// with no more hits than this is counted and ranked in that one pass.
+/// Hits scored in the first pass over the index (see [`ranked_page`]): a
+/// search with no more hits than this is counted and ranked in that one pass.
 const SCORED_AT_ONCE: usize = 200;
 /// The most hits ranked one by one. `bm25()` costs a few microseconds a hit
 /// (it reads each hit's column sizes), so a common word over a million
@@ -65,14 +65,15 @@ const HEADLINE_FIELDS: &str = "{title abstract slug authors tags}";
 /// conditions over `content_search.rowid`, each starting with ` AND `, whose
 /// parameters (`filter_args`) are numbered from `?2`.
 ///
-/// Several words are scored in the first pass: intersecting their doclists
-/// is the costly part, and such a search rarely has many hits. One word is
-/// listed first without scores: reading one doclist is cheap, and a word
-/// alone often has too many hits to score them all.
+/// With `score_first` (several words, or a filter) hits are scored in the
+/// first pass: intersecting doclists or probing each hit's tags is the
+/// costly part, and such a search rarely has many hits. Otherwise (one word
+/// alone) they are listed first without scores: reading one doclist is
+/// cheap, and a word alone often has too many hits to score them all.
 pub(crate) fn ranked_page(
     tx: &Transaction<'_>,
     expression: &str,
-    several_words: bool,
+    score_first: bool,
     filter: &str,
     filter_args: &[&dyn ToSql],
     offset: usize,
@@ -90,7 +91,7 @@ pub(crate) fn ranked_page(
             .collect::<rusqlite::Result<_>>()?;
         Ok(rows)
     };
-    let first = if several_words {
+    let first = if score_first {
         scored(
             expression,
             &format!("ORDER BY rowid DESC LIMIT {}", SCORED_AT_ONCE + 1),
@@ -98,7 +99,7 @@ pub(crate) fn ranked_page(
     } else {
         Vec::new()
     };
-    let (total, order) = if several_words && first.len() <= SCORED_AT_ONCE {
+    let (total, order) = if score_first && first.len() <= SCORED_AT_ONCE {
         (first.len(), by_score(first))
     } else {
         let newest_first: Vec<i64> = tx
