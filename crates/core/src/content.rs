@@ -842,6 +842,122 @@ fn check_post_container(fields: &Editable) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::access::{Credential, Principal};
+    use crate::paging::ListQuery;
+    use crate::search::{SearchHit, SearchQuery};
+
+    // Search's ranking tiers are tested here, where stories are made: the
+    // search module sits below this one.
+    fn story(title: &str, body: &str) -> ContentInput {
+        ContentInput {
+            title: Some(title.to_owned()),
+            content_type: Some("article".to_owned()),
+            body: Some(format!("<p>{body}</p>")),
+            ..ContentInput::default()
+        }
+    }
+
+    /// The titles of one page of a search by relevance, and the hits.
+    fn titles(cms: &Cms, who: &Principal, words: &str, page: u64) -> (Vec<String>, u64) {
+        let found = cms
+            .search(
+                who,
+                &SearchQuery {
+                    record_type: Some("content".into()),
+                    keywords: Some(words.into()),
+                    ..SearchQuery::default()
+                },
+                &ListQuery {
+                    page: Some(page.to_string()),
+                    per_page: Some("5".into()),
+                    ..ListQuery::default()
+                },
+            )
+            .expect("the search runs");
+        let total = found.total_items;
+        let titles = found
+            .items
+            .into_iter()
+            .map(|hit| match hit {
+                SearchHit::Content(rendered) => rendered.0,
+                other => panic!("a story, not {other:?}"),
+            })
+            .collect();
+        (titles, total)
+    }
+
+    #[test]
+    fn many_hits_put_headline_matches_first_then_the_newest() {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let cms = Cms::open(dir.path(), "test").expect("opens");
+        cms.render_content_with(
+            "title",
+            std::sync::Arc::new(|item| item.record.title),
+            false,
+        );
+        let key = cms
+            .create_key("ed", &["admin".to_owned()], &[])
+            .expect("a key");
+        let who = cms
+            .authenticate(Some(&Credential::PrivateKey(key.private_key)))
+            .expect("signed in");
+        // The oldest stories carry the words in their headlines; 1,100
+        // newer ones only in their bodies, 300 of them with "quay" too.
+        cms.create_contents(
+            &who,
+            vec![
+                story("Harbour closes", "a story"),
+                story("Storm over the harbour", "another story"),
+                story("Quay rebuilt", "a third story"),
+            ],
+        )
+        .expect("made");
+        let bodies = (0..1_100)
+            .map(|i| {
+                let body = if i >= 800 {
+                    "the harbour and the quay"
+                } else {
+                    "the harbour"
+                };
+                story(&format!("Body {i}"), body)
+            })
+            .collect();
+        cms.create_contents(&who, bodies).expect("made");
+
+        // More hits than are ranked one by one: the headline hits first,
+        // then the rest newest first, every hit on some page.
+        let (first, total) = titles(&cms, &who, "harbour ", 1);
+        assert_eq!(total, 1_102);
+        let mut headlines = first[..2].to_vec();
+        headlines.sort();
+        assert_eq!(headlines, ["Harbour closes", "Storm over the harbour"]);
+        assert_eq!(first[2..], ["Body 1099", "Body 1098", "Body 1097"]);
+        let (second, _) = titles(&cms, &who, "harbour ", 2);
+        assert_eq!(
+            second,
+            [
+                "Body 1096",
+                "Body 1095",
+                "Body 1094",
+                "Body 1093",
+                "Body 1092"
+            ]
+        );
+        let (last, _) = titles(&cms, &who, "harbour ", 221);
+        assert_eq!(last, ["Body 1", "Body 0"]);
+
+        // Fewer (301): every hit ranked, the headline match first.
+        let (quay, total) = titles(&cms, &who, "quay ", 1);
+        assert_eq!(total, 301);
+        assert_eq!(quay[0], "Quay rebuilt");
+
+        // A few, of several words: ranked in one pass; a half-typed word is
+        // a prefix. A few of one word.
+        let (few, total) = titles(&cms, &who, "harbour clo", 1);
+        assert_eq!((few, total), (vec!["Harbour closes".to_owned()], 1));
+        let (one, total) = titles(&cms, &who, "storm", 1);
+        assert_eq!((one, total), (vec!["Storm over the harbour".to_owned()], 1));
+    }
 
     #[test]
     fn url_paths() {
