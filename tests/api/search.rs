@@ -169,6 +169,65 @@ fn authors_and_tags_are_searched_and_filter() {
         "an author renamed is found by the new name"
     );
     assert!(titles(&server, "/v3/search?type=content&keywords=okonkwo").is_empty());
+
+    // The tag and author filters follow a story's tags and authors at once,
+    // ranked by relevance or in an order asked for.
+    let dana_uuid = dana["uuid"].as_str().expect("uuid");
+    for path in [
+        format!("/v3/search?type=content&keywords=verdict&author={dana_uuid}"),
+        format!("/v3/search?type=content&keywords=verdict&author={dana_uuid}&order=title&dir=asc"),
+        "/v3/search?type=content&keywords=verdi&tag=courts&order=title".to_owned(),
+    ] {
+        assert_eq!(titles(&server, &path), ["Verdict today"], "{path}");
+    }
+    let pay = titles(&server, "/v3/search?type=content&keywords=pay");
+    assert_eq!(pay, ["Verdict on pay"]);
+    let on_pay = server
+        .get("/v3/search?type=content&keywords=pay")
+        .expect(200)
+        .body["items"][0]["uuid"]
+        .as_str()
+        .expect("uuid")
+        .to_owned();
+    server
+        .put(
+            &format!("/v3/content/{on_pay}"),
+            &json!({"tags": [courts["uuid"]], "authors": [dana["uuid"]]}),
+        )
+        .expect(200);
+    let mut both = titles(
+        &server,
+        &format!("/v3/search?type=content&keywords=verdict&tag=courts&author={dana_uuid}"),
+    );
+    both.sort();
+    assert_eq!(
+        both,
+        ["Verdict on pay", "Verdict today"],
+        "a story tagged and credited later is found within the tag and by the author"
+    );
+    let today = server
+        .get("/v3/search?type=content&keywords=today")
+        .expect(200)
+        .body["items"][0]["uuid"]
+        .as_str()
+        .expect("uuid")
+        .to_owned();
+    server
+        .put(&format!("/v3/content/{today}"), &json!({"tags": []}))
+        .expect(200);
+    assert_eq!(
+        titles(
+            &server,
+            "/v3/search?type=content&keywords=verdict&tag=courts"
+        ),
+        ["Verdict on pay"],
+        "a tag taken off a story takes it out of the tag's search"
+    );
+    assert_eq!(
+        titles(&server, "/v3/search?type=content&keywords=courts"),
+        ["Verdict on pay"],
+        "nor is it found by the tag's name"
+    );
 }
 
 #[test]

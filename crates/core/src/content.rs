@@ -341,7 +341,8 @@ impl Cms {
                 )
             })?),
         };
-        let keywords = crate::search_index::match_typed(filter.keywords.as_deref().unwrap_or(""))?;
+        let keywords = crate::search_index::match_typed(filter.keywords.as_deref().unwrap_or(""))?
+            .map(|terms| terms.matching());
         let mut conditions = Vec::new();
         let mut args: Vec<&dyn ToSql> = Vec::new();
         if let Some(condition) = status_condition {
@@ -949,7 +950,7 @@ mod tests {
         // Fewer (301): every hit ranked, the headline match first.
         let (quay, total) = titles(&cms, &who, "quay ", 1);
         assert_eq!(total, 301);
-        assert_eq!(quay[0], "Quay rebuilt");
+        assert_eq!(quay[0], "Quay rebuilt", "{quay:?}");
 
         // A few, of several words: ranked in one pass; a half-typed word is
         // a prefix. A few of one word.

@@ -164,73 +164,75 @@ impl Cms {
             "modified_at",
         )?;
         let by_relevance = query.order.as_deref().is_none_or(str::is_empty);
-        let expression =
-            crate::search_index::match_typed(search.keywords.as_deref().unwrap_or(""))?;
+        let typed = crate::search_index::match_typed(search.keywords.as_deref().unwrap_or(""))?;
         self.store.read(|tx| {
-            // With words typed, the index drives the query and names each
-            // hit by its rowid (the item's id): ranked by relevance, a
-            // search reads no story's row until its page is chosen.
-            let id = if expression.is_some() {
-                "content_search.rowid"
-            } else {
-                "content.id"
+            let tag_id = match search.tag.as_deref().map(str::trim) {
+                Some(tag) if !tag.is_empty() => {
+                    Some(named(tx, TAGS, TAG_BY_SLUG_OR_NAME, "tag", tag)?)
+                }
+                _ => None,
             };
-            let mut conditions = Vec::new();
-            let mut args: Vec<Box<dyn ToSql>> = Vec::new();
-            if let Some(expression) = &expression {
-                args.push(Box::new(expression.clone()));
-                conditions.push(format!("content_search MATCH ?{}", args.len()));
-            }
-            if let Some(tag) = search
-                .tag
-                .as_deref()
-                .map(str::trim)
-                .filter(|t| !t.is_empty())
-            {
-                let tag_id = named(tx, TAGS, TAG_BY_SLUG_OR_NAME, "tag", tag)?;
-                args.push(Box::new(tag_id));
-                conditions.push(format!(
-                    "EXISTS (SELECT 1 FROM content_tags WHERE content_id = {id} AND tag_id = ?{})",
-                    args.len()
-                ));
-            }
-            if let Some(author) = search
-                .author
-                .as_deref()
-                .map(str::trim)
-                .filter(|a| !a.is_empty())
-            {
-                let author_id = named(tx, AUTHORS, AUTHOR_BY_SLUG_OR_NAME, "author", author)?;
-                args.push(Box::new(author_id));
-                conditions.push(format!(
-                    "EXISTS (SELECT 1 FROM content_authors WHERE content_id = {id} AND author_id = ?{})",
-                    args.len()
-                ));
-            }
-            let refs: Vec<&dyn ToSql> = args.iter().map(|a| a.as_ref()).collect();
-            if by_relevance && let Some(expression) = &expression {
-                // The conditions after the MATCH, their parameters from ?2.
-                let more: String = conditions[1..]
-                    .iter()
-                    .map(|condition| format!(" AND {condition}"))
-                    .collect();
-                let several_words = search_words(search.keywords.as_deref().unwrap_or(""))?
-                    .iter()
-                    .filter(|word| word.chars().any(char::is_alphanumeric))
-                    .nth(1)
-                    .is_some();
+            let author_id = match search.author.as_deref().map(str::trim) {
+                Some(author) if !author.is_empty() => Some(named(
+                    tx,
+                    AUTHORS,
+                    AUTHOR_BY_SLUG_OR_NAME,
+                    "author",
+                    author,
+                )?),
+                _ => None,
+            };
+            // With words typed, the index drives the query, the tag and the
+            // author are terms of its own, and each hit is named by its
+            // rowid (the item's id): ranked by relevance, a search reads no
+            // story's row until its page is chosen.
+            let terms = typed.clone().map(|terms| {
+                let terms = match tag_id {
+                    Some(tag_id) => terms.with_tag(tag_id),
+                    None => terms,
+                };
+                match author_id {
+                    Some(author_id) => terms.with_author(author_id),
+                    None => terms,
+                }
+            });
+            if by_relevance && let Some(terms) = &terms {
                 let (total, ids) = crate::search_index::ranked_page(
                     tx,
-                    expression,
-                    several_words || !more.is_empty(),
-                    &more,
-                    &refs[1..],
+                    terms,
                     usize::try_from(params.offset()).unwrap_or(usize::MAX),
                     usize::try_from(params.per_page).unwrap_or(usize::MAX),
                 )?;
                 let items = self.rendered_items(tx, ids)?;
                 return Ok(Page::new(items, &params, total));
             }
+            let mut conditions = Vec::new();
+            let mut args: Vec<Box<dyn ToSql>> = Vec::new();
+            if let Some(terms) = &terms {
+                args.push(Box::new(terms.matching()));
+                conditions.push(format!("content_search MATCH ?{}", args.len()));
+            } else {
+                if let Some(tag_id) = tag_id {
+                    args.push(Box::new(tag_id));
+                    conditions.push(format!(
+                        "EXISTS (SELECT 1 FROM content_tags WHERE content_id = content.id AND tag_id = ?{})",
+                        args.len()
+                    ));
+                }
+                if let Some(author_id) = author_id {
+                    args.push(Box::new(author_id));
+                    conditions.push(format!(
+                        "EXISTS (SELECT 1 FROM content_authors WHERE content_id = content.id AND author_id = ?{})",
+                        args.len()
+                    ));
+                }
+            }
+            let refs: Vec<&dyn ToSql> = args.iter().map(|a| a.as_ref()).collect();
+            let id = if terms.is_some() {
+                "content_search.rowid"
+            } else {
+                "content.id"
+            };
             // An order asked for, or no words. Every indexed rowid is a
             // stored item (the index is kept in each write's transaction),
             // so hits are counted without a join; the page joins the items
@@ -238,7 +240,7 @@ impl Cms {
             // SQLite from scanning every story and probing the index for
             // each).
             let filter = where_all(&conditions);
-            let (counted, from) = if expression.is_some() {
+            let (counted, from) = if terms.is_some() {
                 (
                     "content_search",
                     "content_search CROSS JOIN content ON content.id = content_search.rowid",

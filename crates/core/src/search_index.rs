@@ -4,7 +4,7 @@
 
 use std::collections::HashSet;
 
-use rusqlite::{OptionalExtension as _, ToSql, Transaction, params};
+use rusqlite::{OptionalExtension as _, Transaction, params};
 
 use crate::error::{CoreError, Result};
 
@@ -42,9 +42,71 @@ pub(crate) fn search_words(keywords: &str) -> Result<Vec<&str>> {
 }
 
 /// Column weights for `bm25()`, in the index's column order (title, abstract,
-/// body, slug, authors, tags): a word in the headline counts ten times one in
-/// the body.
-const RANK: &str = "bm25(content_search, 10.0, 4.0, 1.0, 2.0, 3.0, 3.0)";
+/// body, slug, authors, tags, filters): a word in the headline counts ten
+/// times one in the body; the filter terms count for nothing.
+const RANK: &str = "bm25(content_search, 10.0, 4.0, 1.0, 2.0, 3.0, 3.0, 0.0)";
+
+/// The columns a typed word is looked for in: every one but `filters`.
+const SEARCHED_FIELDS: &str = "{title abstract body slug authors tags}";
+/// The columns where a match makes a story a headline hit: everything but
+/// the body (and the filter terms).
+const HEADLINE_FIELDS: &str = "{title abstract slug authors tags}";
+
+/// The term that stands in the index's `filters` column for a story's tag.
+fn tag_term(tag_id: i64) -> String {
+    format!("0tag{tag_id}")
+}
+
+/// The term that stands in the index's `filters` column for a story's author.
+fn author_term(author_id: i64) -> String {
+    format!("0author{author_id}")
+}
+
+/// A search as the index answers it: the words typed, and the tags and
+/// authors its hits must have. A tag or author is matched as a term of the
+/// hidden `filters` column, so the index intersects it with the words as it
+/// does words with each other, instead of every hit being looked up in the
+/// story's tags.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct SearchTerms {
+    /// The typed words as an FTS5 expression (see [`match_expression`]).
+    words: String,
+    several_words: bool,
+    filters: Vec<String>,
+}
+
+impl SearchTerms {
+    /// Only stories with this tag.
+    pub(crate) fn with_tag(mut self, tag_id: i64) -> Self {
+        self.filters.push(tag_term(tag_id));
+        self
+    }
+
+    /// Only stories by this author.
+    pub(crate) fn with_author(mut self, author_id: i64) -> Self {
+        self.filters.push(author_term(author_id));
+        self
+    }
+
+    /// The FTS5 expression every hit matches.
+    pub(crate) fn matching(&self) -> String {
+        self.within(SEARCHED_FIELDS)
+    }
+
+    /// The hits with every word in a headline field.
+    fn headline(&self) -> String {
+        self.within(HEADLINE_FIELDS)
+    }
+
+    fn within(&self, fields: &str) -> String {
+        let mut expression = format!("{fields} : ({})", self.words);
+        if !self.filters.is_empty() {
+            let terms: Vec<String> = self.filters.iter().map(|t| format!("\"{t}\"")).collect();
+            expression.push_str(&format!(" AND {{filters}} : ({})", terms.join(" ")));
+        }
+        expression
+    }
+}
 
 /// Hits scored in the first pass over the index (see [`ranked_page`]): a
 /// search with no more hits than this is counted and ranked in that one pass.
@@ -56,44 +118,36 @@ const SCORED_AT_ONCE: usize = 200;
 /// ([`HEADLINE_FIELDS`]) are ranked (the newest this many of them), and the
 /// rest follow, newest first.
 const RANKED_AT_MOST: usize = 1_000;
-/// The columns where a match makes a story a headline hit: everything but
-/// the body.
-const HEADLINE_FIELDS: &str = "{title abstract slug authors tags}";
 
 /// One page of a search ranked by relevance (see [`RANKED_AT_MOST`]) and
-/// the number of hits: `expression` from [`match_expression`], `filter` more
-/// conditions over `content_search.rowid`, each starting with ` AND `, whose
-/// parameters (`filter_args`) are numbered from `?2`.
+/// the number of hits.
 ///
-/// With `score_first` (several words, or a filter) hits are scored in the
-/// first pass: intersecting doclists or probing each hit's tags is the
-/// costly part, and such a search rarely has many hits. Otherwise (one word
-/// alone) they are listed first without scores: reading one doclist is
-/// cheap, and a word alone often has too many hits to score them all.
+/// With several words or a filter, hits are scored in the first pass:
+/// intersecting doclists is the costly part, and such a search rarely has
+/// many hits. Otherwise (one word alone) they are listed first without
+/// scores: reading one doclist is cheap, and a word alone often has too
+/// many hits to score them all.
 pub(crate) fn ranked_page(
     tx: &Transaction<'_>,
-    expression: &str,
-    score_first: bool,
-    filter: &str,
-    filter_args: &[&dyn ToSql],
+    terms: &SearchTerms,
     offset: usize,
     limit: usize,
 ) -> Result<(u64, Vec<i64>)> {
     let scored = |expression: &str, tail: &str| -> Result<Vec<(i64, f64)>> {
         let sql = format!(
-            "SELECT rowid, {RANK} FROM content_search WHERE content_search MATCH ?1{filter} {tail}"
+            "SELECT rowid, {RANK} FROM content_search WHERE content_search MATCH ?1 {tail}"
         );
         let mut stmt = tx.prepare_cached(&sql)?;
         let rows = stmt
-            .query_map(with_first(&expression, filter_args).as_slice(), |row| {
-                Ok((row.get(0)?, row.get(1)?))
-            })?
+            .query_map([expression], |row| Ok((row.get(0)?, row.get(1)?)))?
             .collect::<rusqlite::Result<_>>()?;
         Ok(rows)
     };
+    let expression = terms.matching();
+    let score_first = terms.several_words || !terms.filters.is_empty();
     let first = if score_first {
         scored(
-            expression,
+            &expression,
             &format!("ORDER BY rowid DESC LIMIT {}", SCORED_AT_ONCE + 1),
         )?
     } else {
@@ -103,17 +157,16 @@ pub(crate) fn ranked_page(
         (first.len(), by_score(first))
     } else {
         let newest_first: Vec<i64> = tx
-            .prepare_cached(&format!(
-                "SELECT rowid FROM content_search WHERE content_search MATCH ?1{filter} ORDER BY rowid DESC"
-            ))?
-            .query_map(with_first(&expression, filter_args).as_slice(), |row| row.get(0))?
+            .prepare_cached(
+                "SELECT rowid FROM content_search WHERE content_search MATCH ?1 ORDER BY rowid DESC",
+            )?
+            .query_map([&expression], |row| row.get(0))?
             .collect::<rusqlite::Result<_>>()?;
         let order = if newest_first.len() <= RANKED_AT_MOST {
-            by_score(scored(expression, "")?)
+            by_score(scored(&expression, "")?)
         } else {
-            let headline = format!("{HEADLINE_FIELDS} : ({expression})");
             let ranked = scored(
-                &headline,
+                &terms.headline(),
                 &format!("ORDER BY rowid DESC LIMIT {RANKED_AT_MOST}"),
             )?;
             headline_first(ranked, &newest_first)
@@ -122,11 +175,6 @@ pub(crate) fn ranked_page(
     };
     let page = order.into_iter().skip(offset).take(limit).collect();
     Ok((u64::try_from(total).unwrap_or(u64::MAX), page))
-}
-
-/// `first`, then `rest`: a statement's parameters.
-fn with_first<'a>(first: &'a dyn ToSql, rest: &[&'a dyn ToSql]) -> Vec<&'a dyn ToSql> {
-    std::iter::once(first).chain(rest.iter().copied()).collect()
 }
 
 /// Scored hits best first (`bm25()` is lower for a better match), the
@@ -218,7 +266,9 @@ fn reindex(tx: &Transaction<'_>, id: i64, fresh: bool) -> Result<()> {
                     (SELECT group_concat(a.name, ' ') FROM content_authors ca JOIN authors a ON a.id = ca.author_id
                      WHERE ca.content_id = content.id),
                     (SELECT group_concat(t.name, ' ') FROM content_tags ct JOIN tags t ON t.id = ct.tag_id
-                     WHERE ct.content_id = content.id)
+                     WHERE ct.content_id = content.id),
+                    (SELECT json_group_array(tag_id) FROM content_tags WHERE content_id = content.id),
+                    (SELECT json_group_array(author_id) FROM content_authors WHERE content_id = content.id)
              FROM content WHERE id = ?1",
         )?
         .query_row([id], |row| {
@@ -229,17 +279,18 @@ fn reindex(tx: &Transaction<'_>, id: i64, fresh: bool) -> Result<()> {
                 row.get::<_, String>(3)?,
                 row.get::<_, Option<String>>(4)?,
                 row.get::<_, Option<String>>(5)?,
+                filter_terms(&row.get::<_, String>(6)?, &row.get::<_, String>(7)?)?,
             ))
         })
         .optional()?;
     match found {
-        Some((title, abstract_html, body_html, slug, authors, tags)) => {
+        Some((title, abstract_html, body_html, slug, authors, tags, filters)) => {
             tx.prepare_cached(if fresh {
-                "INSERT INTO content_search (rowid, title, abstract, body, slug, authors, tags)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"
+                "INSERT INTO content_search (rowid, title, abstract, body, slug, authors, tags, filters)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
             } else {
-                "INSERT OR REPLACE INTO content_search (rowid, title, abstract, body, slug, authors, tags)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"
+                "INSERT OR REPLACE INTO content_search (rowid, title, abstract, body, slug, authors, tags, filters)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
             })?
             .execute(params![
                 id,
@@ -249,6 +300,7 @@ fn reindex(tx: &Transaction<'_>, id: i64, fresh: bool) -> Result<()> {
                 slug.replace('-', " "),
                 authors.unwrap_or_default(),
                 tags.unwrap_or_default(),
+                filters,
             ])?;
         }
         None if fresh => {}
@@ -258,6 +310,20 @@ fn reindex(tx: &Transaction<'_>, id: i64, fresh: bool) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// The `filters` column of a story: a term for each of its tags and authors,
+/// from their ids as JSON arrays.
+fn filter_terms(tag_ids: &str, author_ids: &str) -> rusqlite::Result<String> {
+    let ids = |json: &str| -> rusqlite::Result<Vec<i64>> {
+        serde_json::from_str(json).map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))
+    };
+    let terms: Vec<String> = ids(tag_ids)?
+        .into_iter()
+        .map(tag_term)
+        .chain(ids(author_ids)?.into_iter().map(author_term))
+        .collect();
+    Ok(terms.join(" "))
 }
 
 /// Elements that do not end a word: `pre<b>fix</b>` is one word.
@@ -313,12 +379,23 @@ fn decode_entity(name: &str) -> Option<char> {
     }
 }
 
-/// The FTS5 query for the keywords typed (see `match_expression`); the last
+/// The search for the keywords typed (see `match_expression`); the last
 /// word is taken as possibly half typed unless whitespace follows it.
-pub(crate) fn match_typed(keywords: &str) -> Result<Option<String>> {
+pub(crate) fn match_typed(keywords: &str) -> Result<Option<SearchTerms>> {
     let words = search_words(keywords)?;
     let finished = keywords.ends_with(char::is_whitespace);
-    Ok(match_expression(&words, !finished))
+    let several_words = words
+        .iter()
+        .filter(|word| word.chars().any(char::is_alphanumeric))
+        .nth(1)
+        .is_some();
+    Ok(
+        match_expression(&words, !finished).map(|words| SearchTerms {
+            words,
+            several_words,
+            filters: Vec::new(),
+        }),
+    )
 }
 
 /// The FTS5 query for typed words: every word must occur (in any column),
@@ -426,30 +503,56 @@ mod tests {
             Some("\"NEAR(\" \"a\"\"b\" \"cafe\"*")
         );
         assert_eq!(
-            match_typed("tuition rises ").ok().flatten().as_deref(),
-            Some("\"tuition\" \"rises\""),
+            match_typed("tuition rises ")
+                .ok()
+                .flatten()
+                .map(|t| t.words),
+            Some("\"tuition\" \"rises\"".to_string()),
             "a word followed by a space is finished"
         );
         assert_eq!(
-            match_typed("tuition ris").ok().flatten().as_deref(),
-            Some("\"tuition\" \"ris\"*")
+            match_typed("tuition ris").ok().flatten().map(|t| t.words),
+            Some("\"tuition\" \"ris\"*".to_string())
+        );
+        let within_a_tag = match_typed("tuition")
+            .ok()
+            .flatten()
+            .map(|t| t.with_tag(7).with_author(3));
+        assert_eq!(
+            within_a_tag.as_ref().map(SearchTerms::matching),
+            Some("{title abstract body slug authors tags} : (\"tuition\"*) AND {filters} : (\"0tag7\" \"0author3\")".to_string())
+        );
+        assert_eq!(
+            within_a_tag.as_ref().map(SearchTerms::headline),
+            Some("{title abstract slug authors tags} : (\"tuition\"*) AND {filters} : (\"0tag7\" \"0author3\")".to_string())
         );
     }
 
     proptest! {
-        /// Whatever is typed, the expression is one SQLite accepts.
+        /// Whatever is typed, with or without a tag, the expressions are
+        /// ones SQLite accepts over the index's columns.
         #[test]
-        fn any_typed_words_make_a_valid_query(words in proptest::collection::vec("\\PC{1,12}", 0..6)) {
+        fn any_typed_words_make_a_valid_query(
+            words in proptest::collection::vec("\\PC{1,12}", 0..6),
+            tag in proptest::option::of(1i64..1_000),
+        ) {
             let conn = rusqlite::Connection::open_in_memory().expect("an in-memory database");
             conn.execute_batch(
-                "CREATE VIRTUAL TABLE s USING fts5(t, tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3');
-                 INSERT INTO s (t) VALUES ('Tuition rises again at the café');",
+                "CREATE VIRTUAL TABLE s USING fts5(title, abstract, body, slug, authors, tags, filters,
+                     tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3');
+                 INSERT INTO s (title, filters) VALUES ('Tuition rises again at the café', '0tag7');",
             ).expect("an index of one row");
-            let refs: Vec<&str> = words.iter().map(String::as_str).collect();
-            if let Some(expression) = match_expression(&refs, true) {
-                let counted: rusqlite::Result<i64> =
-                    conn.query_row("SELECT COUNT(*) FROM s WHERE s MATCH ?1", [&expression], |row| row.get(0));
-                prop_assert!(counted.is_ok(), "{expression}: {counted:?}");
+            let typed = words.join(" ");
+            if let Some(terms) = match_typed(&typed).ok().flatten() {
+                let terms = match tag {
+                    Some(tag) => terms.with_tag(tag),
+                    None => terms,
+                };
+                for expression in [terms.matching(), terms.headline()] {
+                    let counted: rusqlite::Result<i64> =
+                        conn.query_row("SELECT COUNT(*) FROM s WHERE s MATCH ?1", [&expression], |row| row.get(0));
+                    prop_assert!(counted.is_ok(), "{expression}: {counted:?}");
+                }
             }
         }
     }

@@ -95,6 +95,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0017_content_search_prefixes",
         include_str!("../migrations/0017_content_search_prefixes.sql"),
     ),
+    (
+        "0018_content_search_filters",
+        include_str!("../migrations/0018_content_search_filters.sql"),
+    ),
 ];
 
 type CommitHook = Box<dyn FnOnce(&Transaction<'_>) -> Result<()>>;
