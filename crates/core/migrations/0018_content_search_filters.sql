@@ -1,10 +1,10 @@
 -- The search index again, with a hidden column, `filters`: a term for each
--- of a story's tags
--- (`0tag<id>`) and authors (`0author<id>`). A search within a tag or by an
--- author matches that term along with the words, so the index intersects
--- them; before, every hit of the words was looked up in the story's tags,
--- thousands of lookups for a common word. Typed words are matched in the
--- other columns only, so a word can never match a filter term.
+-- of a story's tags (`0tag<id>`) and authors (`0author<id>`). A search within
+-- a tag or by an author matches that term along with the words, so the index
+-- intersects them as it does words; before, every hit of the words was looked
+-- up in the story's tags, thousands of lookups for a common word. Typed words
+-- are matched in the other columns only, so a word never matches a filter
+-- term.
 --
 -- The index is built again from the stored items: every item is queued, and
 -- the store indexes the queue when it opens the database, in batches.
