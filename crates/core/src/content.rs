@@ -902,8 +902,10 @@ mod tests {
         let who = cms
             .authenticate(Some(&Credential::PrivateKey(key.private_key)))
             .expect("signed in");
-        // The oldest stories carry the words in their headlines; 1,100
-        // newer ones only in their bodies, 300 of them with "quay" too.
+        // The oldest stories carry the words in their headlines; then 250
+        // ferry stories, the oldest 50 with "ferry" in their standfirst
+        // too; then 1,100 with the words only in their bodies, 300 of them
+        // with "quay" too and 50 with "closes".
         cms.create_contents(
             &who,
             vec![
@@ -913,12 +915,19 @@ mod tests {
             ],
         )
         .expect("made");
+        let ferries = (0..250)
+            .map(|i| ContentInput {
+                abstract_text: (i < 50).then(|| "The ferry, again".to_owned()),
+                ..story(&format!("Ferry {i}"), "timetable")
+            })
+            .collect();
+        cms.create_contents(&who, ferries).expect("made");
         let bodies = (0..1_100)
             .map(|i| {
-                let body = if i >= 800 {
-                    "the harbour and the quay"
-                } else {
-                    "the harbour"
+                let body = match i {
+                    1_050.. => "the harbour closes and the quay",
+                    800.. => "the harbour and the quay",
+                    _ => "the harbour",
                 };
                 story(&format!("Body {i}"), body)
             })
@@ -946,16 +955,33 @@ mod tests {
         );
         let (last, _) = titles(&cms, &who, "harbour ", 221);
         assert_eq!(last, ["Body 1", "Body 0"]);
-
-        // Fewer (301): every hit ranked, the headline match first.
         let (quay, total) = titles(&cms, &who, "quay ", 1);
         assert_eq!(total, 301);
-        assert_eq!(quay[0], "Quay rebuilt", "{quay:?}");
+        assert_eq!(quay[..2], ["Quay rebuilt", "Body 1099"], "{quay:?}");
+
+        // More headline hits than are ranked: the newest of them ranked
+        // (all alike), then the older ones newest first, though their
+        // standfirst would have ranked them higher, then the rest.
+        let (ferry, total) = titles(&cms, &who, "ferry ", 1);
+        assert_eq!(total, 250);
+        assert_eq!(ferry[0], "Ferry 249");
+        let (older, _) = titles(&cms, &who, "ferry ", 41);
+        assert_eq!(
+            older,
+            ["Ferry 49", "Ferry 48", "Ferry 47", "Ferry 46", "Ferry 45"]
+        );
+
+        // Fewer (51): every hit ranked, the headline match first though it
+        // is the oldest.
+        let (closes, total) = titles(&cms, &who, "closes ", 1);
+        assert_eq!(total, 51);
+        assert_eq!(closes[..2], ["Harbour closes", "Body 1099"], "{closes:?}");
 
         // A few, of several words: ranked in one pass; a half-typed word is
         // a prefix. A few of one word.
         let (few, total) = titles(&cms, &who, "harbour clo", 1);
-        assert_eq!((few, total), (vec!["Harbour closes".to_owned()], 1));
+        assert_eq!(total, 51);
+        assert_eq!(few[0], "Harbour closes");
         let (one, total) = titles(&cms, &who, "storm", 1);
         assert_eq!((one, total), (vec!["Storm over the harbour".to_owned()], 1));
     }

@@ -108,16 +108,14 @@ impl SearchTerms {
     }
 }
 
-/// Hits scored in the first pass over the index (see [`ranked_page`]): a
-/// search with no more hits than this is counted and ranked in that one pass.
-const SCORED_AT_ONCE: usize = 200;
 /// The most hits ranked one by one. `bm25()` costs a few microseconds a hit
 /// (it reads each hit's column sizes), so a common word over a million
 /// stories (thousands of hits) would take tens of milliseconds to rank
-/// whole. Beyond this many, the stories with every word in a headline field
-/// ([`HEADLINE_FIELDS`]) are ranked (the newest this many of them), and the
-/// rest follow, newest first.
-const RANKED_AT_MOST: usize = 1_000;
+/// whole. A search with no more hits than this is ranked whole; beyond it,
+/// the stories with every word in a headline field ([`HEADLINE_FIELDS`])
+/// come first (the newest this many of them ranked, then the rest of them
+/// newest first), then every other hit, newest first.
+const RANKED_AT_MOST: usize = 200;
 
 /// One page of a search ranked by relevance (see [`RANKED_AT_MOST`]) and
 /// the number of hits.
@@ -143,35 +141,41 @@ pub(crate) fn ranked_page(
             .collect::<rusqlite::Result<_>>()?;
         Ok(rows)
     };
+    let newest_first = |expression: &str| -> Result<Vec<i64>> {
+        let mut stmt = tx.prepare_cached(
+            "SELECT rowid FROM content_search WHERE content_search MATCH ?1 ORDER BY rowid DESC",
+        )?;
+        let rows = stmt
+            .query_map([expression], |row| row.get(0))?
+            .collect::<rusqlite::Result<_>>()?;
+        Ok(rows)
+    };
+    let the_newest = format!("ORDER BY rowid DESC LIMIT {}", RANKED_AT_MOST + 1);
     let expression = terms.matching();
     let score_first = terms.several_words || !terms.filters.is_empty();
     let first = if score_first {
-        scored(
-            &expression,
-            &format!("ORDER BY rowid DESC LIMIT {}", SCORED_AT_ONCE + 1),
-        )?
+        scored(&expression, &the_newest)?
     } else {
         Vec::new()
     };
-    let (total, order) = if score_first && first.len() <= SCORED_AT_ONCE {
+    let (total, order) = if score_first && first.len() <= RANKED_AT_MOST {
         (first.len(), by_score(first))
     } else {
-        let newest_first: Vec<i64> = tx
-            .prepare_cached(
-                "SELECT rowid FROM content_search WHERE content_search MATCH ?1 ORDER BY rowid DESC",
-            )?
-            .query_map([&expression], |row| row.get(0))?
-            .collect::<rusqlite::Result<_>>()?;
-        let order = if newest_first.len() <= RANKED_AT_MOST {
+        let hits = newest_first(&expression)?;
+        let order = if hits.len() <= RANKED_AT_MOST {
             by_score(scored(&expression, "")?)
         } else {
-            let ranked = scored(
-                &terms.headline(),
-                &format!("ORDER BY rowid DESC LIMIT {RANKED_AT_MOST}"),
-            )?;
-            headline_first(ranked, &newest_first)
+            let headline = terms.headline();
+            let mut ranked = scored(&headline, &the_newest)?;
+            let headline_hits = if ranked.len() > RANKED_AT_MOST {
+                ranked.truncate(RANKED_AT_MOST);
+                newest_first(&headline)?
+            } else {
+                Vec::new()
+            };
+            headline_first(ranked, &headline_hits, &hits)
         };
-        (newest_first.len(), order)
+        (hits.len(), order)
     };
     let page = order.into_iter().skip(offset).take(limit).collect();
     Ok((u64::try_from(total).unwrap_or(u64::MAX), page))
@@ -184,20 +188,22 @@ fn by_score(mut scored: Vec<(i64, f64)>) -> Vec<i64> {
     scored.into_iter().map(|(id, _)| id).collect()
 }
 
-/// A large search's order: the `ranked` hits by score, then every other hit
-/// of `newest_first` as it comes.
-fn headline_first(ranked: Vec<(i64, f64)>, newest_first: &[i64]) -> Vec<i64> {
-    let ranked = by_score(ranked);
-    let placed: HashSet<i64> = ranked.iter().copied().collect();
-    ranked
-        .into_iter()
-        .chain(
-            newest_first
-                .iter()
-                .copied()
-                .filter(|id| !placed.contains(id)),
-        )
-        .collect()
+/// A large search's order: the `ranked` headline hits by score, then the
+/// other headline hits and then every other hit, each newest first as
+/// listed.
+fn headline_first(
+    ranked: Vec<(i64, f64)>,
+    headline_newest_first: &[i64],
+    newest_first: &[i64],
+) -> Vec<i64> {
+    let mut placed: HashSet<i64> = ranked.iter().map(|(id, _)| *id).collect();
+    let mut order = by_score(ranked);
+    for &id in headline_newest_first.iter().chain(newest_first) {
+        if placed.insert(id) {
+            order.push(id);
+        }
+    }
+    order
 }
 
 /// Items reindexed per transaction when a whole database is (re)indexed.
@@ -433,19 +439,23 @@ mod tests {
         #[test]
         fn a_large_search_puts_its_ranked_hits_first_and_loses_none(
             hits in proptest::collection::btree_set(1i64..5_000, 0..300),
-            picks in proptest::collection::vec((any::<proptest::sample::Index>(), -20.0f64..0.0), 0..100),
+            in_headline in proptest::collection::vec(any::<bool>(), 300),
+            scores in proptest::collection::vec(proptest::option::of(-20.0f64..0.0), 300),
         ) {
             let newest_first: Vec<i64> = hits.iter().rev().copied().collect();
-            let mut ranked: Vec<(i64, f64)> = Vec::new();
-            if !newest_first.is_empty() {
-                for (index, score) in &picks {
-                    let id = newest_first[index.index(newest_first.len())];
-                    if !ranked.iter().any(|(seen, _)| *seen == id) {
-                        ranked.push((id, *score));
-                    }
-                }
-            }
-            let order = headline_first(ranked.clone(), &newest_first);
+            // Some hits are headline hits; some of those are ranked.
+            let headline: Vec<i64> = newest_first
+                .iter()
+                .zip(&in_headline)
+                .filter(|(_, yes)| **yes)
+                .map(|(id, _)| *id)
+                .collect();
+            let ranked: Vec<(i64, f64)> = headline
+                .iter()
+                .zip(&scores)
+                .filter_map(|(id, score)| score.map(|s| (*id, s)))
+                .collect();
+            let order = headline_first(ranked.clone(), &headline, &newest_first);
             // Every hit once.
             let mut sorted = order.clone();
             sorted.sort_unstable();
@@ -459,8 +469,14 @@ mod tests {
                 let (a, b) = (score(pair[0]), score(pair[1]));
                 prop_assert!(a < b || (a == b && pair[0] > pair[1]));
             }
-            // Then the rest, newest first.
-            prop_assert!(tail.windows(2).all(|pair| pair[0] > pair[1]));
+            // Then the other headline hits, newest first, then the rest,
+            // newest first.
+            let other_headline = headline.len() - ranked.len();
+            let (middle, rest) = tail.split_at(other_headline);
+            prop_assert!(middle.iter().all(|id| headline.contains(id)));
+            prop_assert!(middle.windows(2).all(|pair| pair[0] > pair[1]));
+            prop_assert!(rest.iter().all(|id| !headline.contains(id)));
+            prop_assert!(rest.windows(2).all(|pair| pair[0] > pair[1]));
         }
     }
 
