@@ -26,6 +26,16 @@ fn titles(server: &TestServer, path: &str) -> Vec<String> {
         .collect()
 }
 
+/// The UUID of the one story a word finds.
+fn only_hit(server: &TestServer, word: &str) -> String {
+    let reply = server
+        .get(&format!("/v3/search?type=content&keywords={word}"))
+        .expect(200)
+        .body;
+    assert_eq!(reply["total_items"], 1, "{word}: {reply}");
+    reply["items"][0]["uuid"].as_str().expect("uuid").to_owned()
+}
+
 #[test]
 fn words_accents_and_prefixes_are_found() {
     let server = TestServer::start();
@@ -180,15 +190,7 @@ fn authors_and_tags_are_searched_and_filter() {
     ] {
         assert_eq!(titles(&server, &path), ["Verdict today"], "{path}");
     }
-    let pay = titles(&server, "/v3/search?type=content&keywords=pay");
-    assert_eq!(pay, ["Verdict on pay"]);
-    let on_pay = server
-        .get("/v3/search?type=content&keywords=pay")
-        .expect(200)
-        .body["items"][0]["uuid"]
-        .as_str()
-        .expect("uuid")
-        .to_owned();
+    let on_pay = only_hit(&server, "pay");
     server
         .put(
             &format!("/v3/content/{on_pay}"),
@@ -205,13 +207,7 @@ fn authors_and_tags_are_searched_and_filter() {
         ["Verdict on pay", "Verdict today"],
         "a story tagged and credited later is found within the tag and by the author"
     );
-    let today = server
-        .get("/v3/search?type=content&keywords=today")
-        .expect(200)
-        .body["items"][0]["uuid"]
-        .as_str()
-        .expect("uuid")
-        .to_owned();
+    let today = only_hit(&server, "today");
     server
         .put(&format!("/v3/content/{today}"), &json!({"tags": []}))
         .expect(200);
