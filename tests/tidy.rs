@@ -53,16 +53,20 @@ fn every_rust_file_opens_with_a_module_doc() {
 }
 
 #[test]
-fn migrations_are_numbered_in_order() {
-    let dir = root().join("crates/core/migrations");
-    let mut names: Vec<String> = std::fs::read_dir(&dir)
-        .expect("the migrations folder")
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    assert!(!names.is_empty());
-    for (index, name) in names.iter().enumerate() {
+fn migrations_are_numbered_in_order_and_alike_for_both_engines() {
+    let names_in = |engine: &str| -> Vec<String> {
+        let dir = root().join("crates/core/migrations").join(engine);
+        let mut names: Vec<String> = std::fs::read_dir(&dir)
+            .expect("the migrations folder")
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    };
+    let sqlite = names_in("sqlite");
+    assert!(!sqlite.is_empty());
+    for (index, name) in sqlite.iter().enumerate() {
         let expected = format!("{:04}_", index + 1);
         assert!(
             name.starts_with(&expected) && name.ends_with(".sql"),
@@ -70,10 +74,17 @@ fn migrations_are_numbered_in_order() {
         );
     }
     let store = std::fs::read_to_string(root().join("crates/core/src/store.rs")).expect("store.rs");
-    for name in &names {
+    for name in &sqlite {
         assert!(
             store.contains(name.as_str()),
             "{name} is not listed in store.rs"
+        );
+    }
+    if root().join("crates/core/migrations/postgres").exists() {
+        assert_eq!(
+            names_in("postgres"),
+            sqlite,
+            "PostgreSQL's migrations carry the same numbers and names as SQLite's"
         );
     }
 }

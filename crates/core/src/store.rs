@@ -29,75 +29,75 @@ use crate::error::{CoreError, Result};
 const MIGRATIONS: &[(&str, &str)] = &[
     (
         "0001_initial",
-        include_str!("../migrations/0001_initial.sql"),
+        include_str!("../migrations/sqlite/0001_initial.sql"),
     ),
     (
         "0002_collaboration_and_print",
-        include_str!("../migrations/0002_collaboration_and_print.sql"),
+        include_str!("../migrations/sqlite/0002_collaboration_and_print.sql"),
     ),
     (
         "0003_idempotency_keys",
-        include_str!("../migrations/0003_idempotency_keys.sql"),
+        include_str!("../migrations/sqlite/0003_idempotency_keys.sql"),
     ),
     (
         "0004_attachment_hashes",
-        include_str!("../migrations/0004_attachment_hashes.sql"),
+        include_str!("../migrations/sqlite/0004_attachment_hashes.sql"),
     ),
     (
         "0005_replica_sync",
-        include_str!("../migrations/0005_replica_sync.sql"),
+        include_str!("../migrations/sqlite/0005_replica_sync.sql"),
     ),
     (
         "0006_sync_every_record",
-        include_str!("../migrations/0006_sync_every_record.sql"),
+        include_str!("../migrations/sqlite/0006_sync_every_record.sql"),
     ),
     (
         "0007_block_conflicts",
-        include_str!("../migrations/0007_block_conflicts.sql"),
+        include_str!("../migrations/sqlite/0007_block_conflicts.sql"),
     ),
     (
         "0008_section_channels",
-        include_str!("../migrations/0008_section_channels.sql"),
+        include_str!("../migrations/sqlite/0008_section_channels.sql"),
     ),
     (
         "0009_content_as_array",
-        include_str!("../migrations/0009_content_as_array.sql"),
+        include_str!("../migrations/sqlite/0009_content_as_array.sql"),
     ),
     (
         "0010_sign_in",
-        include_str!("../migrations/0010_sign_in.sql"),
+        include_str!("../migrations/sqlite/0010_sign_in.sql"),
     ),
     (
         "0011_tracking_label_as_typed",
-        include_str!("../migrations/0011_tracking_label_as_typed.sql"),
+        include_str!("../migrations/sqlite/0011_tracking_label_as_typed.sql"),
     ),
     (
         "0012_version_links",
-        include_str!("../migrations/0012_version_links.sql"),
+        include_str!("../migrations/sqlite/0012_version_links.sql"),
     ),
     (
         "0013_content_search",
-        include_str!("../migrations/0013_content_search.sql"),
+        include_str!("../migrations/sqlite/0013_content_search.sql"),
     ),
     (
         "0014_content_search_fresh",
-        include_str!("../migrations/0014_content_search_fresh.sql"),
+        include_str!("../migrations/sqlite/0014_content_search_fresh.sql"),
     ),
     (
         "0015_auth_epoch",
-        include_str!("../migrations/0015_auth_epoch.sql"),
+        include_str!("../migrations/sqlite/0015_auth_epoch.sql"),
     ),
     (
         "0016_content_rendered",
-        include_str!("../migrations/0016_content_rendered.sql"),
+        include_str!("../migrations/sqlite/0016_content_rendered.sql"),
     ),
     (
         "0017_content_search_prefixes",
-        include_str!("../migrations/0017_content_search_prefixes.sql"),
+        include_str!("../migrations/sqlite/0017_content_search_prefixes.sql"),
     ),
     (
         "0018_content_search_filters",
-        include_str!("../migrations/0018_content_search_filters.sql"),
+        include_str!("../migrations/sqlite/0018_content_search_filters.sql"),
     ),
 ];
 
