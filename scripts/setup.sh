@@ -7,7 +7,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(build-essential pkg-config ca-certificates curl python3 chromium fonts-dejavu-core)
+# postgresql: the suites start their own PostgreSQL 15 (initdb in a temporary
+# directory, no system service) to run the central server on it.
+packages=(build-essential pkg-config ca-certificates curl python3 chromium fonts-dejavu-core
+          postgresql)
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
   packages+=(nodejs npm)
 fi

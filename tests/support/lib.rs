@@ -14,6 +14,8 @@ use reqwest::{Method, StatusCode};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+pub mod postgres;
+
 /// Where the server binary is: `COPYDESK_SERVER_BIN`, or beside the running test in `target/<profile>/`.
 pub fn server_binary() -> PathBuf {
     if let Some(path) = std::env::var_os("COPYDESK_SERVER_BIN") {
@@ -152,9 +154,26 @@ impl TestServer {
         Self::start_with(&[])
     }
 
-    /// Starts a server with extra `serve` flags, and an admin key.
+    /// Starts a server with extra `serve` flags, and an admin key; on
+    /// PostgreSQL when the suites run there ([`postgres::on_postgres`]).
     pub fn start_with(extra: &[&str]) -> Self {
+        Self::start_in(
+            postgres::on_postgres().then(postgres::fresh_database),
+            extra,
+        )
+    }
+
+    /// Starts a server on a fresh PostgreSQL database, whatever the suites run on.
+    pub fn start_on_postgres() -> Self {
+        Self::start_in(Some(postgres::fresh_database()), &[])
+    }
+
+    fn start_in(database: Option<String>, extra: &[&str]) -> Self {
         let dir = tempfile::tempdir().expect("a temporary directory");
+        if let Some(url) = database {
+            std::fs::write(dir.path().join(DATABASE_FILE), url)
+                .expect("the test database's URL is noted");
+        }
         let admin = create_key(dir.path(), "admin", &["admin"], &[]).expect("an admin key");
         let mut server = Self {
             dir,
@@ -180,6 +199,7 @@ impl TestServer {
             .arg("127.0.0.1:0")
             .arg("--data")
             .arg(self.dir.path())
+            .args(database_args(self.dir.path()))
             .args(&self.extra_args)
             .env("COPYDESK_LOG", "info")
             // Every content answer the server kept is compared with a fresh one.
@@ -365,12 +385,25 @@ impl Drop for TestServer {
     }
 }
 
+/// The file in a test server's data directory that names its PostgreSQL
+/// database, when the suites run on PostgreSQL.
+const DATABASE_FILE: &str = "test-database-url";
+
+/// `--database URL` for a data directory whose server runs on PostgreSQL.
+pub fn database_args(dir: &Path) -> Vec<String> {
+    match std::fs::read_to_string(dir.join(DATABASE_FILE)) {
+        Ok(url) => vec!["--database".to_owned(), url],
+        Err(_) => Vec::new(),
+    }
+}
+
 /// Runs `copydesk-server key create --json` on a data directory.
 pub fn create_key(dir: &Path, name: &str, roles: &[&str], actions: &[&str]) -> Result<KeyPair> {
     let mut command = Command::new(server_binary());
     command
         .args(["key", "create", "--json", "--name", name, "--data"])
-        .arg(dir);
+        .arg(dir)
+        .args(database_args(dir));
     for role in roles {
         command.args(["--role", role]);
     }

@@ -94,14 +94,28 @@ impl AppState {
     }
 
     /// One content item's kept answer, for the caller. The token check and
-    /// the read share one read transaction and run here, on the request's
-    /// own thread: it is one indexed read, and handing it to a blocking
-    /// thread would cost more than the read.
-    pub(crate) fn read_rendered_content(
+    /// the read share one read transaction. On SQLite they run here, on the
+    /// request's own thread: it is one indexed read, and handing it to a
+    /// blocking thread would cost more than the read. PostgreSQL's client
+    /// blocks on its own runtime, which cannot run inside this one, so
+    /// there the read goes to a blocking thread like every other use case.
+    pub(crate) async fn read_content(
         &self,
-        bearer: &Bearer,
-        uuid: &str,
+        bearer: Bearer,
+        uuid: String,
     ) -> ApiResult<ContentAnswer> {
+        if !self.cms.store().is_postgres() {
+            return self.read_rendered_content(&bearer, &uuid);
+        }
+        let state = self.clone();
+        tokio::task::spawn_blocking(move || state.read_rendered_content(&bearer, &uuid))
+            .await
+            .map_err(|err| {
+                ApiError::Core(CoreError::Internal(format!("a request task failed: {err}")))
+            })?
+    }
+
+    fn read_rendered_content(&self, bearer: &Bearer, uuid: &str) -> ApiResult<ContentAnswer> {
         let (item, who) = self
             .cms
             .get_content_rendered_as(bearer.credential.as_ref(), uuid)?;

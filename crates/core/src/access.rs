@@ -5,10 +5,10 @@
 
 use std::collections::BTreeSet;
 
+use crate::db::{OptionalExtension as _, Transaction, params};
 use base64::Engine as _;
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
 use rand::RngCore as _;
-use rusqlite::{OptionalExtension as _, Transaction, params};
 use serde::{Deserialize, Serialize};
 
 use crate::clock;
@@ -455,22 +455,22 @@ pub fn create_key(
         None => {
             let uuid = uuid::Uuid::new_v4().to_string();
             let slug = Slug::parse_or_make(None, name);
-            tx.execute(
-                "INSERT INTO users (uuid, name, slug, created_at, modified_at) VALUES (?1, ?2, ?3, ?4, ?4)",
+            let new_id = tx.insert(
+                "INSERT INTO users (uuid, name, slug, created_at, modified_at) VALUES (?1, ?2, ?3, ?4, ?4) RETURNING id",
                 params![uuid, name, slug.as_str(), now],
             )?;
-            (tx.last_insert_rowid(), uuid)
+            (new_id, uuid)
         }
     };
     for role in roles {
         tx.execute(
-            "INSERT OR IGNORE INTO user_roles (user_id, role) VALUES (?1, ?2)",
+            "INSERT INTO user_roles (user_id, role) VALUES (?1, ?2) ON CONFLICT DO NOTHING",
             params![user_id, role],
         )?;
     }
     for action in actions {
         tx.execute(
-            "INSERT OR IGNORE INTO user_actions (user_id, action) VALUES (?1, ?2)",
+            "INSERT INTO user_actions (user_id, action) VALUES (?1, ?2) ON CONFLICT DO NOTHING",
             params![user_id, action],
         )?;
     }

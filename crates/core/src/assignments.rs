@@ -1,6 +1,6 @@
 //! Planning assignments (`/v3/assignment`, an extension the contract names): who writes what, by when.
 
-use rusqlite::{OptionalExtension as _, Row, Transaction, params};
+use crate::db::{OptionalExtension as _, Row, Transaction, params};
 
 use crate::Cms;
 use crate::access::Principal;
@@ -48,7 +48,7 @@ pub struct AssignmentInput {
 }
 
 impl Cms {
-    fn assignment_from_row(&self, row: &Row<'_>) -> rusqlite::Result<Assignment> {
+    fn assignment_from_row(&self, row: &Row<'_>) -> crate::db::Result<Assignment> {
         let uuid: String = row.get(1)?;
         Ok(Assignment {
             id: row.get(0)?,
@@ -153,11 +153,11 @@ impl Cms {
             if let Some(content_id) = content {
                 self.check_writable(tx, who, content_id)?;
             }
-            tx.prepare_cached(
+            let id = tx.prepare_cached(
                 "INSERT INTO assignments (uuid, title, description, due_at, assignee_id, content_id, user_id, created_at, modified_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8)",
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8) RETURNING id",
             )?
-            .execute(params![
+            .insert(params![
                 new_uuid(),
                 title,
                 input.description.clone().unwrap_or_default(),
@@ -167,7 +167,6 @@ impl Cms {
                 who.user_id,
                 clock::now()
             ])?;
-            let id = tx.last_insert_rowid();
             self.link_content(tx, id, None, content)?;
             if let Some(content_id) = content {
                 self.audit(tx, content_id, who, "assignment", &format!("assigned \"{title}\""))?;

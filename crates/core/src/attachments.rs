@@ -9,9 +9,9 @@ use std::fs;
 use std::io::{Read, Write as _};
 use std::path::{Path, PathBuf};
 
+use crate::db::{OptionalExtension as _, Row, Transaction, params};
 use base64::Engine as _;
 use rand::RngCore as _;
-use rusqlite::{OptionalExtension as _, Row, Transaction, params};
 use serde_json::{Map, Value};
 
 use crate::Cms;
@@ -600,7 +600,7 @@ fn parse_metadata(raw: &Value) -> Result<Value> {
 }
 
 impl Cms {
-    pub(crate) fn attachment_from_row(&self, row: &Row<'_>) -> rusqlite::Result<Attachment> {
+    pub(crate) fn attachment_from_row(&self, row: &Row<'_>) -> crate::db::Result<Attachment> {
         let uuid: String = row.get(1)?;
         let salt: String = row.get(4)?;
         let extension: String = row.get(5)?;

@@ -1,6 +1,6 @@
 //! Authors: the bylines content items carry.
 
-use rusqlite::{Row, Transaction, params};
+use crate::db::{Row, Transaction, params};
 
 use crate::Cms;
 use crate::access::Principal;
@@ -71,7 +71,7 @@ pub(crate) fn parse_email(raw: &str) -> Result<String> {
 }
 
 impl Cms {
-    pub(crate) fn author_from_row(&self, row: &Row<'_>) -> rusqlite::Result<Author> {
+    pub(crate) fn author_from_row(&self, row: &Row<'_>) -> crate::db::Result<Author> {
         let uuid: String = row.get(1)?;
         Ok(Author {
             id: row.get(0)?,
@@ -120,11 +120,11 @@ impl Cms {
         let email = parse_email(input.email.as_deref().unwrap_or(""))?;
         self.write(|tx| {
             let now = clock::now();
-            tx.prepare_cached(
+            let new_id = tx.prepare_cached(
                 "INSERT INTO authors (uuid, slug, name, email, tagline, description, status, created_at, modified_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8)",
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8) RETURNING id",
             )?
-            .execute(params![
+            .insert(params![
                 new_uuid(),
                 slug.as_str(),
                 name,
@@ -134,7 +134,7 @@ impl Cms {
                 input.status.unwrap_or(1),
                 now
             ])?;
-            self.author_by_id(tx, tx.last_insert_rowid())
+            self.author_by_id(tx, new_id)
         })
     }
 

@@ -5,7 +5,7 @@
 //! nothing and reads nothing twice. The sequence is this server's order of
 //! commits, never a clock.
 
-use rusqlite::{OptionalExtension as _, params};
+use crate::db::{OptionalExtension as _, params};
 
 use crate::Cms;
 use crate::access::Principal;
@@ -32,7 +32,7 @@ pub struct Change {
 
 /// The parent of a record read through another one (see [`Change::parent`]).
 fn parent_of(
-    tx: &rusqlite::Transaction<'_>,
+    tx: &crate::db::Transaction<'_>,
     record_type: RecordType,
     uuid: &str,
 ) -> Result<Option<String>> {
@@ -81,10 +81,15 @@ impl Cms {
         let since = parse_number("since", since, 0, i64::MAX)?;
         let limit = parse_number("limit", limit, DEFAULT_CHANGES, MAX_CHANGES)?.max(1);
         self.store.read(|tx| {
-            // SQLite returns the other columns from the row holding MAX(seq).
+            // Each record once, at its latest change: the rows after `since`
+            // with no later row for the same record, read in seq order, so
+            // a page stops reading once it is full.
             let mut stmt = tx.prepare_cached(
-                "SELECT MAX(seq), record_type, uuid, operation, changed_at FROM change_log
-                 WHERE seq > ?1 GROUP BY record_type, uuid ORDER BY 1 LIMIT ?2",
+                "SELECT c.seq, c.record_type, c.uuid, c.operation, c.changed_at FROM change_log c
+                 WHERE c.seq > ?1 AND NOT EXISTS (
+                     SELECT 1 FROM change_log later
+                     WHERE later.record_type = c.record_type AND later.uuid = c.uuid AND later.seq > c.seq)
+                 ORDER BY c.seq LIMIT ?2",
             )?;
             let mut items: Vec<Change> = stmt
                 .query_map(params![since, limit + 1], |row| {

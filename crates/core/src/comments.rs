@@ -1,6 +1,6 @@
 //! Comment threads: on in-content notes (threaded) and on planning assignments (flat).
 
-use rusqlite::{Row, Transaction, params};
+use crate::db::{Row, Transaction, params};
 
 use crate::Cms;
 use crate::access::Principal;
@@ -52,7 +52,7 @@ pub struct AssignmentComment {
     pub user: Option<User>,
 }
 
-fn note_from_row(row: &Row<'_>) -> rusqlite::Result<NoteComment> {
+fn note_from_row(row: &Row<'_>) -> crate::db::Result<NoteComment> {
     Ok(NoteComment {
         id: row.get(0)?,
         uuid: row.get(1)?,
@@ -236,11 +236,10 @@ impl Cms {
         )?;
         self.write(|tx| {
             let assignment = self.require_assignment(tx, assignment_uuid)?;
-            tx.prepare_cached(
-                "INSERT INTO assignment_comments (uuid, assignment_id, user_id, comment, created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
+            let id = tx.prepare_cached(
+                "INSERT INTO assignment_comments (uuid, assignment_id, user_id, comment, created_at) VALUES (?1, ?2, ?3, ?4, ?5) RETURNING id",
             )?
-            .execute(params![new_uuid(), assignment.id, who.user_id, comment, clock::now()])?;
-            let id = tx.last_insert_rowid();
+            .insert(params![new_uuid(), assignment.id, who.user_id, comment, clock::now()])?;
             if let Some(content_id) = assignment.content_id {
                 self.audit(tx, content_id, who, "assignment comment", &assignment.title)?;
             }

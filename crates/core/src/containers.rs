@@ -1,6 +1,6 @@
 //! Containers: sections, blogs, galleries and manual or automatic collections, with their four type rules.
 
-use rusqlite::{Row, ToSql, Transaction, params};
+use crate::db::{Row, ToSql, Transaction, params};
 
 use crate::Cms;
 use crate::access::Principal;
@@ -121,7 +121,7 @@ pub fn check_type_rules(container_type: &str, has_content: bool, has_tags: bool)
 }
 
 impl Cms {
-    fn container_from_row(&self, row: &Row<'_>) -> rusqlite::Result<Container> {
+    fn container_from_row(&self, row: &Row<'_>) -> crate::db::Result<Container> {
         let uuid: String = row.get(1)?;
         Ok(Container {
             id: row.get(0)?,
@@ -277,11 +277,11 @@ impl Cms {
             let now = clock::now();
             let content_ids = ids_of_field(tx, CONTENT, "content", input.content.as_deref().unwrap_or_default())?;
             let tag_ids = ids_of_field(tx, TAGS, "tags", input.tags.as_deref().unwrap_or_default())?;
-            tx.prepare_cached(
+            let id = tx.prepare_cached(
                 "INSERT INTO containers (uuid, title, slug, description, type, sort_order, published_at, created_at, modified_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8)",
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8) RETURNING id",
             )?
-            .execute(params![
+            .insert(params![
                 new_uuid(),
                 title,
                 slug.as_str(),
@@ -291,7 +291,6 @@ impl Cms {
                 published_at,
                 now
             ])?;
-            let id = tx.last_insert_rowid();
             replace_links(tx, "container_content", "content_id", id, &content_ids)?;
             replace_links(tx, "container_tags", "tag_id", id, &tag_ids)?;
             if container_type == "gallery" {
@@ -396,12 +395,11 @@ impl Cms {
     ) -> Result<()> {
         let now = clock::now();
         let slug = Slug::parse_or_make(None, title);
-        tx.prepare_cached(
+        let content_id = tx.prepare_cached(
             "INSERT INTO content (uuid, title, slug, type, version, created_at, modified_at, user_id)
-             VALUES (?1, ?2, ?3, 'media', 1, ?4, ?4, ?5)",
+             VALUES (?1, ?2, ?3, 'media', 1, ?4, ?4, ?5) RETURNING id",
         )?
-        .execute(params![new_uuid(), title, slug.as_str(), now, who.user_id])?;
-        let content_id = tx.last_insert_rowid();
+        .insert(params![new_uuid(), title, slug.as_str(), now, who.user_id])?;
         self.snapshot_version(tx, content_id, who)?;
         self.audit(tx, content_id, who, "create", "gallery placeholder")?;
         tx.prepare_cached(

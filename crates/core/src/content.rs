@@ -1,6 +1,6 @@
 //! Content items (articles, posts, media, pages): their fields, links, versions and audit.
 
-use rusqlite::{OptionalExtension as _, Row, ToSql, Transaction, params};
+use crate::db::{OptionalExtension as _, Row, ToSql, Transaction, params};
 
 use crate::Cms;
 use crate::access::Principal;
@@ -188,7 +188,7 @@ fn parse_url_paths(raw: &[String]) -> Result<Vec<String>> {
 }
 
 impl Cms {
-    pub(crate) fn content_from_row(&self, row: &Row<'_>) -> rusqlite::Result<ContentRecord> {
+    pub(crate) fn content_from_row(&self, row: &Row<'_>) -> crate::db::Result<ContentRecord> {
         let uuid: String = row.get(1)?;
         Ok(ContentRecord {
             id: row.get(0)?,
@@ -295,7 +295,7 @@ impl Cms {
         query: &ListQuery,
         filter: &ContentFilter,
         columns: &str,
-        map: impl Fn(&rusqlite::Row<'_>) -> rusqlite::Result<R>,
+        map: impl Fn(&crate::db::Row<'_>) -> crate::db::Result<R>,
         finish: impl Fn(&Transaction<'_>, Vec<R>) -> Result<Vec<T>>,
     ) -> Result<Page<T>> {
         who.require("CONTENT list")?;
@@ -546,12 +546,12 @@ impl Cms {
             container_id: self.blog_container_id(tx, input.container.clone().flatten())?,
         };
         check_post_container(&fields)?;
-        tx.prepare_cached(
+        let id = tx.prepare_cached(
             "INSERT INTO content (uuid, title, slug, type, version, weight, abstract, abstract_raw, content,
              content_raw, created_at, modified_at, published_at, state, user_id, dominant_attachment_id, container_id)
-             VALUES (?1, ?2, ?3, ?4, 1, ?5, ?6, ?7, ?8, ?9, ?10, ?10, ?11, ?12, ?13, ?14, ?15)",
+             VALUES (?1, ?2, ?3, ?4, 1, ?5, ?6, ?7, ?8, ?9, ?10, ?10, ?11, ?12, ?13, ?14, ?15) RETURNING id",
         )?
-        .execute(params![
+        .insert(params![
             new_uuid(),
             fields.title,
             fields.slug,
@@ -568,7 +568,6 @@ impl Cms {
             fields.dominant_attachment_id,
             fields.container_id
         ])?;
-        let id = tx.last_insert_rowid();
         self.set_links(
             tx,
             id,
@@ -726,15 +725,15 @@ impl Cms {
         content_id: i64,
         who: &Principal,
     ) -> Result<()> {
-        tx.prepare_cached(
+        let new_id = tx.prepare_cached(
             "INSERT INTO versions (uuid, content_id, version, title, slug, type, weight, abstract, abstract_raw, content,
              content_raw, published_at, state, workflow_id, dominant_attachment_id, user_id, created_at, modified_at)
              SELECT ?2, id, version, title, slug, type, weight, abstract, abstract_raw, content, content_raw,
              published_at, state, workflow_id, dominant_attachment_id, ?3, modified_at, modified_at
-             FROM content WHERE id = ?1",
+             FROM content WHERE id = ?1 RETURNING id",
         )?
-        .execute(params![content_id, new_uuid(), who.user_id])?;
-        crate::versions::snapshot_links(tx, tx.last_insert_rowid())
+        .insert(params![content_id, new_uuid(), who.user_id])?;
+        crate::versions::snapshot_links(tx, new_id)
     }
 
     /// Replaces whichever of the item's authors, tags and URLs were sent; true when any changed.

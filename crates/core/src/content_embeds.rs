@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use rusqlite::{Row, Transaction};
+use crate::db::{Row, Transaction};
 
 use crate::Cms;
 use crate::error::Result;
@@ -43,20 +43,22 @@ fn grouped<T>(
     sql: &str,
     ids: &str,
     owner_column: usize,
-    mut map: impl FnMut(&Row<'_>) -> rusqlite::Result<T>,
+    mut map: impl FnMut(&Row<'_>) -> crate::db::Result<T>,
 ) -> Result<HashMap<i64, Vec<T>>> {
     let mut stmt = tx.prepare_cached(sql)?;
-    let mut rows = stmt.query([ids])?;
+    let rows = stmt.query_map([ids], |row| {
+        Ok((row.get::<_, i64>(owner_column)?, map(row)?))
+    })?;
     let mut out: HashMap<i64, Vec<T>> = HashMap::new();
-    while let Some(row) = rows.next()? {
-        let owner: i64 = row.get(owner_column)?;
-        out.entry(owner).or_default().push(map(row)?);
+    for row in rows {
+        let (owner, item) = row?;
+        out.entry(owner).or_default().push(item);
     }
     Ok(out)
 }
 
 /// A row of `id, uuid, path, content_id, created_at` from `content_urls`.
-pub(crate) fn url_from_row(row: &Row<'_>) -> rusqlite::Result<ContentUrl> {
+pub(crate) fn url_from_row(row: &Row<'_>) -> crate::db::Result<ContentUrl> {
     Ok(ContentUrl {
         id: row.get(0)?,
         uuid: row.get(1)?,

@@ -16,7 +16,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use rusqlite::{OptionalExtension as _, Transaction};
+use crate::db::{OptionalExtension as _, Transaction};
 
 use crate::Cms;
 use crate::access::Principal;
@@ -81,7 +81,8 @@ impl Cms {
         self.rendering()?;
         self.store.write(|tx| {
             tx.execute(
-                "INSERT OR IGNORE INTO content_render_pending (content_id) SELECT id FROM content",
+                "INSERT INTO content_render_pending (content_id) SELECT id FROM content WHERE true
+                 ON CONFLICT DO NOTHING",
                 [],
             )?;
             Ok(())
@@ -110,7 +111,7 @@ impl Cms {
                 "SELECT content_id FROM content_render_pending ORDER BY content_id DESC LIMIT ?1",
             )?
             .query_map([RENDER_BATCH as i64], |row| row.get(0))?
-            .collect::<rusqlite::Result<_>>()?;
+            .collect::<crate::db::Result<_>>()?;
         if ids.is_empty() {
             return Ok(None);
         }
@@ -118,12 +119,13 @@ impl Cms {
         let records = self.content_records(tx, &list)?;
         let items = self.completed_items(tx, records)?;
         let mut store = tx.prepare_cached(
-            "INSERT OR REPLACE INTO content_rendered (content_id, format, body) VALUES (?1, ?2, ?3)",
+            "INSERT INTO content_rendered (content_id, format, body) VALUES (?1, ?2, ?3)
+             ON CONFLICT (content_id) DO UPDATE SET format = excluded.format, body = excluded.body",
         )?;
         let rendered = items.len();
         for item in items {
             let id = item.record.id;
-            store.execute(rusqlite::params![
+            store.execute(crate::params![
                 id,
                 rendering.format,
                 (rendering.renderer)(item)
@@ -144,7 +146,7 @@ impl Cms {
         );
         let mut stmt = tx.prepare_cached(&sql)?;
         let rows = stmt.query_map([ids], |row| self.content_from_row(row))?;
-        Ok(rows.collect::<rusqlite::Result<_>>()?)
+        Ok(rows.collect::<crate::db::Result<_>>()?)
     }
 
     /// The answers of the items `ids`, in that order: stored ones where they
@@ -161,10 +163,10 @@ impl Cms {
                 "SELECT content_id, body FROM content_rendered
                  WHERE content_id IN (SELECT value FROM json_each(?1)) AND format = +?2",
             )?
-            .query_map(rusqlite::params![list, rendering.format], |row| {
+            .query_map(crate::params![list, rendering.format], |row| {
                 Ok((row.get(0)?, row.get(1)?))
             })?
-            .collect::<rusqlite::Result<_>>()?;
+            .collect::<crate::db::Result<_>>()?;
         let missing: Vec<i64> = ids
             .iter()
             .copied()
@@ -228,7 +230,7 @@ impl Cms {
                      LEFT JOIN content_rendered r ON r.content_id = c.id AND r.format = +?2
                      WHERE c.uuid = +?1",
                 )?
-                .query_row(rusqlite::params![uuid, rendering.format], |row| {
+                .query_row(crate::params![uuid, rendering.format], |row| {
                     Ok((row.get(0)?, row.get(1)?))
                 })
                 .optional()?;
@@ -292,7 +294,7 @@ impl Cms {
                 .prepare_cached(
                     "SELECT 1 FROM content_rendered WHERE content_id = ?1 AND format = +?2",
                 )?
-                .query_row(rusqlite::params![id, format], |_| Ok(()))
+                .query_row(crate::params![id, format], |_| Ok(()))
                 .optional()?
                 .is_some())
         })

@@ -1,6 +1,6 @@
 //! Drafts: the editor's autosaved state of an item (HTML plus Draft.js raw content), kept apart from versions.
 
-use rusqlite::{OptionalExtension as _, Row, Transaction, params};
+use crate::db::{OptionalExtension as _, Row, Transaction, params};
 use serde_json::Value;
 
 use crate::Cms;
@@ -47,7 +47,7 @@ pub struct DraftInput {
     pub body_raw: Option<Value>,
 }
 
-fn draft_from_row(row: &Row<'_>) -> rusqlite::Result<Draft> {
+fn draft_from_row(row: &Row<'_>) -> crate::db::Result<Draft> {
     Ok(Draft {
         id: row.get(0)?,
         uuid: row.get(1)?,

@@ -127,6 +127,16 @@ impl From<rusqlite::Error> for CoreError {
     }
 }
 
+impl From<crate::db::Error> for CoreError {
+    fn from(err: crate::db::Error) -> Self {
+        if err.is_damage() {
+            tracing::error!(%err, "the database reports itself damaged");
+            return Self::Damaged(Vec::new());
+        }
+        Self::Internal(format!("storage: {err}"))
+    }
+}
+
 impl From<std::io::Error> for CoreError {
     fn from(err: std::io::Error) -> Self {
         Self::Internal(format!("file system: {err}"))

@@ -5,7 +5,7 @@
 //! version; pull copies the web text into it as a new export version. Its lock
 //! is a notice of who works on it; it blocks nothing.
 
-use rusqlite::{OptionalExtension as _, Row, Transaction, params};
+use crate::db::{OptionalExtension as _, Row, Transaction, params};
 
 use crate::Cms;
 use crate::access::Principal;
@@ -29,7 +29,7 @@ pub struct ExportInput {
 
 pub(crate) const COLUMNS: &str = "id, uuid, content_id, workflow_id, assignee_id, issue_id, workflow_section_id, content, version, user_id, locked_by, locked_at, created_at, modified_at";
 
-pub(crate) fn export_from_row(row: &Row<'_>) -> rusqlite::Result<Export> {
+pub(crate) fn export_from_row(row: &Row<'_>) -> crate::db::Result<Export> {
     Ok(Export {
         id: row.get(0)?,
         uuid: row.get(1)?,
@@ -83,12 +83,11 @@ impl Cms {
             return Ok(export);
         }
         let now = clock::now();
-        tx.prepare_cached(
+        let export_id = tx.prepare_cached(
             "INSERT INTO exports (uuid, content_id, content, version, user_id, created_at, modified_at)
-             SELECT ?1, id, content, 1, ?2, ?3, ?3 FROM content WHERE id = ?4",
+             SELECT ?1, id, content, 1, ?2, ?3, ?3 FROM content WHERE id = ?4 RETURNING id",
         )?
-        .execute(params![new_uuid(), who.user_id, now, content_id])?;
-        let export_id = tx.last_insert_rowid();
+        .insert(params![new_uuid(), who.user_id, now, content_id])?;
         self.snapshot_export(tx, export_id, who)?;
         self.export_of(tx, content_id)?
             .ok_or_else(|| CoreError::Internal("an export just made is missing".into()))

@@ -5,7 +5,7 @@
 //! together or not at all; the answer is stored right after. A repeat gets
 //! the stored answer; the same key with another request is refused.
 
-use rusqlite::{OptionalExtension as _, params};
+use crate::db::{OptionalExtension as _, params};
 
 use crate::Cms;
 use crate::access::Principal;
@@ -103,8 +103,8 @@ impl Cms {
             move |tx| {
                 let inserted = tx
                     .prepare_cached(
-                        "INSERT OR IGNORE INTO idempotency_keys (user_id, key, request_hash, created_at)
-                         VALUES (?1, ?2, ?3, ?4)",
+                        "INSERT INTO idempotency_keys (user_id, key, request_hash, created_at)
+                         VALUES (?1, ?2, ?3, ?4) ON CONFLICT DO NOTHING",
                     )?
                     .execute(params![user_id, key, hash, clock::now()])?;
                 if inserted == 0 {

@@ -14,6 +14,7 @@ pub mod containers;
 pub mod content;
 mod content_embeds;
 pub mod content_rendered;
+pub mod db;
 pub mod draftjs;
 pub mod drafts;
 pub mod error;
@@ -76,14 +77,32 @@ impl Cms {
     /// [`Cms::open`] with the memory the store may read with (see
     /// [`store::ReadMemory`]).
     pub fn open_with(dir: &Path, namespace: &str, memory: store::ReadMemory) -> Result<Self> {
-        Ok(Self {
-            store: Store::open_with(dir, memory)?,
+        Ok(Self::on(Store::open_with(dir, memory)?, namespace))
+    }
+
+    /// A central server whose data lives in the PostgreSQL database at
+    /// `url`, with up to `connections` connections; attachment files in `dir`.
+    pub fn open_postgres(
+        url: &str,
+        dir: &Path,
+        namespace: &str,
+        connections: usize,
+    ) -> Result<Self> {
+        Ok(Self::on(
+            Store::open_postgres(url, dir, connections)?,
+            namespace,
+        ))
+    }
+
+    fn on(store: Store, namespace: &str) -> Self {
+        Self {
+            store,
             namespace: namespace.to_owned(),
             remote_locks: std::sync::OnceLock::new(),
             sync_progress: std::sync::Mutex::new(None),
             principals: principal_cache::PrincipalCache::default(),
             rendering: std::sync::OnceLock::new(),
-        })
+        }
     }
 
     /// Makes this replica take and release locks on its central server first.
@@ -126,7 +145,7 @@ impl Cms {
     pub fn read_as<T>(
         &self,
         credential: Option<&access::Credential>,
-        work: impl FnOnce(&rusqlite::Transaction<'_>, &Principal) -> Result<T>,
+        work: impl FnOnce(&crate::db::Transaction<'_>, &Principal) -> Result<T>,
     ) -> Result<(T, std::sync::Arc<Principal>)> {
         let credential = credential.ok_or(CoreError::Token(TokenProblem::Missing))?;
         let now = chrono::Utc::now().timestamp();

@@ -4,7 +4,7 @@
 //! writer), and a unique index allows one lock per item, so two racing
 //! writers can never both pass.
 
-use rusqlite::{OptionalExtension as _, Row, Transaction, params};
+use crate::db::{OptionalExtension as _, Row, Transaction, params};
 
 use crate::Cms;
 use crate::access::Principal;
@@ -40,7 +40,7 @@ pub trait RemoteLocks: Send + Sync {
 }
 
 impl Cms {
-    pub(crate) fn lock_from_row(&self, row: &Row<'_>) -> rusqlite::Result<LockRequest> {
+    pub(crate) fn lock_from_row(&self, row: &Row<'_>) -> crate::db::Result<LockRequest> {
         let content_uuid: Option<String> = row.get(8)?;
         let container_uuid: Option<String> = row.get(9)?;
         let srn = match (content_uuid, container_uuid) {

@@ -1,7 +1,7 @@
 //! Workflows, workflow sections and issues: the print side's planning records
 //! (`/v3/workflow`, `/v3/workflow-section`, `/v3/issue`, extensions the contract names).
 
-use rusqlite::{OptionalExtension as _, Row, Transaction, params};
+use crate::db::{OptionalExtension as _, Row, Transaction, params};
 
 use crate::Cms;
 use crate::access::Principal;
@@ -104,7 +104,7 @@ const SECTION_COLUMNS: &str = "workflow_sections.id, workflow_sections.uuid, wor
 const ISSUE_COLUMNS: &str = "issues.id, issues.uuid, issues.label, issues.description, issues.status, issues.created_at, issues.modified_at, issues.published_at, issues.decorated_label";
 
 impl Cms {
-    fn workflow_from_row(&self, row: &Row<'_>) -> rusqlite::Result<Workflow> {
+    fn workflow_from_row(&self, row: &Row<'_>) -> crate::db::Result<Workflow> {
         let uuid: String = row.get(1)?;
         Ok(Workflow {
             id: row.get(0)?,
@@ -121,7 +121,7 @@ impl Cms {
         })
     }
 
-    fn section_from_row(&self, row: &Row<'_>) -> rusqlite::Result<WorkflowSection> {
+    fn section_from_row(&self, row: &Row<'_>) -> crate::db::Result<WorkflowSection> {
         let uuid: String = row.get(1)?;
         Ok(WorkflowSection {
             id: row.get(0)?,
@@ -137,7 +137,7 @@ impl Cms {
         })
     }
 
-    fn issue_from_row(&self, row: &Row<'_>) -> rusqlite::Result<Issue> {
+    fn issue_from_row(&self, row: &Row<'_>) -> crate::db::Result<Issue> {
         let uuid: String = row.get(1)?;
         Ok(Issue {
             id: row.get(0)?,
@@ -207,11 +207,11 @@ impl Cms {
         let slug = Slug::parse_or_make(input.slug.as_deref(), &name);
         self.write(|tx| {
             let now = clock::now();
-            tx.prepare_cached(
+            let new_id = tx.prepare_cached(
                 "INSERT INTO workflows (uuid, slug, name, status, is_web, is_print, priority, is_content, is_assignment,
-                 created_at, modified_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10)",
+                 created_at, modified_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10) RETURNING id",
             )?
-            .execute(params![
+            .insert(params![
                 new_uuid(),
                 slug.as_str(),
                 name,
@@ -223,7 +223,7 @@ impl Cms {
                 input.is_assignment.unwrap_or(false),
                 now
             ])?;
-            self.workflow_by_id(tx, tx.last_insert_rowid())?
+            self.workflow_by_id(tx, new_id)?
                 .ok_or_else(|| CoreError::Internal("a workflow just made is missing".into()))
         })
     }
@@ -269,11 +269,11 @@ impl Cms {
                 None | Some("") | Some("0") => None,
                 Some(raw) => Some(WORKFLOWS.id_of_ref(tx, "workflow_id", raw)?),
             };
-            tx.prepare_cached(
+            let new_id = tx.prepare_cached(
                 "INSERT INTO workflow_sections (uuid, workflow_id, name, slug, created_at, modified_at, is_print, is_web)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?6, ?7)",
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?6, ?7) RETURNING id",
             )?
-            .execute(params![
+            .insert(params![
                 new_uuid(),
                 workflow_id,
                 name,
@@ -282,7 +282,7 @@ impl Cms {
                 input.is_print.unwrap_or(true),
                 input.is_web.unwrap_or(true)
             ])?;
-            self.section_by_id(tx, tx.last_insert_rowid())
+            self.section_by_id(tx, new_id)
         })
     }
 
@@ -335,11 +335,11 @@ impl Cms {
                 .clone()
                 .filter(|d| !d.trim().is_empty())
                 .unwrap_or_else(|| label.clone());
-            tx.prepare_cached(
+            let new_id = tx.prepare_cached(
                 "INSERT INTO issues (uuid, label, description, status, decorated_label, published_at, created_at, modified_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7)",
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7) RETURNING id",
             )?
-            .execute(params![
+            .insert(params![
                 new_uuid(),
                 label,
                 input.description.clone().unwrap_or_default(),
@@ -348,7 +348,7 @@ impl Cms {
                 published_at,
                 clock::now()
             ])?;
-            self.issue_by_id(tx, tx.last_insert_rowid())?
+            self.issue_by_id(tx, new_id)?
                 .ok_or_else(|| CoreError::Internal("an issue just made is missing".into()))
         })
     }

@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use rusqlite::Transaction;
+use crate::db::Transaction;
 
 use crate::access::{Credential, Principal, Verified};
 use crate::error::Result;

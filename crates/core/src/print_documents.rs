@@ -4,7 +4,7 @@
 //! on someone's behalf, and removing someone else's lock all need
 //! `PRINTDOCUMENT passThruLock`, and each is recorded in the document's audit.
 
-use rusqlite::{OptionalExtension as _, Row, Transaction, params};
+use crate::db::{Dialect, OptionalExtension as _, Row, Transaction, params};
 
 use crate::Cms;
 use crate::access::Principal;
@@ -95,7 +95,7 @@ pub struct PrintDocumentInput {
     pub workflow_section_id: Option<Option<String>>,
 }
 
-fn document_from_row(row: &Row<'_>) -> rusqlite::Result<PrintDocument> {
+fn document_from_row(row: &Row<'_>) -> crate::db::Result<PrintDocument> {
     let tracking: String = row.get(3)?;
     Ok(PrintDocument {
         id: row.get(0)?,
@@ -121,8 +121,13 @@ fn document_from_row(row: &Row<'_>) -> rusqlite::Result<PrintDocument> {
 
 /// A 409 `conflict` when another document already tracks `label` (ignoring ASCII case).
 fn ensure_label_free(tx: &Transaction<'_>, label: &str, except: Option<i64>) -> Result<()> {
+    // SQLite compares the column case-blind (COLLATE NOCASE); PostgreSQL
+    // by its lower() index, which in the C locale folds ASCII alone, alike.
     let taken = tx
-        .prepare_cached("SELECT EXISTS (SELECT 1 FROM print_documents WHERE tracking_label = ?1 AND id IS NOT ?2)")?
+        .prepare_cached(match tx.dialect() {
+            Dialect::Sqlite => "SELECT EXISTS (SELECT 1 FROM print_documents WHERE tracking_label = ?1 AND id IS DISTINCT FROM ?2)",
+            Dialect::Postgres => "SELECT EXISTS (SELECT 1 FROM print_documents WHERE lower(tracking_label) = lower(?1) AND id IS DISTINCT FROM ?2)",
+        })?
         .query_row(params![label, except], |row| row.get::<_, bool>(0))?;
     if taken {
         return Err(CoreError::Conflict {
@@ -225,7 +230,12 @@ impl Cms {
                 Some(id) => Some(id),
                 None => match TrackingLabel::parse(identifier) {
                     Ok(label) => tx
-                        .prepare_cached("SELECT id FROM print_documents WHERE tracking_label = ?1")?
+                        .prepare_cached(match tx.dialect() {
+                            Dialect::Sqlite => "SELECT id FROM print_documents WHERE tracking_label = ?1",
+                            Dialect::Postgres => {
+                                "SELECT id FROM print_documents WHERE lower(tracking_label) = lower(?1)"
+                            }
+                        })?
                         .query_row([label.as_str()], |row| row.get(0))
                         .optional()?,
                     Err(_) => None,
@@ -257,12 +267,11 @@ impl Cms {
             let issue = ISSUES.updated_ref(tx, "issue_id", &input.issue_id, 0)?;
             let assignee = USERS.updated_ref(tx, "assignee_id", &input.assignee_id, 0)?;
             let section = SECTIONS.updated_ref(tx, "workflow_section_id", &input.workflow_section_id, 0)?;
-            tx.prepare_cached(
+            let id = tx.prepare_cached(
                 "INSERT INTO print_documents (uuid, label, tracking_label, issue_id, workflow_id, assignee_id,
-                 workflow_section_id, created_at, modified_at, tracking_path) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8, ?9)",
+                 workflow_section_id, created_at, modified_at, tracking_path) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8, ?9) RETURNING id",
             )?
-            .execute(params![new_uuid(), label, tracking.as_str(), issue, workflow, assignee, section, clock::now(), typed])?;
-            let id = tx.last_insert_rowid();
+            .insert(params![new_uuid(), label, tracking.as_str(), issue, workflow, assignee, section, clock::now(), typed])?;
             self.print_audit(tx, id, who, "create", "")?;
             self.document_by_id(tx, id)
         })

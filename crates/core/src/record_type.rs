@@ -10,7 +10,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSql, ToSqlOutput, ValueRef};
+use crate::db::{FromSql, ToSql, ValueRef};
 
 /// Declares [`RecordType`] with its wire names, in one place.
 macro_rules! record_types {
@@ -110,17 +110,16 @@ impl FromStr for RecordType {
 }
 
 impl ToSql for RecordType {
-    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
-        Ok(ToSqlOutput::from(self.as_str()))
+    fn to_sql(&self) -> crate::db::Result<ValueRef<'_>> {
+        Ok(ValueRef::Text(self.as_str()))
     }
 }
 
 impl FromSql for RecordType {
-    fn column_result(value: ValueRef<'_>) -> FromSqlResult<Self> {
-        value
-            .as_str()?
+    fn from_sql(value: ValueRef<'_>) -> crate::db::Result<Self> {
+        String::from_sql(value)?
             .parse()
-            .map_err(|err| FromSqlError::Other(Box::new(err)))
+            .map_err(crate::db::Error::conversion)
     }
 }
 

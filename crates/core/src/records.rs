@@ -1,7 +1,7 @@
 //! Pieces every resource shares: finding a record by UUID, one page of a list,
 //! the all-or-nothing delete of several records, and ordered links.
 
-use rusqlite::{OptionalExtension as _, Row, ToSql, Transaction, params};
+use crate::db::{OptionalExtension as _, Row, ToSql, Transaction, params};
 
 use crate::error::{CoreError, Result};
 use crate::paging::{ListParams, Page};
@@ -129,7 +129,7 @@ pub(crate) fn fetch_page<T>(
     filter: &str,
     args: &[&dyn ToSql],
     params: &ListParams,
-    map: impl FnMut(&Row<'_>) -> rusqlite::Result<T>,
+    map: impl FnMut(&Row<'_>) -> crate::db::Result<T>,
 ) -> Result<Page<T>> {
     let order = params.order_by(table);
     // The page's rows are picked by id first, walking only the ordering
@@ -154,7 +154,7 @@ pub(crate) fn fetch_page_by<T>(
     page_sql: &str,
     args: &[&dyn ToSql],
     params: &ListParams,
-    map: impl FnMut(&Row<'_>) -> rusqlite::Result<T>,
+    map: impl FnMut(&Row<'_>) -> crate::db::Result<T>,
 ) -> Result<Page<T>> {
     let total: i64 = tx
         .prepare_cached(count_sql)?

@@ -5,7 +5,7 @@
 //! objects of strings, the same on both sides, so that base, mine and theirs
 //! compare field by field.
 
-use rusqlite::{OptionalExtension as _, Transaction, params};
+use crate::db::{OptionalExtension as _, Transaction, params};
 use serde_json::Value;
 
 use crate::Cms;

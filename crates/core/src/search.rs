@@ -1,6 +1,6 @@
 //! `/v3/search`: content, authors or tags by keywords, tag and author.
 
-use rusqlite::ToSql;
+use crate::db::ToSql;
 
 use crate::Cms;
 use crate::access::Principal;
@@ -277,13 +277,13 @@ pub(crate) const AUTHOR_BY_SLUG_OR_NAME: &str =
 /// clients of the hosted service pass them; 404 naming the field when there
 /// is none.
 pub(crate) fn named(
-    tx: &rusqlite::Transaction<'_>,
+    tx: &crate::db::Transaction<'_>,
     table: crate::records::Table,
     by_slug_or_name: &str,
     field: &str,
     value: &str,
 ) -> Result<i64> {
-    use rusqlite::OptionalExtension as _;
+    use crate::db::OptionalExtension as _;
     if let Some(id) = table.try_id_of(tx, value)? {
         return Ok(id);
     }

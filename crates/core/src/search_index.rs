@@ -4,7 +4,7 @@
 
 use std::collections::HashSet;
 
-use rusqlite::{OptionalExtension as _, Transaction, params};
+use crate::db::{Dialect, OptionalExtension as _, Transaction, params};
 
 use crate::error::{CoreError, Result};
 
@@ -138,7 +138,7 @@ pub(crate) fn ranked_page(
         let mut stmt = tx.prepare_cached(&sql)?;
         let rows = stmt
             .query_map([expression], |row| Ok((row.get(0)?, row.get(1)?)))?
-            .collect::<rusqlite::Result<_>>()?;
+            .collect::<crate::db::Result<_>>()?;
         Ok(rows)
     };
     let newest_first = |expression: &str| -> Result<Vec<i64>> {
@@ -147,7 +147,7 @@ pub(crate) fn ranked_page(
         )?;
         let rows = stmt
             .query_map([expression], |row| row.get(0))?
-            .collect::<rusqlite::Result<_>>()?;
+            .collect::<crate::db::Result<_>>()?;
         Ok(rows)
     };
     let the_newest = format!("ORDER BY rowid DESC LIMIT {}", RANKED_AT_MOST + 1);
@@ -229,7 +229,7 @@ fn index_queued(tx: &Transaction<'_>, limit: i64) -> Result<usize> {
             "SELECT content_id, fresh FROM content_search_pending ORDER BY content_id LIMIT ?1",
         )?;
         stmt.query_map([limit], |row| Ok((row.get(0)?, row.get(1)?)))?
-            .collect::<rusqlite::Result<_>>()?
+            .collect::<crate::db::Result<_>>()?
     };
     let Some(&(last, _)) = queued.last() else {
         return Ok(0);
@@ -254,6 +254,9 @@ pub(crate) fn queue_all(tx: &Transaction<'_>) -> Result<usize> {
 
 /// Merges the index's segments into one, after many items were indexed at once.
 pub(crate) fn optimize(tx: &Transaction<'_>) -> Result<()> {
+    if tx.dialect() == Dialect::Postgres {
+        return Ok(());
+    }
     tx.execute(
         "INSERT INTO content_search (content_search) VALUES ('optimize')",
         [],
@@ -266,6 +269,9 @@ pub(crate) fn optimize(tx: &Transaction<'_>) -> Result<()> {
 /// in the index) is inserted: a replace would write a delete first, and each
 /// delete flushes the index's in-memory segment.
 fn reindex(tx: &Transaction<'_>, id: i64, fresh: bool) -> Result<()> {
+    if tx.dialect() == Dialect::Postgres {
+        return reindex_postgres(tx, id);
+    }
     let found = tx
         .prepare_cached(
             "SELECT title, abstract, content, slug,
@@ -318,11 +324,68 @@ fn reindex(tx: &Transaction<'_>, id: i64, fresh: bool) -> Result<()> {
     Ok(())
 }
 
+/// [`reindex`] on PostgreSQL: the story's words as weighted `tsvector`s
+/// (title A, standfirst B, byline, tags and slug C, body D), its headline
+/// fields' words alone, and its filter terms as an array.
+fn reindex_postgres(tx: &Transaction<'_>, id: i64) -> Result<()> {
+    let found = tx
+        .prepare_cached(
+            "SELECT title, abstract, content, slug,
+                    (SELECT string_agg(a.name, ' ') FROM content_authors ca JOIN authors a ON a.id = ca.author_id
+                     WHERE ca.content_id = content.id),
+                    (SELECT string_agg(t.name, ' ') FROM content_tags ct JOIN tags t ON t.id = ct.tag_id
+                     WHERE ct.content_id = content.id),
+                    (SELECT COALESCE(json_agg(tag_id), '[]')::text FROM content_tags WHERE content_id = content.id),
+                    (SELECT COALESCE(json_agg(author_id), '[]')::text FROM content_authors WHERE content_id = content.id)
+             FROM content WHERE id = ?1",
+        )?
+        .query_row([id], |row| {
+            Ok((
+                row.get::<_, String>(0)?,
+                row.get::<_, String>(1)?,
+                row.get::<_, String>(2)?,
+                row.get::<_, String>(3)?,
+                row.get::<_, Option<String>>(4)?,
+                row.get::<_, Option<String>>(5)?,
+                filter_terms(&row.get::<_, String>(6)?, &row.get::<_, String>(7)?)?,
+            ))
+        })
+        .optional()?;
+    let Some((title, abstract_html, body_html, slug, authors, tags, filters)) = found else {
+        tx.prepare_cached("DELETE FROM content_search WHERE content_id = ?1")?
+            .execute([id])?;
+        return Ok(());
+    };
+    tx.prepare_cached(
+        "INSERT INTO content_search (content_id, document, headline, filters)
+         VALUES (?1,
+                 setweight(to_tsvector('simple', ?2::text), 'A')
+                 || setweight(to_tsvector('simple', ?3::text), 'B')
+                 || setweight(to_tsvector('simple', ?5::text || ' ' || ?6::text || ' ' || ?7::text), 'C')
+                 || setweight(to_tsvector('simple', ?4::text), 'D'),
+                 to_tsvector('simple', ?2::text || ' ' || ?3::text || ' ' || ?5::text || ' ' || ?6::text || ' ' || ?7::text),
+                 string_to_array(?8::text, ' '))
+         ON CONFLICT (content_id) DO UPDATE
+             SET document = EXCLUDED.document, headline = EXCLUDED.headline, filters = EXCLUDED.filters",
+    )?
+    .execute(params![
+        id,
+        title,
+        html_text(&abstract_html),
+        html_text(&body_html),
+        slug.replace('-', " "),
+        authors.unwrap_or_default(),
+        tags.unwrap_or_default(),
+        filters,
+    ])?;
+    Ok(())
+}
+
 /// The `filters` column of a story: a term for each of its tags and authors,
 /// from their ids as JSON arrays.
-fn filter_terms(tag_ids: &str, author_ids: &str) -> rusqlite::Result<String> {
-    let ids = |json: &str| -> rusqlite::Result<Vec<i64>> {
-        serde_json::from_str(json).map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))
+fn filter_terms(tag_ids: &str, author_ids: &str) -> crate::db::Result<String> {
+    let ids = |json: &str| -> crate::db::Result<Vec<i64>> {
+        serde_json::from_str(json).map_err(crate::db::Error::conversion)
     };
     let terms: Vec<String> = ids(tag_ids)?
         .into_iter()

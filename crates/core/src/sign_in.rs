@@ -9,11 +9,11 @@
 
 use std::sync::OnceLock;
 
+use crate::db::{OptionalExtension as _, Transaction, params};
 use argon2::Argon2;
 use argon2::password_hash::{PasswordHash, PasswordHasher as _, PasswordVerifier as _, SaltString};
 use base64::Engine as _;
 use rand::RngCore as _;
-use rusqlite::{OptionalExtension as _, Transaction, params};
 use sha2::{Digest as _, Sha256};
 
 use crate::Cms;
@@ -183,12 +183,14 @@ fn remember_failure(
     name: Option<&str>,
     address: Option<&str>,
     now: i64,
-) -> Result<()> {
+) -> Result<i64> {
     tx.prepare_cached("DELETE FROM sign_in_failures WHERE at <= ?1")?
         .execute([now - FAILURE_WINDOW_SECS])?;
-    tx.prepare_cached("INSERT INTO sign_in_failures (name, address, at) VALUES (?1, ?2, ?3)")?
-        .execute(params![name.map(name_bucket), address, now])?;
-    Ok(())
+    Ok(tx
+        .prepare_cached(
+            "INSERT INTO sign_in_failures (name, address, at) VALUES (?1, ?2, ?3) RETURNING id",
+        )?
+        .insert(params![name.map(name_bucket), address, now])?)
 }
 
 /// A new key pair for `user_id`, labelled.
@@ -270,8 +272,7 @@ impl Cms {
                 // is let through never depends on its password being right.
                 let (stored, attempt) = self.write(|tx| {
                     check_allowance(tx, Some(name), address, now)?;
-                    remember_failure(tx, Some(name), address, now)?;
-                    let attempt = tx.last_insert_rowid();
+                    let attempt = remember_failure(tx, Some(name), address, now)?;
                     let stored = tx
                         .prepare_cached(
                             "SELECT p.hash FROM user_passwords p JOIN users u ON u.id = p.user_id WHERE u.name = ?1",
@@ -297,7 +298,7 @@ impl Cms {
                     if !matches {
                         return Ok(Outcome::Refused(WRONG_PASSWORD.to_owned()));
                     }
-                    tx.prepare_cached("DELETE FROM sign_in_failures WHERE rowid = ?1")?
+                    tx.prepare_cached("DELETE FROM sign_in_failures WHERE id = ?1")?
                         .execute([attempt])?;
                     let (user_id, user_uuid): (i64, String) = tx
                         .prepare_cached("SELECT id, uuid FROM users WHERE name = ?1")?

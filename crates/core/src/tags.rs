@@ -1,6 +1,6 @@
 //! Tags: the labels content items carry and automatic and blog containers select by.
 
-use rusqlite::{Row, Transaction, params};
+use crate::db::{Row, Transaction, params};
 
 use crate::Cms;
 use crate::access::Principal;
@@ -37,7 +37,7 @@ pub struct TagInput {
 }
 
 impl Cms {
-    pub(crate) fn tag_from_row(&self, row: &Row<'_>) -> rusqlite::Result<Tag> {
+    pub(crate) fn tag_from_row(&self, row: &Row<'_>) -> crate::db::Result<Tag> {
         let uuid: String = row.get(1)?;
         Ok(Tag {
             id: row.get(0)?,
@@ -97,11 +97,11 @@ impl Cms {
         let name = required_text("name", input.name.as_deref())?;
         let slug = Slug::parse_or_make(input.slug.as_deref(), &name);
         self.write(|tx| {
-            tx.prepare_cached(
-                "INSERT INTO tags (uuid, name, slug, created_at, modified_at) VALUES (?1, ?2, ?3, ?4, ?4)",
+            let new_id = tx.prepare_cached(
+                "INSERT INTO tags (uuid, name, slug, created_at, modified_at) VALUES (?1, ?2, ?3, ?4, ?4) RETURNING id",
             )?
-            .execute(params![new_uuid(), name, slug.as_str(), clock::now()])?;
-            self.tag_by_id(tx, tx.last_insert_rowid())
+            .insert(params![new_uuid(), name, slug.as_str(), clock::now()])?;
+            self.tag_by_id(tx, new_id)
         })
     }
 

@@ -1,6 +1,6 @@
 //! The people who use the service, as other records embed them and as `/v3/user` lists them.
 
-use rusqlite::{Row, Transaction};
+use crate::db::{Row, Transaction};
 
 use crate::Cms;
 use crate::access::Principal;
@@ -31,7 +31,7 @@ pub struct User {
 }
 
 impl Cms {
-    pub(crate) fn user_from_row(&self, row: &Row<'_>) -> rusqlite::Result<User> {
+    pub(crate) fn user_from_row(&self, row: &Row<'_>) -> crate::db::Result<User> {
         let uuid: String = row.get(1)?;
         Ok(User {
             id: row.get(0)?,
@@ -51,7 +51,7 @@ impl Cms {
     pub(crate) fn user_by_id(&self, tx: &Transaction<'_>, id: Option<i64>) -> Result<Option<User>> {
         let Some(id) = id else { return Ok(None) };
         let sql = format!("SELECT {COLUMNS} FROM users WHERE users.id = ?1");
-        use rusqlite::OptionalExtension as _;
+        use crate::db::OptionalExtension as _;
         Ok(tx
             .prepare_cached(&sql)?
             .query_row([id], |row| self.user_from_row(row))

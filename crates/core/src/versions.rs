@@ -1,6 +1,6 @@
 //! Versions: the stored revisions of a content item, listed, read and restored.
 
-use rusqlite::{Row, Transaction, params};
+use crate::db::{Row, Transaction, params};
 
 use crate::Cms;
 use crate::access::Principal;
@@ -97,7 +97,7 @@ fn linked_ids(
 }
 
 impl Cms {
-    fn version_from_row(&self, row: &Row<'_>) -> rusqlite::Result<Version> {
+    fn version_from_row(&self, row: &Row<'_>) -> crate::db::Result<Version> {
         let uuid: String = row.get(1)?;
         Ok(Version {
             id: row.get(0)?,

@@ -84,6 +84,11 @@ struct DataArgs {
     /// The namespace of the SRNs this instance writes.
     #[arg(long, env = "COPYDESK_NAMESPACE", default_value = copydesk_core::DEFAULT_NAMESPACE)]
     namespace: String,
+    /// Keep the data in this PostgreSQL database instead of copydesk.db (a
+    /// libpq URL such as postgres://copydesk@db.internal/copydesk; the
+    /// database must use the C locale). Attachment files stay in --data.
+    #[arg(long, env = "COPYDESK_DATABASE_URL")]
+    database: Option<String>,
 }
 
 #[derive(Args)]
@@ -227,6 +232,11 @@ impl DataArgs {
     fn open(&self) -> Result<(Cms, PathBuf)> {
         let dir = self.dir()?;
         let memory = copydesk_core::store::ReadMemory::SERVER;
+        if let Some(url) = &self.database {
+            let cms = Cms::open_postgres(url, &dir, &self.namespace, POSTGRES_CONNECTIONS)
+                .context("opening the PostgreSQL database")?;
+            return Ok((cms, dir));
+        }
         let cms = match Cms::open_with(&dir, &self.namespace, memory) {
             Ok(cms) => cms,
             Err(CoreError::Damaged(problems)) => anyhow::bail!(
@@ -246,6 +256,9 @@ impl DataArgs {
         Ok((cms, dir))
     }
 }
+
+/// The most connections one node holds to PostgreSQL.
+const POSTGRES_CONNECTIONS: usize = 16;
 
 /// How long a stop waits for requests still running before it checkpoints anyway.
 const STOP_GRACE: std::time::Duration = std::time::Duration::from_secs(10);

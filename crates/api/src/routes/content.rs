@@ -131,7 +131,7 @@ pub async fn get(
     bearer: Bearer,
     Path(uuid): Path<String>,
 ) -> ApiResult<ContentAnswer> {
-    state.read_rendered_content(&bearer, &uuid)
+    state.read_content(bearer, uuid).await
 }
 
 #[utoipa::path(

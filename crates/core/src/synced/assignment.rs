@@ -1,6 +1,6 @@
 //! Assignments as sync carries them, with the content item each became.
 
-use rusqlite::{OptionalExtension as _, Transaction, params};
+use crate::db::{OptionalExtension as _, Transaction, params};
 use serde_json::Value;
 
 use super::local::{FieldReader, local_id, upsert};
@@ -97,7 +97,7 @@ impl SyncedType for Assignment {
             .prepare_cached("SELECT id FROM assignments WHERE uuid = ?1")?
             .query_row([uuid], |row| row.get(0))?;
         tx.prepare_cached(
-            "UPDATE content SET assignment_id = NULL WHERE assignment_id = ?1 AND id IS NOT ?2",
+            "UPDATE content SET assignment_id = NULL WHERE assignment_id = ?1 AND id IS DISTINCT FROM ?2",
         )?
         .execute(params![id, content])?;
         if let Some(content) = content {

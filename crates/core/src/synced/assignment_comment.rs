@@ -1,6 +1,6 @@
 //! Assignment comments as sync carries them: added once, never changed.
 
-use rusqlite::{OptionalExtension as _, Transaction, params};
+use crate::db::{OptionalExtension as _, Transaction, params};
 
 use super::local::{FieldReader, exists, local_id};
 use super::{

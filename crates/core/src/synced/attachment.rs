@@ -2,7 +2,7 @@
 //! SHA-256, with its angle and preview settings; the file itself travels
 //! beside the fields.
 
-use rusqlite::{OptionalExtension as _, Transaction, params};
+use crate::db::{OptionalExtension as _, Transaction, params};
 
 use super::local::{FieldReader, local_id};
 use super::{

@@ -1,6 +1,6 @@
 //! Authors as sync carries them: a byline, merged field by field.
 
-use rusqlite::{OptionalExtension as _, Transaction, params};
+use crate::db::{OptionalExtension as _, Transaction, params};
 
 use super::local::{FieldReader, text, upsert};
 use super::{Fields, RecordType, SyncedType, Written, field_text};

@@ -1,7 +1,7 @@
 //! Containers as sync carries them: their fields, the content they pick (in
 //! order), their tags, and a gallery's placeholder.
 
-use rusqlite::{OptionalExtension as _, Transaction, params};
+use crate::db::{OptionalExtension as _, Transaction, params};
 use serde_json::Value;
 
 use super::local::{FieldReader, local_id, local_ids, text};

@@ -1,7 +1,7 @@
 //! Content items as sync carries them: their fields, bylines, tags and URLs;
 //! the body and abstract merge paragraph by paragraph.
 
-use rusqlite::{OptionalExtension as _, Transaction, params};
+use crate::db::{OptionalExtension as _, Transaction, params};
 use serde_json::Value;
 
 use super::local::{FieldReader, local_ids, text};
@@ -202,15 +202,15 @@ impl SyncedType for Content {
         // The pulled state is part of the item's local history, with the
         // authors and tags just written from the pulled fields (every content
         // answer embeds them); the remote's own versions stay on the remote.
-        tx.prepare_cached(
+        let new_id = tx.prepare_cached(
             "INSERT INTO versions (uuid, content_id, version, title, slug, type, weight, abstract, abstract_raw, content,
              content_raw, published_at, state, workflow_id, dominant_attachment_id, user_id, created_at, modified_at)
              SELECT ?2, id, version, title, slug, type, weight, abstract, abstract_raw, content, content_raw,
              published_at, state, workflow_id, dominant_attachment_id, NULL, modified_at, modified_at
-             FROM content WHERE id = ?1",
+             FROM content WHERE id = ?1 RETURNING id",
         )?
-        .execute(params![id, new_uuid()])?;
-        crate::versions::snapshot_links(tx, tx.last_insert_rowid())?;
+        .insert(params![id, new_uuid()])?;
+        crate::versions::snapshot_links(tx, new_id)?;
         Ok(Written::same(uuid))
     }
 }

@@ -1,7 +1,7 @@
 //! Drafts as sync carries them: a content item's saved draft, added once;
 //! only the latest pending draft of an item is sent.
 
-use rusqlite::{OptionalExtension as _, Transaction, params};
+use crate::db::{OptionalExtension as _, Transaction, params};
 
 use super::local::{FieldReader, exists, local_id};
 use super::{

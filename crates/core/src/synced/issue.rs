@@ -1,6 +1,6 @@
 //! Print issues as sync carries them: made once, never changed through the API.
 
-use rusqlite::{OptionalExtension as _, Transaction, params};
+use crate::db::{OptionalExtension as _, Transaction, params};
 
 use super::local::{FieldReader, upsert};
 use super::{Fields, RecordType, SyncedType, Written, field_text, fields_from};

@@ -1,7 +1,7 @@
 //! Reading and writing synced records in the local store, with references
 //! mapped between local UUIDs and the remote's.
 
-use rusqlite::{OptionalExtension as _, Transaction, params};
+use crate::db::{OptionalExtension as _, Transaction, params};
 use serde_json::Value;
 
 use super::{Fields, RecordType};
@@ -138,7 +138,7 @@ pub(super) fn upsert(
     tx: &Transaction<'_>,
     update: &str,
     insert: &str,
-    values: &[&dyn rusqlite::ToSql],
+    values: &[&dyn crate::db::ToSql],
 ) -> Result<()> {
     if tx.prepare_cached(update)?.execute(values)? == 0 {
         tx.prepare_cached(insert)?.execute(values)?;

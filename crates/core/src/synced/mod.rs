@@ -27,7 +27,7 @@ mod print_document;
 mod tag;
 mod workflow;
 
-use rusqlite::Transaction;
+use crate::db::Transaction;
 use serde_json::{Map, Value};
 
 use crate::attachments::WrittenFiles;

@@ -1,6 +1,6 @@
 //! Print documents as sync carries them, with their workflow and issue.
 
-use rusqlite::{OptionalExtension as _, Transaction, params};
+use crate::db::{OptionalExtension as _, Transaction, params};
 use serde_json::Value;
 
 use super::local::{FieldReader, local_id, upsert};

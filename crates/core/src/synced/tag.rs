@@ -1,6 +1,6 @@
 //! Tags as sync carries them: a name and a slug.
 
-use rusqlite::{OptionalExtension as _, Transaction, params};
+use crate::db::{OptionalExtension as _, Transaction, params};
 
 use super::local::{FieldReader, text, upsert};
 use super::{Fields, RecordType, SyncedType, Written, field_text};

@@ -19,87 +19,19 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Condvar, Mutex, MutexGuard};
+use std::sync::{Mutex, MutexGuard};
 
-use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
+use rusqlite::{Connection, OpenFlags, TransactionBehavior};
+
+use crate::db::{PgConnection, Transaction};
 
 use crate::error::{CoreError, Result};
 
-/// The migrations, in order; the position of each (from 1) is its number.
-const MIGRATIONS: &[(&str, &str)] = &[
-    (
-        "0001_initial",
-        include_str!("../migrations/sqlite/0001_initial.sql"),
-    ),
-    (
-        "0002_collaboration_and_print",
-        include_str!("../migrations/sqlite/0002_collaboration_and_print.sql"),
-    ),
-    (
-        "0003_idempotency_keys",
-        include_str!("../migrations/sqlite/0003_idempotency_keys.sql"),
-    ),
-    (
-        "0004_attachment_hashes",
-        include_str!("../migrations/sqlite/0004_attachment_hashes.sql"),
-    ),
-    (
-        "0005_replica_sync",
-        include_str!("../migrations/sqlite/0005_replica_sync.sql"),
-    ),
-    (
-        "0006_sync_every_record",
-        include_str!("../migrations/sqlite/0006_sync_every_record.sql"),
-    ),
-    (
-        "0007_block_conflicts",
-        include_str!("../migrations/sqlite/0007_block_conflicts.sql"),
-    ),
-    (
-        "0008_section_channels",
-        include_str!("../migrations/sqlite/0008_section_channels.sql"),
-    ),
-    (
-        "0009_content_as_array",
-        include_str!("../migrations/sqlite/0009_content_as_array.sql"),
-    ),
-    (
-        "0010_sign_in",
-        include_str!("../migrations/sqlite/0010_sign_in.sql"),
-    ),
-    (
-        "0011_tracking_label_as_typed",
-        include_str!("../migrations/sqlite/0011_tracking_label_as_typed.sql"),
-    ),
-    (
-        "0012_version_links",
-        include_str!("../migrations/sqlite/0012_version_links.sql"),
-    ),
-    (
-        "0013_content_search",
-        include_str!("../migrations/sqlite/0013_content_search.sql"),
-    ),
-    (
-        "0014_content_search_fresh",
-        include_str!("../migrations/sqlite/0014_content_search_fresh.sql"),
-    ),
-    (
-        "0015_auth_epoch",
-        include_str!("../migrations/sqlite/0015_auth_epoch.sql"),
-    ),
-    (
-        "0016_content_rendered",
-        include_str!("../migrations/sqlite/0016_content_rendered.sql"),
-    ),
-    (
-        "0017_content_search_prefixes",
-        include_str!("../migrations/sqlite/0017_content_search_prefixes.sql"),
-    ),
-    (
-        "0018_content_search_filters",
-        include_str!("../migrations/sqlite/0018_content_search_filters.sql"),
-    ),
-];
+mod migrations;
+mod pool;
+mod postgres;
+
+use pool::Pool;
 
 type CommitHook = Box<dyn FnOnce(&Transaction<'_>) -> Result<()>>;
 
@@ -111,11 +43,21 @@ thread_local! {
 
 /// One instance's data directory: `copydesk.db` and the attachment files.
 pub struct Store {
-    writer: Mutex<Connection>,
-    readers: ReaderPool,
+    engine: Engine,
     files_dir: PathBuf,
     /// Set once a query met a damaged page: no write is tried after that.
     damaged: AtomicBool,
+}
+
+/// Where the data lives.
+enum Engine {
+    /// One file: one writer, and readers beside it (WAL).
+    Sqlite {
+        writer: Mutex<Connection>,
+        readers: Pool<Connection>,
+    },
+    /// A PostgreSQL database, perhaps shared with other nodes (see `postgres.rs`).
+    Postgres(Pool<PgConnection>),
 }
 
 /// How much memory the store may use to read. The default is SQLite's own
@@ -186,12 +128,42 @@ impl Store {
         index_pending(&mut writer)?;
         restrict_to_owner(&db_path)?;
         let first_reader = open_connection(&db_path, true, memory)?;
+        let readers = Pool::new(
+            Some(first_reader),
+            memory.readers,
+            Box::new(move || open_connection(&db_path, true, memory)),
+            |_| true,
+        );
         Ok(Self {
-            writer: Mutex::new(writer),
-            readers: ReaderPool::new(first_reader, db_path, memory),
+            engine: Engine::Sqlite {
+                writer: Mutex::new(writer),
+                readers,
+            },
             files_dir,
             damaged: AtomicBool::new(false),
         })
+    }
+
+    /// Opens the store in the PostgreSQL database at `url` (a libpq URL or
+    /// connection string), applying any pending migration, with up to
+    /// `connections` connections; attachment files live in `dir`.
+    pub fn open_postgres(url: &str, dir: &Path, connections: usize) -> Result<Self> {
+        create_private_dir(dir)?;
+        let files_dir = dir.join("files");
+        create_private_dir(&files_dir)?;
+        let pool = postgres::open(url, connections)?;
+        let store = Self {
+            engine: Engine::Postgres(pool),
+            files_dir,
+            damaged: AtomicBool::new(false),
+        };
+        while store.write(crate::search_index::pending_batch)? > 0 {}
+        Ok(store)
+    }
+
+    /// Which engine holds the data.
+    pub fn is_postgres(&self) -> bool {
+        matches!(self.engine, Engine::Postgres(_))
     }
 
     /// Where attachment files live.
@@ -204,17 +176,26 @@ impl Store {
         if self.damaged.load(Ordering::Relaxed) {
             return Err(CoreError::Damaged(Vec::new()));
         }
-        let mut conn = lock(&self.writer)?;
-        let written = (|| {
-            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-            let out = work(&tx)?;
-            crate::search_index::flush_pending(&tx)?;
-            if let Some(hook) = BEFORE_COMMIT.with(|slot| slot.borrow_mut().take()) {
-                hook(&tx)?;
+        let written = match &self.engine {
+            Engine::Sqlite { writer, .. } => {
+                let mut conn = lock(writer)?;
+                (|| {
+                    let tx = Transaction::from_sqlite(
+                        conn.transaction_with_behavior(TransactionBehavior::Immediate)?,
+                    );
+                    commit_write(tx, work)
+                })()
             }
-            tx.commit()?;
-            Ok(out)
-        })();
+            Engine::Postgres(pool) => {
+                let mut conn = pool.take()?;
+                (|| {
+                    let tx = Transaction::from_postgres(
+                        conn.conn_mut().write(postgres::TAKE_WRITE_LOCK)?,
+                    );
+                    commit_write(tx, work)
+                })()
+            }
+        };
         self.note_damage(written)
     }
 
@@ -253,44 +234,73 @@ impl Store {
 
     /// Runs `work` on a reader inside one read transaction, so it sees one snapshot.
     pub fn read<T>(&self, work: impl FnOnce(&Transaction<'_>) -> Result<T>) -> Result<T> {
-        let mut conn = self.readers.take()?;
-
-        let read = (|| {
-            let tx = conn
-                .conn_mut()
-                .transaction_with_behavior(TransactionBehavior::Deferred)?;
-            let out = work(&tx)?;
-            tx.finish()?;
-            Ok(out)
-        })();
+        let read = match &self.engine {
+            Engine::Sqlite { readers, .. } => {
+                let mut conn = readers.take()?;
+                (|| {
+                    let tx = Transaction::from_sqlite(
+                        conn.conn_mut()
+                            .transaction_with_behavior(TransactionBehavior::Deferred)?,
+                    );
+                    let out = work(&tx)?;
+                    tx.finish()?;
+                    Ok(out)
+                })()
+            }
+            Engine::Postgres(pool) => {
+                let mut conn = pool.take()?;
+                (|| {
+                    let tx = Transaction::from_postgres(conn.conn_mut().read()?);
+                    let out = work(&tx)?;
+                    tx.finish()?;
+                    Ok(out)
+                })()
+            }
+        };
         self.note_damage(read)
     }
 
     /// Empties the search index and builds it again from the stored items, a
     /// batch per transaction; returns how many items it indexed.
     pub fn rebuild_search_index(&self) -> Result<usize> {
-        let mut conn = lock(&self.writer)?;
-        let queued = {
-            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-            let queued = crate::search_index::queue_all(&tx)?;
-            tx.commit()?;
-            queued
-        };
-        index_pending(&mut conn)?;
+        let queued = self.write(crate::search_index::queue_all)?;
+        match &self.engine {
+            Engine::Sqlite { writer, .. } => index_pending(&mut *lock(writer)?)?,
+            Engine::Postgres(_) => while self.write(crate::search_index::pending_batch)? > 0 {},
+        }
         Ok(queued)
     }
 
     /// Moves everything in the WAL into `copydesk.db` and empties the WAL
     /// (`wal_checkpoint(TRUNCATE)`): for a clean stop, after the last write.
     /// Says whether every frame made it (a reader still open can hold some back).
+    /// PostgreSQL keeps its own log: nothing to do there.
     pub fn checkpoint(&self) -> Result<bool> {
-        let conn = lock(&self.writer)?;
+        let Engine::Sqlite { writer, .. } = &self.engine else {
+            return Ok(true);
+        };
+        let conn = lock(writer)?;
         let (busy, _frames, _moved): (i64, i64, i64) =
             conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |row| {
                 Ok((row.get(0)?, row.get(1)?, row.get(2)?))
             })?;
         Ok(busy == 0)
     }
+}
+
+/// Finishes a write on either engine: `work`, then the search index of
+/// what it changed and the commit hook, then the commit.
+fn commit_write<T>(
+    tx: Transaction<'_>,
+    work: impl FnOnce(&Transaction<'_>) -> Result<T>,
+) -> Result<T> {
+    let out = work(&tx)?;
+    crate::search_index::flush_pending(&tx)?;
+    if let Some(hook) = BEFORE_COMMIT.with(|slot| slot.borrow_mut().take()) {
+        hook(&tx)?;
+    }
+    tx.commit()?;
+    Ok(out)
 }
 
 /// Indexes for search the items still queued (every item, after the upgrade
@@ -300,7 +310,9 @@ impl Store {
 fn index_pending(conn: &mut Connection) -> Result<()> {
     let mut indexed = 0usize;
     loop {
-        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let tx = Transaction::from_sqlite(
+            conn.transaction_with_behavior(TransactionBehavior::Immediate)?,
+        );
         let done = crate::search_index::pending_batch(&tx)?;
         tx.commit()?;
         if done == 0 {
@@ -312,7 +324,9 @@ fn index_pending(conn: &mut Connection) -> Result<()> {
         }
     }
     if indexed > 0 {
-        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let tx = Transaction::from_sqlite(
+            conn.transaction_with_behavior(TransactionBehavior::Immediate)?,
+        );
         crate::search_index::optimize(&tx)?;
         tx.commit()?;
         tracing::info!("indexed {indexed} items for search");
@@ -473,7 +487,7 @@ fn open_connection(path: &Path, read_only: bool, memory: ReadMemory) -> Result<C
 
 fn migrate(conn: &mut Connection) -> Result<()> {
     let current: i64 = conn.query_row("PRAGMA user_version", [], |row| row.get(0))?;
-    for (index, (name, sql)) in MIGRATIONS.iter().enumerate() {
+    for (index, (name, sql)) in migrations::SQLITE.iter().enumerate() {
         let number = i64::try_from(index + 1)
             .map_err(|_| CoreError::Internal("too many migrations".into()))?;
         if number <= current {
@@ -486,7 +500,7 @@ fn migrate(conn: &mut Connection) -> Result<()> {
         tx.commit()?;
         tracing::info!(migration = name, "applied migration");
     }
-    let newest = i64::try_from(MIGRATIONS.len()).unwrap_or(i64::MAX);
+    let newest = i64::try_from(migrations::SQLITE.len()).unwrap_or(i64::MAX);
     if current > newest {
         return Err(CoreError::Internal(format!(
             "the database has schema {current}, newer than this program knows ({newest})"
@@ -535,91 +549,6 @@ fn restrict_to_owner(_path: &Path) -> Result<()> {
 }
 
 /// A fixed set of read-only connections handed out one at a time.
-/// Read connections, opened as reads overlap up to [`ReadMemory::readers`].
-struct ReaderPool {
-    readers: Mutex<Readers>,
-    returned: Condvar,
-    path: PathBuf,
-    memory: ReadMemory,
-}
-
-/// The read connections not in use, and how many are open.
-struct Readers {
-    idle: Vec<Connection>,
-    opened: usize,
-}
-
-struct PooledReader<'a> {
-    pool: &'a ReaderPool,
-    conn: Option<Connection>,
-}
-
-impl ReaderPool {
-    fn new(first: Connection, path: PathBuf, memory: ReadMemory) -> Self {
-        Self {
-            readers: Mutex::new(Readers {
-                idle: vec![first],
-                opened: 1,
-            }),
-            returned: Condvar::new(),
-            path,
-            memory,
-        }
-    }
-
-    fn take(&self) -> Result<PooledReader<'_>> {
-        let mut readers = lock(&self.readers)?;
-        loop {
-            if let Some(conn) = readers.idle.pop() {
-                return Ok(PooledReader {
-                    pool: self,
-                    conn: Some(conn),
-                });
-            }
-            if readers.opened < self.memory.readers.max(1) {
-                // Counted before opening, so that two reads cannot both
-                // open the last one allowed; uncounted again if it fails.
-                readers.opened += 1;
-                drop(readers);
-                return match open_connection(&self.path, true, self.memory) {
-                    Ok(conn) => Ok(PooledReader {
-                        pool: self,
-                        conn: Some(conn),
-                    }),
-                    Err(err) => {
-                        lock(&self.readers)?.opened -= 1;
-                        self.returned.notify_one();
-                        Err(err)
-                    }
-                };
-            }
-            readers = self.returned.wait(readers).map_err(|_| {
-                CoreError::Internal("the reader pool was poisoned by a panic".into())
-            })?;
-        }
-    }
-}
-
-impl PooledReader<'_> {
-    fn conn_mut(&mut self) -> &mut Connection {
-        // The connection is only taken out in `drop`.
-        self.conn
-            .as_mut()
-            .expect("a pooled reader holds its connection until dropped")
-    }
-}
-
-impl Drop for PooledReader<'_> {
-    fn drop(&mut self) {
-        if let Some(conn) = self.conn.take()
-            && let Ok(mut readers) = self.pool.readers.lock()
-        {
-            readers.idle.push(conn);
-            self.pool.returned.notify_one();
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -636,7 +565,10 @@ mod tests {
             },
         )
         .expect("the store opens");
-        let opened = || lock(&store.readers.readers).map(|r| r.opened).ok();
+        let opened = || match &store.engine {
+            Engine::Sqlite { readers, .. } => Some(readers.opened()),
+            Engine::Postgres(_) => None,
+        };
         assert_eq!(opened(), Some(1), "one reader is opened with the store");
 
         // Two reads at a time need two readers, not more.

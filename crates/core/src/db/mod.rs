@@ -1,0 +1,592 @@
+//! One way for the use cases to speak SQL, whichever engine holds the data.
+//!
+//! Every use case takes a [`Transaction`] and runs the same SQL text on
+//! SQLite (the desktop's replica, a small newsroom's central server) and on
+//! PostgreSQL (a central server on several nodes). The calls mirror
+//! rusqlite's (`prepare_cached`, `query_row`, `query_map`, `execute`,
+//! `optional`), so a use case reads like plain rusqlite code; values cross
+//! as the five SQLite storage classes ([`ValueRef`]), which each engine
+//! binds and reads in its own way. What the engines do differently lives
+//! in [`Dialect`], never in a use case's `if`.
+//!
+//! SQL is written with SQLite's numbered placeholders (`?1`, or `+?1`
+//! where SQLite's planner needs the hint, see `store.rs`); the PostgreSQL
+//! side rewrites them to `$1` once per statement text.
+
+mod postgres;
+mod sqlite;
+
+use std::fmt;
+use std::sync::Arc;
+
+pub use postgres::{PgConnection, PgTransaction};
+
+/// What a query can fail with.
+#[derive(Debug)]
+pub enum Error {
+    /// `query_row` found no row (see [`OptionalExtension::optional`]).
+    NoRows,
+    /// A value could not be converted to or from what the query holds.
+    Conversion(String),
+    /// The engine refused the statement or lost the connection.
+    Sqlite(rusqlite::Error),
+    Postgres(::postgres::Error),
+}
+
+impl Error {
+    /// A value that does not convert (bad JSON in a column, a number out of range).
+    pub fn conversion(err: impl fmt::Display) -> Self {
+        Self::Conversion(err.to_string())
+    }
+
+    /// Whether the engine reports the stored data itself damaged.
+    pub fn is_damage(&self) -> bool {
+        match self {
+            Self::Sqlite(err) => matches!(
+                err.sqlite_error_code(),
+                Some(rusqlite::ErrorCode::DatabaseCorrupt | rusqlite::ErrorCode::NotADatabase)
+            ),
+            Self::Postgres(err) => err.code().is_some_and(|code| {
+                *code == ::postgres::error::SqlState::DATA_CORRUPTED
+                    || *code == ::postgres::error::SqlState::INDEX_CORRUPTED
+            }),
+            _ => false,
+        }
+    }
+
+    /// The constraint a write broke, when it broke a unique one.
+    pub fn unique_violation(&self) -> Option<&str> {
+        match self {
+            Self::Sqlite(rusqlite::Error::SqliteFailure(failure, message))
+                if failure.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE
+                    || failure.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_PRIMARYKEY =>
+            {
+                Some(message.as_deref().unwrap_or(""))
+            }
+            Self::Postgres(err) => err
+                .as_db_error()
+                .filter(|db| *db.code() == ::postgres::error::SqlState::UNIQUE_VIOLATION)
+                .map(|db| db.constraint().unwrap_or("")),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::NoRows => f.write_str("the query returned no row"),
+            Self::Conversion(message) => write!(f, "a value does not convert: {message}"),
+            Self::Sqlite(err) => err.fmt(f),
+            Self::Postgres(err) => match err.as_db_error() {
+                Some(db) => write!(f, "{}: {}", db.code().code(), db.message()),
+                None => err.fmt(f),
+            },
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<rusqlite::Error> for Error {
+    fn from(err: rusqlite::Error) -> Self {
+        match err {
+            rusqlite::Error::QueryReturnedNoRows => Self::NoRows,
+            err => Self::Sqlite(err),
+        }
+    }
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Turns "no row" into `None`, as rusqlite's extension of the same name.
+pub trait OptionalExtension<T> {
+    fn optional(self) -> Result<Option<T>>;
+}
+
+impl<T> OptionalExtension<T> for Result<T> {
+    fn optional(self) -> Result<Option<T>> {
+        match self {
+            Ok(value) => Ok(Some(value)),
+            Err(Error::NoRows) => Ok(None),
+            Err(err) => Err(err),
+        }
+    }
+}
+
+/// A value as it crosses to or from the database: SQLite's storage classes.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ValueRef<'a> {
+    Null,
+    Integer(i64),
+    Real(f64),
+    Text(&'a str),
+    Blob(&'a [u8]),
+}
+
+/// An owned [`ValueRef`]: a row read from an engine that does not lend its
+/// rows out.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value {
+    Null,
+    Integer(i64),
+    Real(f64),
+    Text(String),
+    Blob(Vec<u8>),
+}
+
+impl Value {
+    pub fn as_ref(&self) -> ValueRef<'_> {
+        match self {
+            Self::Null => ValueRef::Null,
+            Self::Integer(i) => ValueRef::Integer(*i),
+            Self::Real(r) => ValueRef::Real(*r),
+            Self::Text(t) => ValueRef::Text(t),
+            Self::Blob(b) => ValueRef::Blob(b),
+        }
+    }
+}
+
+/// A Rust value a statement can take as a parameter.
+pub trait ToSql {
+    fn to_sql(&self) -> Result<ValueRef<'_>>;
+}
+
+/// A Rust value a column can be read into.
+pub trait FromSql: Sized {
+    fn from_sql(value: ValueRef<'_>) -> Result<Self>;
+}
+
+fn wrong_type<T>(value: ValueRef<'_>, wanted: &str) -> Result<T> {
+    Err(Error::Conversion(format!(
+        "expected {wanted}, found {value:?}"
+    )))
+}
+
+macro_rules! integer_to_and_from_sql {
+    ($($t:ty),*) => {$(
+        impl ToSql for $t {
+            fn to_sql(&self) -> Result<ValueRef<'_>> {
+                i64::try_from(*self).map(ValueRef::Integer).map_err(Error::conversion)
+            }
+        }
+        impl FromSql for $t {
+            fn from_sql(value: ValueRef<'_>) -> Result<Self> {
+                match value {
+                    ValueRef::Integer(i) => <$t>::try_from(i).map_err(Error::conversion),
+                    other => wrong_type(other, "an integer"),
+                }
+            }
+        }
+    )*};
+}
+integer_to_and_from_sql!(i64, i32, i16, u8, u16, u32, u64, usize);
+
+impl ToSql for bool {
+    fn to_sql(&self) -> Result<ValueRef<'_>> {
+        Ok(ValueRef::Integer(i64::from(*self)))
+    }
+}
+
+impl FromSql for bool {
+    fn from_sql(value: ValueRef<'_>) -> Result<Self> {
+        match value {
+            ValueRef::Integer(i) => Ok(i != 0),
+            other => wrong_type(other, "a 0 or 1"),
+        }
+    }
+}
+
+impl ToSql for f64 {
+    fn to_sql(&self) -> Result<ValueRef<'_>> {
+        Ok(ValueRef::Real(*self))
+    }
+}
+
+impl FromSql for f64 {
+    fn from_sql(value: ValueRef<'_>) -> Result<Self> {
+        match value {
+            ValueRef::Real(r) => Ok(r),
+            ValueRef::Integer(i) => Ok(i as f64),
+            other => wrong_type(other, "a number"),
+        }
+    }
+}
+
+impl ToSql for str {
+    fn to_sql(&self) -> Result<ValueRef<'_>> {
+        Ok(ValueRef::Text(self))
+    }
+}
+
+impl ToSql for String {
+    fn to_sql(&self) -> Result<ValueRef<'_>> {
+        Ok(ValueRef::Text(self))
+    }
+}
+
+impl FromSql for String {
+    fn from_sql(value: ValueRef<'_>) -> Result<Self> {
+        match value {
+            ValueRef::Text(t) => Ok(t.to_owned()),
+            other => wrong_type(other, "text"),
+        }
+    }
+}
+
+impl ToSql for [u8] {
+    fn to_sql(&self) -> Result<ValueRef<'_>> {
+        Ok(ValueRef::Blob(self))
+    }
+}
+
+impl ToSql for Vec<u8> {
+    fn to_sql(&self) -> Result<ValueRef<'_>> {
+        Ok(ValueRef::Blob(self))
+    }
+}
+
+impl FromSql for Vec<u8> {
+    fn from_sql(value: ValueRef<'_>) -> Result<Self> {
+        match value {
+            ValueRef::Blob(b) => Ok(b.to_vec()),
+            other => wrong_type(other, "bytes"),
+        }
+    }
+}
+
+impl<T: ToSql> ToSql for Option<T> {
+    fn to_sql(&self) -> Result<ValueRef<'_>> {
+        match self {
+            Some(value) => value.to_sql(),
+            None => Ok(ValueRef::Null),
+        }
+    }
+}
+
+impl<T: FromSql> FromSql for Option<T> {
+    fn from_sql(value: ValueRef<'_>) -> Result<Self> {
+        match value {
+            ValueRef::Null => Ok(None),
+            value => T::from_sql(value).map(Some),
+        }
+    }
+}
+
+impl<T: ToSql + ?Sized> ToSql for &T {
+    fn to_sql(&self) -> Result<ValueRef<'_>> {
+        (**self).to_sql()
+    }
+}
+
+impl<T: ToSql + ?Sized> ToSql for Box<T> {
+    fn to_sql(&self) -> Result<ValueRef<'_>> {
+        (**self).to_sql()
+    }
+}
+
+impl ToSql for Value {
+    fn to_sql(&self) -> Result<ValueRef<'_>> {
+        Ok(self.as_ref())
+    }
+}
+
+/// A statement's parameters: `params![a, b]`, `[a, b]` (one type), `[]`,
+/// or a slice of `&dyn ToSql` built at run time.
+pub trait Params {
+    fn values(&self) -> Vec<&dyn ToSql>;
+}
+
+impl Params for &[&dyn ToSql] {
+    fn values(&self) -> Vec<&dyn ToSql> {
+        self.to_vec()
+    }
+}
+
+impl Params for &Vec<&dyn ToSql> {
+    fn values(&self) -> Vec<&dyn ToSql> {
+        self.to_vec()
+    }
+}
+
+impl Params for [&dyn ToSql; 0] {
+    fn values(&self) -> Vec<&dyn ToSql> {
+        Vec::new()
+    }
+}
+
+macro_rules! array_params {
+    ($($n:literal),*) => {$(
+        impl<T: ToSql> Params for [T; $n] {
+            fn values(&self) -> Vec<&dyn ToSql> {
+                self.iter().map(|v| v as &dyn ToSql).collect()
+            }
+        }
+    )*};
+}
+array_params!(1, 2, 3, 4, 5, 6, 7, 8);
+
+/// `params![a, b, c]`: parameters of mixed types, as rusqlite's macro.
+#[macro_export]
+macro_rules! params {
+    () => {
+        &[] as &[&dyn $crate::db::ToSql]
+    };
+    ($($param:expr),+ $(,)?) => {
+        &[$(&$param as &dyn $crate::db::ToSql),+] as &[&dyn $crate::db::ToSql]
+    };
+}
+pub use crate::params;
+
+/// Which column of a row: by position or by name.
+pub trait RowIndex {
+    fn position(&self, names: &dyn Fn(&str) -> Option<usize>) -> Result<usize>;
+}
+
+impl RowIndex for usize {
+    fn position(&self, _names: &dyn Fn(&str) -> Option<usize>) -> Result<usize> {
+        Ok(*self)
+    }
+}
+
+impl RowIndex for &str {
+    fn position(&self, names: &dyn Fn(&str) -> Option<usize>) -> Result<usize> {
+        names(self).ok_or_else(|| Error::Conversion(format!("no column named {self}")))
+    }
+}
+
+/// One row of a result.
+pub struct Row<'r>(RowSource<'r>);
+
+enum RowSource<'r> {
+    Sqlite(&'r rusqlite::Row<'r>),
+    Owned(&'r [Value], &'r [String]),
+}
+
+impl Row<'_> {
+    /// The value of one column, converted.
+    pub fn get<I: RowIndex, T: FromSql>(&self, index: I) -> Result<T> {
+        match &self.0 {
+            RowSource::Sqlite(row) => {
+                let position = index.position(&|name| row.as_ref().column_index(name).ok())?;
+                T::from_sql(sqlite::value_ref(row.get_ref(position)?)?)
+            }
+            RowSource::Owned(values, names) => {
+                let position = index.position(&|name| names.iter().position(|n| n == name))?;
+                let value = values
+                    .get(position)
+                    .ok_or_else(|| Error::Conversion(format!("no column {position}")))?;
+                T::from_sql(value.as_ref())
+            }
+        }
+    }
+}
+
+/// The rows of a query, each mapped as it is read.
+pub struct MappedRows<'s, F> {
+    source: RowsSource<'s>,
+    map: F,
+}
+
+enum RowsSource<'s> {
+    Sqlite(rusqlite::Rows<'s>),
+    Owned(std::vec::IntoIter<Vec<Value>>, Arc<[String]>),
+}
+
+impl<T, F: FnMut(&Row<'_>) -> Result<T>> Iterator for MappedRows<'_, F> {
+    type Item = Result<T>;
+
+    fn next(&mut self) -> Option<Result<T>> {
+        let Self { source, map } = self;
+        match source {
+            RowsSource::Sqlite(rows) => match rows.next() {
+                Ok(Some(row)) => Some(map(&Row(RowSource::Sqlite(row)))),
+                Ok(None) => None,
+                Err(err) => Some(Err(err.into())),
+            },
+            RowsSource::Owned(rows, names) => {
+                let values = rows.next()?;
+                Some(map(&Row(RowSource::Owned(&values, names))))
+            }
+        }
+    }
+}
+
+/// A prepared statement.
+pub struct Statement<'t>(StatementSource<'t>);
+
+enum StatementSource<'t> {
+    SqliteCached(rusqlite::CachedStatement<'t>),
+    Sqlite(rusqlite::Statement<'t>),
+    Postgres(&'t (dyn postgres::Run + 't), postgres::Prepared),
+}
+
+impl<'t> Statement<'t> {
+    /// Runs the statement; returns how many rows it changed.
+    pub fn execute(&mut self, params: impl Params) -> Result<usize> {
+        let values = params.values();
+        match &mut self.0 {
+            StatementSource::SqliteCached(stmt) => Ok(stmt.execute(sqlite::bind(&values))?),
+            StatementSource::Sqlite(stmt) => Ok(stmt.execute(sqlite::bind(&values))?),
+            StatementSource::Postgres(run, prepared) => run.execute(prepared, &values),
+        }
+    }
+
+    /// The first row, mapped; [`Error::NoRows`] when there is none.
+    pub fn query_row<T>(
+        &mut self,
+        params: impl Params,
+        map: impl FnOnce(&Row<'_>) -> Result<T>,
+    ) -> Result<T> {
+        let values = params.values();
+        let mut rows = match &mut self.0 {
+            StatementSource::SqliteCached(stmt) => stmt.query(sqlite::bind(&values))?,
+            StatementSource::Sqlite(stmt) => stmt.query(sqlite::bind(&values))?,
+            StatementSource::Postgres(run, prepared) => {
+                let rows = run.rows(prepared, &values)?;
+                let names = prepared.names();
+                return match rows.first() {
+                    Some(first) => map(&Row(RowSource::Owned(first, &names))),
+                    None => Err(Error::NoRows),
+                };
+            }
+        };
+        match rows.next()? {
+            Some(row) => map(&Row(RowSource::Sqlite(row))),
+            None => Err(Error::NoRows),
+        }
+    }
+
+    /// Every row, mapped as the iterator reaches it.
+    pub fn query_map<T, F: FnMut(&Row<'_>) -> Result<T>>(
+        &mut self,
+        params: impl Params,
+        map: F,
+    ) -> Result<MappedRows<'_, F>> {
+        let values = params.values();
+        let source = match &mut self.0 {
+            StatementSource::SqliteCached(stmt) => {
+                RowsSource::Sqlite(stmt.query(sqlite::bind(&values))?)
+            }
+            StatementSource::Sqlite(stmt) => RowsSource::Sqlite(stmt.query(sqlite::bind(&values))?),
+            StatementSource::Postgres(run, prepared) => {
+                RowsSource::Owned(run.rows(prepared, &values)?.into_iter(), prepared.names())
+            }
+        };
+        Ok(MappedRows { source, map })
+    }
+
+    /// Runs an `INSERT … RETURNING id`; the new row's id.
+    pub fn insert(&mut self, params: impl Params) -> Result<i64> {
+        self.query_row(params, |row| row.get(0))
+    }
+
+    /// Whether the query returns any row.
+    pub fn exists(&mut self, params: impl Params) -> Result<bool> {
+        self.query_row(params, |_| Ok(()))
+            .optional()
+            .map(|found| found.is_some())
+    }
+}
+
+/// What differs between the engines in the SQL a use case writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dialect {
+    Sqlite,
+    Postgres,
+}
+
+/// One transaction: every use case runs inside exactly one.
+pub struct Transaction<'c>(TransactionSource<'c>);
+
+enum TransactionSource<'c> {
+    Sqlite(rusqlite::Transaction<'c>),
+    Postgres(PgTransaction<'c>),
+}
+
+impl<'c> Transaction<'c> {
+    pub(crate) fn from_sqlite(tx: rusqlite::Transaction<'c>) -> Self {
+        Self(TransactionSource::Sqlite(tx))
+    }
+
+    pub(crate) fn from_postgres(tx: PgTransaction<'c>) -> Self {
+        Self(TransactionSource::Postgres(tx))
+    }
+
+    pub(crate) fn commit(self) -> Result<()> {
+        match self.0 {
+            TransactionSource::Sqlite(tx) => Ok(tx.commit()?),
+            TransactionSource::Postgres(tx) => tx.commit(),
+        }
+    }
+
+    /// Ends a read: nothing was written, so nothing is kept or lost.
+    pub(crate) fn finish(self) -> Result<()> {
+        match self.0 {
+            TransactionSource::Sqlite(tx) => Ok(tx.finish()?),
+            TransactionSource::Postgres(tx) => tx.rollback(),
+        }
+    }
+
+    /// Which engine this transaction runs on.
+    pub fn dialect(&self) -> Dialect {
+        match &self.0 {
+            TransactionSource::Sqlite(_) => Dialect::Sqlite,
+            TransactionSource::Postgres(_) => Dialect::Postgres,
+        }
+    }
+
+    /// A statement from the connection's cache (prepared on first use).
+    pub fn prepare_cached(&self, sql: &str) -> Result<Statement<'_>> {
+        match &self.0 {
+            TransactionSource::Sqlite(tx) => Ok(Statement(StatementSource::SqliteCached(
+                tx.prepare_cached(sql)?,
+            ))),
+            TransactionSource::Postgres(tx) => Ok(Statement(StatementSource::Postgres(
+                tx,
+                postgres::Run::prepare(tx, sql, true)?,
+            ))),
+        }
+    }
+
+    /// A statement prepared for this one use (its text varies from call to call).
+    pub fn prepare(&self, sql: &str) -> Result<Statement<'_>> {
+        match &self.0 {
+            TransactionSource::Sqlite(tx) => {
+                Ok(Statement(StatementSource::Sqlite(tx.prepare(sql)?)))
+            }
+            TransactionSource::Postgres(tx) => Ok(Statement(StatementSource::Postgres(
+                tx,
+                postgres::Run::prepare(tx, sql, false)?,
+            ))),
+        }
+    }
+
+    /// Runs one statement; returns how many rows it changed.
+    pub fn execute(&self, sql: &str, params: impl Params) -> Result<usize> {
+        self.prepare(sql)?.execute(params)
+    }
+
+    /// The first row of one query, mapped.
+    pub fn query_row<T>(
+        &self,
+        sql: &str,
+        params: impl Params,
+        map: impl FnOnce(&Row<'_>) -> Result<T>,
+    ) -> Result<T> {
+        self.prepare(sql)?.query_row(params, map)
+    }
+
+    /// Runs one `INSERT … RETURNING id`; the new row's id.
+    pub fn insert(&self, sql: &str, params: impl Params) -> Result<i64> {
+        self.prepare(sql)?.insert(params)
+    }
+
+    /// Runs several statements without parameters.
+    pub fn execute_batch(&self, sql: &str) -> Result<()> {
+        match &self.0 {
+            TransactionSource::Sqlite(tx) => Ok(tx.execute_batch(sql)?),
+            TransactionSource::Postgres(tx) => tx.batch_execute(sql),
+        }
+    }
+}

@@ -1,0 +1,348 @@
+//! How the SQL layer runs on PostgreSQL: placeholders, values and rows.
+//!
+//! PostgreSQL types every parameter from where it stands in the statement,
+//! where SQLite takes any value anywhere; a value is therefore sent as the
+//! type PostgreSQL asks for (an integer as `int4`, `int8`, `bool` or text),
+//! and read back as one of SQLite's five storage classes. Rows are read
+//! whole and then mapped, so a use case may run another query while it maps
+//! one (the connection is not lent to an open cursor).
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::error::Error as StdError;
+use std::sync::Arc;
+
+use bytes::{BufMut as _, BytesMut};
+use postgres::types::{IsNull, Type, to_sql_checked};
+
+use super::{Error, Result, ToSql, Value, ValueRef};
+
+type BoxError = Box<dyn StdError + Sync + Send>;
+
+impl From<postgres::Error> for Error {
+    fn from(err: postgres::Error) -> Self {
+        Self::Postgres(err)
+    }
+}
+
+/// A prepared statement with its columns' names, kept per connection.
+#[derive(Clone)]
+pub(super) struct Prepared {
+    statement: postgres::Statement,
+    names: Arc<[String]>,
+}
+
+/// One connection and the statements prepared on it (they live as long as
+/// the connection, across transactions).
+pub struct PgConnection {
+    client: postgres::Client,
+    prepared: HashMap<String, Prepared>,
+}
+
+impl PgConnection {
+    pub fn new(client: postgres::Client) -> Self {
+        Self {
+            client,
+            prepared: HashMap::new(),
+        }
+    }
+
+    pub fn client(&mut self) -> &mut postgres::Client {
+        &mut self.client
+    }
+
+    /// A read: one snapshot for the whole transaction, as a SQLite reader has.
+    pub fn read(&mut self) -> Result<PgTransaction<'_>> {
+        let Self { client, prepared } = self;
+        let tx = client
+            .build_transaction()
+            .isolation_level(postgres::IsolationLevel::RepeatableRead)
+            .read_only(true)
+            .start()?;
+        Ok(PgTransaction {
+            tx: RefCell::new(Some(tx)),
+            prepared: RefCell::new(prepared),
+        })
+    }
+
+    /// A write that first runs `first` (the lock that orders writes). Each
+    /// later statement sees every write committed before it (read
+    /// committed), so once the lock is held the transaction sees all the
+    /// writes that came before it.
+    pub fn write(&mut self, first: &str) -> Result<PgTransaction<'_>> {
+        let Self { client, prepared } = self;
+        let mut tx = client
+            .build_transaction()
+            .isolation_level(postgres::IsolationLevel::ReadCommitted)
+            .start()?;
+        tx.batch_execute(first)?;
+        Ok(PgTransaction {
+            tx: RefCell::new(Some(tx)),
+            prepared: RefCell::new(prepared),
+        })
+    }
+}
+
+/// An open transaction on one connection.
+pub struct PgTransaction<'c> {
+    tx: RefCell<Option<postgres::Transaction<'c>>>,
+    prepared: RefCell<&'c mut HashMap<String, Prepared>>,
+}
+
+/// What a statement needs from the transaction it runs in (the
+/// transaction's connection lifetime erased).
+pub(super) trait Run {
+    fn prepare(&self, sql: &str, cache: bool) -> Result<Prepared>;
+    fn rows(&self, prepared: &Prepared, params: &[&dyn ToSql]) -> Result<Vec<Vec<Value>>>;
+    fn execute(&self, prepared: &Prepared, params: &[&dyn ToSql]) -> Result<usize>;
+}
+
+impl PgTransaction<'_> {
+    fn with<T>(&self, work: impl FnOnce(&mut postgres::Transaction<'_>) -> Result<T>) -> Result<T> {
+        let mut tx = self.tx.borrow_mut();
+        let tx = tx
+            .as_mut()
+            .ok_or_else(|| Error::Conversion("the transaction has ended".into()))?;
+        work(tx)
+    }
+
+    pub fn commit(self) -> Result<()> {
+        match self.tx.into_inner() {
+            Some(tx) => Ok(tx.commit()?),
+            None => Ok(()),
+        }
+    }
+
+    pub fn rollback(self) -> Result<()> {
+        match self.tx.into_inner() {
+            Some(tx) => Ok(tx.rollback()?),
+            None => Ok(()),
+        }
+    }
+
+    pub fn batch_execute(&self, sql: &str) -> Result<()> {
+        self.with(|tx| Ok(tx.batch_execute(sql)?))
+    }
+}
+
+impl Run for PgTransaction<'_> {
+    fn prepare(&self, sql: &str, cache: bool) -> Result<Prepared> {
+        if let Some(found) = self.prepared.borrow().get(sql) {
+            return Ok(found.clone());
+        }
+        let statement = self.with(|tx| Ok(tx.prepare(&numbered_placeholders(sql))?))?;
+        let names: Arc<[String]> = statement
+            .columns()
+            .iter()
+            .map(|column| column.name().to_owned())
+            .collect();
+        let prepared = Prepared { statement, names };
+        if cache {
+            self.prepared
+                .borrow_mut()
+                .insert(sql.to_owned(), prepared.clone());
+        }
+        Ok(prepared)
+    }
+
+    fn rows(&self, prepared: &Prepared, params: &[&dyn ToSql]) -> Result<Vec<Vec<Value>>> {
+        let values = owned(params)?;
+        let bound: Vec<&(dyn postgres::types::ToSql + Sync)> = values
+            .iter()
+            .map(|v| v as &(dyn postgres::types::ToSql + Sync))
+            .collect();
+        let rows = self.with(|tx| Ok(tx.query(&prepared.statement, &bound)?))?;
+        rows.iter()
+            .map(|row| {
+                (0..row.len())
+                    .map(|i| row.try_get::<_, Value>(i).map_err(Error::from))
+                    .collect()
+            })
+            .collect()
+    }
+
+    fn execute(&self, prepared: &Prepared, params: &[&dyn ToSql]) -> Result<usize> {
+        let values = owned(params)?;
+        let bound: Vec<&(dyn postgres::types::ToSql + Sync)> = values
+            .iter()
+            .map(|v| v as &(dyn postgres::types::ToSql + Sync))
+            .collect();
+        let changed = self.with(|tx| Ok(tx.execute(&prepared.statement, &bound)?))?;
+        usize::try_from(changed).map_err(Error::conversion)
+    }
+}
+
+impl Prepared {
+    pub(super) fn names(&self) -> Arc<[String]> {
+        Arc::clone(&self.names)
+    }
+}
+
+fn owned(params: &[&dyn ToSql]) -> Result<Vec<Value>> {
+    params
+        .iter()
+        .map(|param| {
+            Ok(match param.to_sql()? {
+                ValueRef::Null => Value::Null,
+                ValueRef::Integer(i) => Value::Integer(i),
+                ValueRef::Real(r) => Value::Real(r),
+                ValueRef::Text(t) => Value::Text(t.to_owned()),
+                ValueRef::Blob(b) => Value::Blob(b.to_vec()),
+            })
+        })
+        .collect()
+}
+
+/// SQLite's `?1`, `+?1` and `?` placeholders as PostgreSQL's `$1`; quoted
+/// text and names are left alone. The `+` before a placeholder is SQLite's
+/// planner hint (see `store.rs`) and means nothing to PostgreSQL.
+pub(crate) fn numbered_placeholders(sql: &str) -> String {
+    let mut out = String::with_capacity(sql.len() + 8);
+    let mut chars = sql.chars().peekable();
+    let mut next_bare = 1;
+    let mut quote: Option<char> = None;
+    while let Some(c) = chars.next() {
+        if let Some(q) = quote {
+            out.push(c);
+            if c == q {
+                quote = None;
+            }
+            continue;
+        }
+        match c {
+            '\'' | '"' => {
+                quote = Some(c);
+                out.push(c);
+            }
+            '+' if chars.peek() == Some(&'?') => {}
+            '?' => {
+                let mut digits = String::new();
+                while let Some(d) = chars.peek().copied().filter(char::is_ascii_digit) {
+                    digits.push(d);
+                    chars.next();
+                }
+                out.push('$');
+                if digits.is_empty() {
+                    out.push_str(&next_bare.to_string());
+                    next_bare += 1;
+                } else {
+                    out.push_str(&digits);
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+impl postgres::types::ToSql for Value {
+    fn to_sql(&self, ty: &Type, out: &mut BytesMut) -> std::result::Result<IsNull, BoxError> {
+        match self {
+            Value::Null => Ok(IsNull::Yes),
+            Value::Integer(i) => match *ty {
+                Type::INT8 => put(*i, ty, out),
+                Type::INT4 => put(i32::try_from(*i)?, ty, out),
+                Type::INT2 => put(i16::try_from(*i)?, ty, out),
+                Type::BOOL => put(*i != 0, ty, out),
+                Type::FLOAT8 => put(*i as f64, ty, out),
+                Type::FLOAT4 => put(*i as f32, ty, out),
+                _ if is_text(ty) => put(i.to_string().as_str(), ty, out),
+                _ => Err(format!("an integer cannot be sent as {ty}").into()),
+            },
+            Value::Real(r) => match *ty {
+                Type::FLOAT8 => put(*r, ty, out),
+                Type::FLOAT4 => put(*r as f32, ty, out),
+                _ if is_text(ty) => put(r.to_string().as_str(), ty, out),
+                _ => Err(format!("a number cannot be sent as {ty}").into()),
+            },
+            Value::Text(t) => match *ty {
+                Type::INT8 => put(t.parse::<i64>()?, ty, out),
+                Type::INT4 => put(t.parse::<i32>()?, ty, out),
+                Type::JSON => {
+                    out.put_slice(t.as_bytes());
+                    Ok(IsNull::No)
+                }
+                Type::JSONB => {
+                    out.put_u8(1);
+                    out.put_slice(t.as_bytes());
+                    Ok(IsNull::No)
+                }
+                _ if is_text(ty) => put(t.as_str(), ty, out),
+                _ => Err(format!("text cannot be sent as {ty}").into()),
+            },
+            Value::Blob(b) => match *ty {
+                Type::BYTEA => put(b.as_slice(), ty, out),
+                _ => Err(format!("bytes cannot be sent as {ty}").into()),
+            },
+        }
+    }
+
+    fn accepts(_ty: &Type) -> bool {
+        true
+    }
+
+    to_sql_checked!();
+}
+
+/// Writes `value` as PostgreSQL's binary form of `ty`.
+fn put<T: postgres::types::ToSql>(
+    value: T,
+    ty: &Type,
+    out: &mut BytesMut,
+) -> std::result::Result<IsNull, BoxError> {
+    value.to_sql(ty, out)
+}
+
+fn is_text(ty: &Type) -> bool {
+    matches!(
+        *ty,
+        Type::TEXT | Type::VARCHAR | Type::BPCHAR | Type::NAME | Type::UNKNOWN
+    )
+}
+
+impl<'a> postgres::types::FromSql<'a> for Value {
+    fn from_sql(ty: &Type, raw: &'a [u8]) -> std::result::Result<Self, BoxError> {
+        Ok(match *ty {
+            Type::INT8 => Value::Integer(i64::from_sql(ty, raw)?),
+            Type::INT4 => Value::Integer(i32::from_sql(ty, raw)?.into()),
+            Type::INT2 => Value::Integer(i16::from_sql(ty, raw)?.into()),
+            Type::BOOL => Value::Integer(bool::from_sql(ty, raw)?.into()),
+            Type::FLOAT8 => Value::Real(f64::from_sql(ty, raw)?),
+            Type::FLOAT4 => Value::Real(f32::from_sql(ty, raw)?.into()),
+            Type::BYTEA => Value::Blob(raw.to_vec()),
+            Type::JSON => Value::Text(std::str::from_utf8(raw)?.to_owned()),
+            Type::JSONB => {
+                Value::Text(std::str::from_utf8(raw.get(1..).unwrap_or_default())?.to_owned())
+            }
+            _ if is_text(ty) => Value::Text(String::from_sql(ty, raw)?),
+            _ => return Err(format!("a column of type {ty} cannot be read").into()),
+        })
+    }
+
+    fn from_sql_null(_ty: &Type) -> std::result::Result<Self, BoxError> {
+        Ok(Value::Null)
+    }
+
+    fn accepts(_ty: &Type) -> bool {
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::numbered_placeholders;
+
+    #[test]
+    fn placeholders_become_numbered_outside_quotes() {
+        assert_eq!(
+            numbered_placeholders(
+                "SELECT a FROM t WHERE b = +?2 AND c = ?1 AND d = '?' AND \"?x\" = ?"
+            ),
+            "SELECT a FROM t WHERE b = $2 AND c = $1 AND d = '?' AND \"?x\" = $1"
+        );
+        assert_eq!(
+            numbered_placeholders("VALUES (?, ?, ?10)"),
+            "VALUES ($1, $2, $10)"
+        );
+    }
+}

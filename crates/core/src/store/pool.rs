@@ -1,0 +1,114 @@
+//! A pool of connections opened as use overlaps, up to a limit, for either engine.
+
+use std::sync::{Condvar, Mutex};
+
+use super::lock;
+use crate::error::{CoreError, Result};
+
+type Open<C> = Box<dyn Fn() -> Result<C> + Send + Sync>;
+
+/// Connections opened as uses overlap, up to `max`; a connection found
+/// broken when it comes back is dropped and a new one opened next time.
+pub(super) struct Pool<C> {
+    state: Mutex<Idle<C>>,
+    returned: Condvar,
+    max: usize,
+    open: Open<C>,
+    healthy: fn(&mut C) -> bool,
+}
+
+/// The connections not in use, and how many are open.
+struct Idle<C> {
+    idle: Vec<C>,
+    opened: usize,
+}
+
+pub(super) struct Pooled<'a, C> {
+    pool: &'a Pool<C>,
+    conn: Option<C>,
+}
+
+impl<C> Pool<C> {
+    pub(super) fn new(
+        first: Option<C>,
+        max: usize,
+        open: Open<C>,
+        healthy: fn(&mut C) -> bool,
+    ) -> Self {
+        let opened = usize::from(first.is_some());
+        Self {
+            state: Mutex::new(Idle {
+                idle: first.into_iter().collect(),
+                opened,
+            }),
+            returned: Condvar::new(),
+            max: max.max(1),
+            open,
+            healthy,
+        }
+    }
+
+    pub(super) fn take(&self) -> Result<Pooled<'_, C>> {
+        let mut state = lock(&self.state)?;
+        loop {
+            if let Some(conn) = state.idle.pop() {
+                return Ok(Pooled {
+                    pool: self,
+                    conn: Some(conn),
+                });
+            }
+            if state.opened < self.max {
+                // Counted before opening, so that two uses cannot both
+                // open the last one allowed; uncounted again if it fails.
+                state.opened += 1;
+                drop(state);
+                return match (self.open)() {
+                    Ok(conn) => Ok(Pooled {
+                        pool: self,
+                        conn: Some(conn),
+                    }),
+                    Err(err) => {
+                        lock(&self.state)?.opened -= 1;
+                        self.returned.notify_one();
+                        Err(err)
+                    }
+                };
+            }
+            state = self.returned.wait(state).map_err(|_| {
+                CoreError::Internal("a connection pool was poisoned by a panic".into())
+            })?;
+        }
+    }
+
+    /// How many connections are open now (in use or idle).
+    #[cfg(test)]
+    pub(super) fn opened(&self) -> usize {
+        self.state.lock().map(|s| s.opened).unwrap_or(0)
+    }
+}
+
+impl<C> Pooled<'_, C> {
+    pub(super) fn conn_mut(&mut self) -> &mut C {
+        // The connection is only taken out in `drop`.
+        self.conn
+            .as_mut()
+            .expect("a pooled connection is held until dropped")
+    }
+}
+
+impl<C> Drop for Pooled<'_, C> {
+    fn drop(&mut self) {
+        let Some(mut conn) = self.conn.take() else {
+            return;
+        };
+        let healthy = (self.pool.healthy)(&mut conn);
+        if let Ok(mut state) = self.pool.state.lock() {
+            if healthy {
+                state.idle.push(conn);
+            } else {
+                state.opened -= 1;
+            }
+            self.pool.returned.notify_one();
+        }
+    }
+}

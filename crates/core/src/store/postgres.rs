@@ -1,0 +1,139 @@
+//! The store on PostgreSQL: one database that several central-server nodes share.
+//!
+//! Every write transaction first takes one transaction-scoped advisory lock
+//! ([`WRITE_LOCK`]), so writes commit one at a time across every node, as
+//! they do on SQLite's single writer. Each rule the use cases check before
+//! they write (one exclusive lock per item, a free tracking label, an
+//! idempotency key used once) therefore holds across nodes with no change
+//! to the rule, and the change log's `seq` is handed out in commit order:
+//! PostgreSQL releases the lock only after the commit is visible, so a
+//! reader that sees `seq` 12 also sees 11 (sequences alone commit out of
+//! order, and a replica's cursor would skip the late one). Reads take no
+//! lock and run at `REPEATABLE READ`, one snapshot each, on any node.
+
+use postgres::NoTls;
+
+use super::migrations;
+use super::pool::Pool;
+use crate::db::PgConnection;
+use crate::error::{CoreError, Result};
+
+/// The advisory lock every write holds until it commits ("Copydesk" in ASCII).
+pub(super) const WRITE_LOCK: i64 = 0x436f_7079_6465_736b;
+/// The advisory lock a node holds while it migrates, so that nodes starting
+/// together apply each migration once.
+const MIGRATION_LOCK: i64 = WRITE_LOCK + 1;
+
+/// The statement each write transaction starts with.
+pub(super) const TAKE_WRITE_LOCK: &str = "SELECT pg_advisory_xact_lock(4859226189633778539)";
+
+/// Connects to `url` (a libpq connection string or URL), checks the
+/// database and applies any pending migration; the pool of up to
+/// `connections` connections.
+pub(super) fn open(url: &str, connections: usize) -> Result<Pool<PgConnection>> {
+    let config: postgres::Config = url
+        .parse()
+        .map_err(|err| CoreError::invalid(format!("the database URL does not parse: {err}")))?;
+    let connect = move || -> Result<PgConnection> {
+        let client = config.connect(NoTls).map_err(crate::db::Error::from)?;
+        Ok(PgConnection::new(client))
+    };
+    let mut first = connect()?;
+    check_collation(&mut first)?;
+    migrate(&mut first)?;
+    Ok(Pool::new(
+        Some(first),
+        connections,
+        Box::new(connect),
+        |conn| !conn.client().is_closed(),
+    ))
+}
+
+/// Text must sort byte by byte and fold only ASCII, as on SQLite: the
+/// database must have been created with the C locale.
+fn check_collation(conn: &mut PgConnection) -> Result<()> {
+    let row = conn
+        .client()
+        .query_one(
+            "SELECT datcollate, datctype FROM pg_database WHERE datname = current_database()",
+            &[],
+        )
+        .map_err(crate::db::Error::from)?;
+    let (collate, ctype): (String, String) = (row.get(0), row.get(1));
+    let plain = |locale: &str| matches!(locale, "C" | "POSIX");
+    if plain(&collate) && plain(&ctype) {
+        Ok(())
+    } else {
+        Err(CoreError::invalid(format!(
+            "the database uses the locale {collate}/{ctype}; Copydesk needs a database made with \
+             the C locale (createdb --locale=C --template=template0 NAME), so that text sorts \
+             and compares exactly as on SQLite"
+        )))
+    }
+}
+
+/// Applies the PostgreSQL migrations not yet applied, each in its own
+/// transaction, under a session lock that other nodes wait on.
+fn migrate(conn: &mut PgConnection) -> Result<()> {
+    let client = conn.client();
+    let db = |err: postgres::Error| CoreError::from(crate::db::Error::from(err));
+    client
+        .execute("SELECT pg_advisory_lock($1)", &[&MIGRATION_LOCK])
+        .map_err(db)?;
+    let applied = (|| -> Result<()> {
+        client
+            .batch_execute(
+                "CREATE TABLE IF NOT EXISTS schema_migrations (
+                     version    BIGINT PRIMARY KEY,
+                     name       TEXT NOT NULL,
+                     applied_at TEXT NOT NULL DEFAULT to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS')
+                 )",
+            )
+            .map_err(db)?;
+        let current: i64 = client
+            .query_one(
+                "SELECT COALESCE(MAX(version), 0) FROM schema_migrations",
+                &[],
+            )
+            .map_err(db)?
+            .get(0);
+        for (index, (name, sql)) in migrations::POSTGRES.iter().enumerate() {
+            let number = i64::try_from(index + 1)
+                .map_err(|_| CoreError::Internal("too many migrations".into()))?;
+            if number <= current {
+                continue;
+            }
+            let mut tx = client.transaction().map_err(db)?;
+            tx.batch_execute(sql)
+                .map_err(|err| CoreError::Internal(format!("migration {name}: {err}")))?;
+            tx.execute(
+                "INSERT INTO schema_migrations (version, name) VALUES ($1, $2)",
+                &[&number, name],
+            )
+            .map_err(db)?;
+            tx.commit().map_err(db)?;
+            tracing::info!(migration = name, "applied migration");
+        }
+        let newest = i64::try_from(migrations::POSTGRES.len()).unwrap_or(i64::MAX);
+        if current > newest {
+            return Err(CoreError::Internal(format!(
+                "the database has schema {current}, newer than this program knows ({newest})"
+            )));
+        }
+        Ok(())
+    })();
+    client
+        .execute("SELECT pg_advisory_unlock($1)", &[&MIGRATION_LOCK])
+        .map_err(db)?;
+    applied
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_write_lock_statement_names_the_write_lock() {
+        assert!(TAKE_WRITE_LOCK.contains(&WRITE_LOCK.to_string()));
+    }
+}

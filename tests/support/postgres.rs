@@ -1,0 +1,177 @@
+//! A real PostgreSQL server for the suites: Debian's binaries, started once
+//! per test process in a temporary directory, one fresh database per server.
+//!
+//! `COPYDESK_TEST_DATABASE=postgres` makes every [`crate::TestServer`] run
+//! on PostgreSQL. The cluster is made with `initdb` as the `postgres` user
+//! when the tests run as root (PostgreSQL refuses root), listens on a free
+//! loopback port, and is stopped by a watchdog once the test process exits.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use anyhow::{Context as _, Result, bail};
+
+/// Where Debian puts PostgreSQL 15's programs.
+const BIN: &str = "/usr/lib/postgresql/15/bin";
+
+/// Whether the suites run on PostgreSQL (`COPYDESK_TEST_DATABASE=postgres`).
+pub fn on_postgres() -> bool {
+    std::env::var("COPYDESK_TEST_DATABASE").is_ok_and(|v| v == "postgres")
+}
+
+/// A running cluster.
+pub struct Cluster {
+    pub port: u16,
+    pub dir: PathBuf,
+}
+
+static CLUSTER: OnceLock<Cluster> = OnceLock::new();
+static DATABASES: AtomicUsize = AtomicUsize::new(0);
+
+/// The test process's cluster, started on first use.
+pub fn cluster() -> &'static Cluster {
+    CLUSTER.get_or_init(|| Cluster::start(&[]).expect("a PostgreSQL cluster starts"))
+}
+
+/// A new, empty database on the process's cluster, made with the C locale;
+/// its URL.
+pub fn fresh_database() -> String {
+    let cluster = cluster();
+    let name = format!(
+        "copydesk_{}_{}",
+        std::process::id(),
+        DATABASES.fetch_add(1, Ordering::Relaxed)
+    );
+    cluster.create_database(&name).expect("a fresh database");
+    cluster.url(&name)
+}
+
+fn as_postgres(program: &str) -> Command {
+    let path = Path::new(BIN).join(program);
+    // SAFETY-free check of who we are: `id -u` is 0 for root.
+    let root = Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|out| String::from_utf8_lossy(&out.stdout).trim() == "0");
+    if root {
+        let mut command = Command::new("runuser");
+        command.args(["-u", "postgres", "--"]).arg(path);
+        command
+    } else {
+        Command::new(path)
+    }
+}
+
+fn run(mut command: Command, what: &str) -> Result<()> {
+    let output = command
+        .stdin(Stdio::null())
+        .output()
+        .with_context(|| format!("running {what}"))?;
+    if !output.status.success() {
+        bail!(
+            "{what} failed: {}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    Ok(())
+}
+
+fn free_port() -> Result<u16> {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
+    Ok(listener.local_addr()?.port())
+}
+
+impl Cluster {
+    /// Makes and starts a cluster with extra `postgres -c` settings; it is
+    /// stopped and removed when this test process ends.
+    pub fn start(settings: &[&str]) -> Result<Self> {
+        let dir = tempfile::Builder::new()
+            .prefix("copydesk-pg")
+            .tempdir()?
+            .keep();
+        let _ = Command::new("chown").arg("postgres").arg(&dir).status();
+        let data = dir.join("db");
+        let mut initdb = as_postgres("initdb");
+        initdb.arg("-D").arg(&data).args([
+            "-A",
+            "trust",
+            "-U",
+            "postgres",
+            "--locale=C",
+            "--encoding=UTF8",
+        ]);
+        run(initdb, "initdb")?;
+        let port = free_port()?;
+        let mut options = format!(
+            "-p {port} -k {} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200",
+            dir.display()
+        );
+        for setting in settings {
+            options.push_str(" -c ");
+            options.push_str(setting);
+        }
+        let mut start = as_postgres("pg_ctl");
+        start
+            .arg("-D")
+            .arg(&data)
+            .arg("-o")
+            .arg(&options)
+            .arg("-l")
+            .arg(dir.join("pg.log"))
+            .args(["-w", "start"]);
+        run(start, "pg_ctl start")?;
+        watch_for_exit(&dir, &data)?;
+        Ok(Self { port, dir })
+    }
+
+    pub fn url(&self, database: &str) -> String {
+        format!("postgres://postgres@127.0.0.1:{}/{database}", self.port)
+    }
+
+    pub fn create_database(&self, name: &str) -> Result<()> {
+        let mut createdb = Command::new(Path::new(BIN).join("createdb"));
+        createdb
+            .args([
+                "-h",
+                "127.0.0.1",
+                "-U",
+                "postgres",
+                "--locale=C",
+                "--template=template0",
+            ])
+            .arg("-p")
+            .arg(self.port.to_string())
+            .arg(name);
+        run(createdb, "createdb")
+    }
+}
+
+/// Stops the cluster in `data` and removes `dir` once this process is gone.
+fn watch_for_exit(dir: &Path, data: &Path) -> Result<()> {
+    let script = format!(
+        "while kill -0 {pid} 2>/dev/null; do sleep 1; done; {stop} -D '{data}' -m immediate stop >/dev/null 2>&1; rm -rf '{dir}'",
+        pid = std::process::id(),
+        stop = if Command::new("id")
+            .arg("-u")
+            .output()
+            .is_ok_and(|out| String::from_utf8_lossy(&out.stdout).trim() == "0")
+        {
+            format!("runuser -u postgres -- {BIN}/pg_ctl")
+        } else {
+            format!("{BIN}/pg_ctl")
+        },
+        data = data.display(),
+        dir = dir.display(),
+    );
+    Command::new("setsid")
+        .args(["sh", "-c", &script])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .context("starting the cluster's watchdog")?;
+    Ok(())
+}
