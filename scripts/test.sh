@@ -2,8 +2,8 @@
 # Sets up and runs every check and test: formatting, clippy, the UI's types
 # against the OpenAPI document, its type check and unit tests, Rust unit
 # tests, and the end-to-end suites against the real server binary (HTTP,
-# two-server sync, the UI in a real browser) and the desktop app in its real
-# window.
+# two-server sync; both again with the central server on PostgreSQL; the UI
+# in a real browser) and the desktop app in its real window.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,6 +23,8 @@ cargo build -p copydesk-server
 
 echo "== cargo test"
 cargo test --workspace
+
+bash scripts/test-postgres.sh
 
 echo "== the UI in Debian's chromium against the real server (playwright-core)"
 (cd ui && npm run e2e)

@@ -454,6 +454,7 @@ fn command_line_keys_and_tokens() {
             "key", "create", "--json", "--name", "cli", "--role", "reader", "--data",
         ])
         .arg(server.dir.path())
+        .args(copydesk_tests::database_args(server.dir.path()))
         .output()
         .expect("key create runs");
     assert!(output.status.success());

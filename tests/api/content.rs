@@ -397,6 +397,7 @@ fn kept_answers_are_rendered_again_by_a_command() {
     let output = std::process::Command::new(copydesk_tests::server_binary())
         .args(["render-answers", "--data"])
         .arg(server.dir.path())
+        .args(copydesk_tests::database_args(server.dir.path()))
         .output()
         .expect("render-answers runs");
     assert!(output.status.success(), "{output:?}");

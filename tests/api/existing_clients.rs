@@ -219,6 +219,7 @@ fn key_with(server: &TestServer, name: &str, extra: &[&str]) -> copydesk_tests::
             "key", "create", "--json", "--role", "editor", "--name", name, "--data",
         ])
         .arg(server.dir.path())
+        .args(copydesk_tests::database_args(server.dir.path()))
         .args(extra)
         .output()
         .expect("key create runs");
@@ -293,6 +294,7 @@ fn a_key_marked_content_as_array_reads_single_items_as_one_element_arrays() {
             "--data",
         ])
         .arg(server.dir.path())
+        .args(copydesk_tests::database_args(server.dir.path()))
         .output()
         .expect("key set runs");
     assert!(
@@ -321,6 +323,7 @@ fn a_key_marked_content_as_array_reads_single_items_as_one_element_arrays() {
             "--data",
         ])
         .arg(server.dir.path())
+        .args(copydesk_tests::database_args(server.dir.path()))
         .output()
         .expect("key set runs");
     assert!(!unknown.status.success(), "an unknown key is refused");

@@ -263,6 +263,7 @@ fn the_index_is_rebuilt_by_a_command() {
     let output = std::process::Command::new(copydesk_tests::server_binary())
         .args(["reindex-search", "--data"])
         .arg(server.dir.path())
+        .args(copydesk_tests::database_args(server.dir.path()))
         .output()
         .expect("reindex-search runs");
     assert!(output.status.success(), "{output:?}");

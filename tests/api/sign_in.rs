@@ -15,6 +15,7 @@ fn set_password(server: &TestServer, name: &str, password: &str) {
     let mut child = Command::new(copydesk_tests::server_binary())
         .args(["user", "password", name, "--data"])
         .arg(server.dir.path())
+        .args(copydesk_tests::database_args(server.dir.path()))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -39,6 +40,7 @@ fn link(server: &TestServer, name: &str) -> String {
     let output = Command::new(copydesk_tests::server_binary())
         .args(["user", "link", name, "--base", &server.base, "--data"])
         .arg(server.dir.path())
+        .args(copydesk_tests::database_args(server.dir.path()))
         .output()
         .expect("user link runs");
     assert!(
@@ -105,6 +107,7 @@ fn a_password_set_on_the_command_line_signs_in_and_its_key_works() {
     let listed = Command::new(copydesk_tests::server_binary())
         .args(["key", "list", "--name", "ana", "--data"])
         .arg(server.dir.path())
+        .args(copydesk_tests::database_args(server.dir.path()))
         .output()
         .expect("key list runs");
     let listed = String::from_utf8(listed.stdout).expect("UTF-8");
@@ -119,6 +122,7 @@ fn a_password_set_on_the_command_line_signs_in_and_its_key_works() {
             "--data",
         ])
         .arg(server.dir.path())
+        .args(copydesk_tests::database_args(server.dir.path()))
         .output()
         .expect("key revoke runs");
     assert!(revoked.status.success());
@@ -305,6 +309,7 @@ fn signing_out_revokes_the_browsers_key_and_its_copies_are_refused() {
     let listed = Command::new(copydesk_tests::server_binary())
         .args(["key", "list", "--name", "fay", "--data"])
         .arg(server.dir.path())
+        .args(copydesk_tests::database_args(server.dir.path()))
         .output()
         .expect("key list runs");
     let listed = String::from_utf8(listed.stdout).expect("UTF-8");

@@ -155,12 +155,20 @@ impl TestServer {
     }
 
     /// Starts a server with extra `serve` flags, and an admin key; on
-    /// PostgreSQL when the suites run there ([`postgres::on_postgres`]).
+    /// PostgreSQL when the suites run there ([`postgres::on_postgres`]),
+    /// unless it is a replica (given `--remote`), which stays on SQLite.
     pub fn start_with(extra: &[&str]) -> Self {
+        let central = !extra.contains(&"--remote");
         Self::start_in(
-            postgres::on_postgres().then(postgres::fresh_database),
+            (central && postgres::on_postgres()).then(postgres::fresh_database),
             extra,
         )
+    }
+
+    /// Starts a replica's server: always on SQLite, as a laptop runs it,
+    /// whatever its central server runs on.
+    pub fn start_replica() -> Self {
+        Self::start_in(None, &[])
     }
 
     /// Starts a server on a fresh PostgreSQL database, whatever the suites run on.

@@ -185,7 +185,7 @@ fn names(server: &TestServer, kind: &str) -> Vec<String> {
 #[test]
 fn offline_work_reaches_the_central_server_once() {
     let central = TestServer::start();
-    let replica = TestServer::start();
+    let replica = TestServer::start_replica();
     let key = central.key("laptop", &["editor"], &[]);
     replica
         .post(
@@ -234,7 +234,7 @@ fn offline_work_reaches_the_central_server_once() {
 #[test]
 fn central_changes_and_deletes_arrive() {
     let central = TestServer::start();
-    let replica = TestServer::start();
+    let replica = TestServer::start_replica();
     let key = central.key("laptop", &["editor"], &[]);
     let tag = central
         .post("/v3/tag", &serde_json::json!({"name": "Election"}))
@@ -274,7 +274,7 @@ fn central_changes_and_deletes_arrive() {
 #[test]
 fn edits_on_both_sides_merge_and_a_clash_is_listed() {
     let central = TestServer::start();
-    let replica = TestServer::start();
+    let replica = TestServer::start_replica();
     let key = central.key("laptop", &["editor"], &[]);
     let author = central
         .post(
@@ -406,7 +406,7 @@ fn edits_on_both_sides_merge_and_a_clash_is_listed() {
 
 #[test]
 fn an_unreachable_server_is_reported() {
-    let replica = TestServer::start();
+    let replica = TestServer::start_replica();
     let port = {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port");
         listener.local_addr().expect("an address").port()
@@ -427,7 +427,7 @@ fn an_unreachable_server_is_reported() {
 #[test]
 fn content_travels_with_its_authors_and_merges() {
     let central = TestServer::start();
-    let replica = TestServer::start();
+    let replica = TestServer::start_replica();
     let key = central.key("laptop", &["editor"], &[]);
     assert!(
         sync(&replica, &central.base, &key).0,
@@ -626,7 +626,7 @@ fn a_serving_replica_keeps_itself_synced() {
 fn cut_connections_and_a_restarted_server_lose_and_double_nothing() {
     let mut central = TestServer::start();
     let proxy = copydesk_tests::CuttingProxy::new(&central.base);
-    let replica = TestServer::start();
+    let replica = TestServer::start_replica();
     let key = central.key("laptop", &["editor"], &[]);
     assert!(
         sync(&replica, &proxy.base, &key).0,
@@ -673,7 +673,7 @@ fn cut_connections_and_a_restarted_server_lose_and_double_nothing() {
 #[test]
 fn a_sync_killed_midway_resumes() {
     let central = TestServer::start();
-    let replica = TestServer::start();
+    let replica = TestServer::start_replica();
     let key = central.key("laptop", &["editor"], &[]);
     assert!(sync(&replica, &central.base, &key).0);
     for i in 0..150 {
@@ -772,7 +772,7 @@ fn authors_by_name(server: &TestServer) -> Vec<(String, String)> {
 fn random_work_on_two_replicas_converges() {
     let central = TestServer::start();
     let proxy = copydesk_tests::CuttingProxy::new(&central.base);
-    let replicas = [TestServer::start(), TestServer::start()];
+    let replicas = [TestServer::start_replica(), TestServer::start_replica()];
     let key = central.key("laptop", &["editor"], &[]);
     for replica in &replicas {
         assert!(sync(replica, &proxy.base, &key).0);
@@ -1053,7 +1053,7 @@ fn locks_need_the_server() {
 fn a_plain_remote_still_syncs() {
     let central = TestServer::start_with(&["--plain"]);
     let proxy = copydesk_tests::CuttingProxy::new(&central.base);
-    let replica = TestServer::start();
+    let replica = TestServer::start_replica();
     let key = central.key("laptop", &["editor"], &[]);
     let author = central
         .post("/v3/author", &serde_json::json!({"name": "Fay Plain"}))

@@ -21,7 +21,7 @@ fn html(paragraphs: &[&str]) -> String {
 impl Desk {
     fn with_story(body: Value) -> Self {
         let central = TestServer::start();
-        let replica = TestServer::start();
+        let replica = TestServer::start_replica();
         let key = central.key("laptop", &["editor"], &[]);
         let mut story = json!({"title": "Harbour", "type": "article"});
         if let (Some(story), Some(body)) = (story.as_object_mut(), body.as_object()) {
@@ -251,7 +251,7 @@ fn a_bold_word_and_a_link_stay_on_their_words_as_text_changes_around_them() {
 #[test]
 fn three_replicas_editing_one_story_converge() {
     let desk = Desk::of(&["One.", "Two.", "Three.", "Four."]);
-    let others: Vec<TestServer> = (0..2).map(|_| TestServer::start()).collect();
+    let others: Vec<TestServer> = (0..2).map(|_| TestServer::start_replica()).collect();
     for other in &others {
         assert!(sync(other, &desk.central.base, &desk.key).0);
     }

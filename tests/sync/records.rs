@@ -95,7 +95,7 @@ fn every_kind_of_record_travels_through_a_plain_remote() {
 
 fn travels_both_ways(central_options: &[&str]) {
     let central = TestServer::start_with(central_options);
-    let replica = TestServer::start();
+    let replica = TestServer::start_replica();
     let key = central.key("laptop", &["admin"], &[]);
     let (ok, out) = sync(&replica, &central.base, &key);
     assert!(ok, "{out}");
@@ -480,7 +480,7 @@ fn print_documents_travel_and_their_locks_need_the_server() {
 #[test]
 fn refusals_need_attention_and_keep_the_edit() {
     let central = TestServer::start();
-    let replica = TestServer::start();
+    let replica = TestServer::start_replica();
     // A journalist may write stories but not publish them or make containers.
     let key = central.key("laptop", &["journalist"], &[]);
     let (ok, out) = sync(&replica, &central.base, &key);
@@ -544,7 +544,7 @@ fn refusals_need_attention_and_keep_the_edit() {
 #[test]
 fn a_pulled_change_is_a_version_with_its_authors_and_tags() {
     let central = TestServer::start();
-    let replica = TestServer::start();
+    let replica = TestServer::start_replica();
     let key = central.key("laptop", &["admin"], &[]);
     let made = |path: &str, name: &str| -> String {
         uuid(&central.post(path, &json!({"name": name})).expect(200).body)

@@ -211,6 +211,7 @@ impl Cms {
                 conditions.push(format!("containers.type IN ({})", marks.join(", ")));
             }
             conditions.extend(crate::search::keyword_conditions(
+                tx.dialect(),
                 &patterns,
                 &["containers.title", "containers.slug"],
                 args.len() + 1,

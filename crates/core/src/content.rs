@@ -341,10 +341,19 @@ impl Cms {
                 )
             })?),
         };
+        let dialect = self.store.dialect();
         let keywords = crate::search_index::match_typed(filter.keywords.as_deref().unwrap_or(""))?
-            .map(|terms| terms.matching());
+            .map(|terms| terms.condition(dialect, 1));
         let mut conditions = Vec::new();
         let mut args: Vec<&dyn ToSql> = Vec::new();
+        // The words first: their condition numbers its parameters from 1.
+        if let Some((condition, keyword_args)) = &keywords {
+            args.extend(keyword_args.iter().map(|arg| arg as &dyn ToSql));
+            conditions.push(format!(
+                "content.id IN (SELECT {} FROM content_search WHERE {condition})",
+                crate::search_index::story_column(dialect),
+            ));
+        }
         if let Some(condition) = status_condition {
             if condition.contains('?') {
                 args.push(&now);
@@ -354,13 +363,6 @@ impl Cms {
         if let Some(workflow) = &workflow {
             args.push(workflow);
             conditions.push(format!("content.workflow_id = +?{}", args.len()));
-        }
-        if let Some(keywords) = &keywords {
-            args.push(keywords);
-            conditions.push(format!(
-                "content.id IN (SELECT rowid FROM content_search WHERE content_search MATCH ?{})",
-                args.len()
-            ));
         }
         if let Some(flag) = &has_attachment {
             args.push(flag);

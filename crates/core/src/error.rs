@@ -129,6 +129,9 @@ impl From<rusqlite::Error> for CoreError {
 
 impl From<crate::db::Error> for CoreError {
     fn from(err: crate::db::Error) -> Self {
+        if let crate::db::Error::NulInText = err {
+            return Self::invalid(err.to_string());
+        }
         if err.is_damage() {
             tracing::error!(%err, "the database reports itself damaged");
             return Self::Damaged(Vec::new());

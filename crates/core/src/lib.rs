@@ -35,6 +35,7 @@ pub mod replica;
 pub mod sanitize;
 pub mod search;
 mod search_index;
+mod search_tsvector;
 pub mod sign_in;
 pub mod slug;
 pub mod srn;

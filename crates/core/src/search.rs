@@ -44,10 +44,17 @@ pub(crate) fn like_pattern(word: &str) -> String {
 
 /// One condition per keyword: each must appear in one of `columns`.
 pub(crate) fn keyword_conditions(
+    dialect: crate::db::Dialect,
     words: &[String],
     columns: &[&str],
     first_arg: usize,
 ) -> Vec<String> {
+    // SQLite's LIKE ignores ASCII case; PostgreSQL's ILIKE does the same in
+    // the C locale the database is made with.
+    let like = match dialect {
+        crate::db::Dialect::Sqlite => "LIKE",
+        crate::db::Dialect::Postgres => "ILIKE",
+    };
     words
         .iter()
         .enumerate()
@@ -55,7 +62,7 @@ pub(crate) fn keyword_conditions(
             let n = first_arg + i;
             let any: Vec<String> = columns
                 .iter()
-                .map(|c| format!("{c} LIKE ?{n} ESCAPE '\\'"))
+                .map(|c| format!("{c} {like} ?{n} ESCAPE '\\'"))
                 .collect();
             format!("({})", any.join(" OR "))
         })
@@ -92,6 +99,7 @@ impl Cms {
                     "modified_at",
                 )?;
                 let conditions = keyword_conditions(
+                    self.store.dialect(),
                     &patterns,
                     &["authors.name", "authors.email", "authors.tagline"],
                     1,
@@ -118,7 +126,12 @@ impl Cms {
                     &["name", "slug", "created_at", "modified_at"],
                     "modified_at",
                 )?;
-                let conditions = keyword_conditions(&patterns, &["tags.name", "tags.slug"], 1);
+                let conditions = keyword_conditions(
+                    self.store.dialect(),
+                    &patterns,
+                    &["tags.name", "tags.slug"],
+                    1,
+                );
                 let filter = where_all(&conditions);
                 let args: Vec<&dyn ToSql> = patterns.iter().map(|p| p as &dyn ToSql).collect();
                 self.store.read(|tx| {
@@ -208,9 +221,13 @@ impl Cms {
             }
             let mut conditions = Vec::new();
             let mut args: Vec<Box<dyn ToSql>> = Vec::new();
+            let dialect = tx.dialect();
             if let Some(terms) = &terms {
-                args.push(Box::new(terms.matching()));
-                conditions.push(format!("content_search MATCH ?{}", args.len()));
+                let (condition, terms_args) = terms.condition(dialect, args.len() + 1);
+                for arg in terms_args {
+                    args.push(Box::new(arg));
+                }
+                conditions.push(condition);
             } else {
                 if let Some(tag_id) = tag_id {
                     args.push(Box::new(tag_id));
@@ -229,7 +246,7 @@ impl Cms {
             }
             let refs: Vec<&dyn ToSql> = args.iter().map(|a| a.as_ref()).collect();
             let id = if terms.is_some() {
-                "content_search.rowid"
+                crate::search_index::story_column(dialect)
             } else {
                 "content.id"
             };
@@ -240,13 +257,16 @@ impl Cms {
             // SQLite from scanning every story and probing the index for
             // each).
             let filter = where_all(&conditions);
-            let (counted, from) = if terms.is_some() {
-                (
+            let (counted, from) = match (terms.is_some(), dialect) {
+                (false, _) => ("content", "content"),
+                (true, crate::db::Dialect::Sqlite) => (
                     "content_search",
                     "content_search CROSS JOIN content ON content.id = content_search.rowid",
-                )
-            } else {
-                ("content", "content")
+                ),
+                (true, crate::db::Dialect::Postgres) => (
+                    "content_search",
+                    "content_search JOIN content ON content.id = content_search.content_id",
+                ),
             };
             let order = params.order_by("content");
             let n = args.len();

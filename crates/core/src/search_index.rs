@@ -71,8 +71,18 @@ fn author_term(author_id: i64) -> String {
 pub(crate) struct SearchTerms {
     /// The typed words as an FTS5 expression (see [`match_expression`]).
     words: String,
+    /// The same words as a PostgreSQL `tsquery` literal (see `search_tsvector`).
+    query: String,
     several_words: bool,
     filters: Vec<String>,
+}
+
+/// The column of `content_search` that names the story.
+pub(crate) fn story_column(dialect: Dialect) -> &'static str {
+    match dialect {
+        Dialect::Sqlite => "content_search.rowid",
+        Dialect::Postgres => "content_search.content_id",
+    }
 }
 
 impl SearchTerms {
@@ -96,6 +106,25 @@ impl SearchTerms {
     /// The hits with every word in a headline field.
     fn headline(&self) -> String {
         self.within(HEADLINE_FIELDS)
+    }
+
+    /// The condition on `content_search` that its row is a hit, and its
+    /// parameters, numbered from `first`.
+    pub(crate) fn condition(&self, dialect: Dialect, first: usize) -> (String, Vec<String>) {
+        match dialect {
+            Dialect::Sqlite => (
+                format!("content_search MATCH ?{first}"),
+                vec![self.matching()],
+            ),
+            Dialect::Postgres => (
+                format!(
+                    "content_search.document @@ CAST(?{first}::text AS tsquery) \
+                     AND content_search.filters @> string_to_array(?{}, ' ')",
+                    first + 1
+                ),
+                vec![self.query.clone(), self.filters.join(" ")],
+            ),
+        }
     }
 
     fn within(&self, fields: &str) -> String {
@@ -131,45 +160,26 @@ pub(crate) fn ranked_page(
     offset: usize,
     limit: usize,
 ) -> Result<(u64, Vec<i64>)> {
-    let scored = |expression: &str, tail: &str| -> Result<Vec<(i64, f64)>> {
-        let sql = format!(
-            "SELECT rowid, {RANK} FROM content_search WHERE content_search MATCH ?1 {tail}"
-        );
-        let mut stmt = tx.prepare_cached(&sql)?;
-        let rows = stmt
-            .query_map([expression], |row| Ok((row.get(0)?, row.get(1)?)))?
-            .collect::<crate::db::Result<_>>()?;
-        Ok(rows)
-    };
-    let newest_first = |expression: &str| -> Result<Vec<i64>> {
-        let mut stmt = tx.prepare_cached(
-            "SELECT rowid FROM content_search WHERE content_search MATCH ?1 ORDER BY rowid DESC",
-        )?;
-        let rows = stmt
-            .query_map([expression], |row| row.get(0))?
-            .collect::<crate::db::Result<_>>()?;
-        Ok(rows)
-    };
-    let the_newest = format!("ORDER BY rowid DESC LIMIT {}", RANKED_AT_MOST + 1);
-    let expression = terms.matching();
+    let scored = |hits: Hits, tail: &str| hits_scored(tx, terms, hits, tail);
+    let newest_first = |hits: Hits| hits_newest_first(tx, terms, hits);
+    let the_newest = format!("LIMIT {}", RANKED_AT_MOST + 1);
     let score_first = terms.several_words || !terms.filters.is_empty();
     let first = if score_first {
-        scored(&expression, &the_newest)?
+        scored(Hits::All, &the_newest)?
     } else {
         Vec::new()
     };
     let (total, order) = if score_first && first.len() <= RANKED_AT_MOST {
         (first.len(), by_score(first))
     } else {
-        let hits = newest_first(&expression)?;
+        let hits = newest_first(Hits::All)?;
         let order = if hits.len() <= RANKED_AT_MOST {
-            by_score(scored(&expression, "")?)
+            by_score(scored(Hits::All, "")?)
         } else {
-            let headline = terms.headline();
-            let mut ranked = scored(&headline, &the_newest)?;
+            let mut ranked = scored(Hits::Headline, &the_newest)?;
             let headline_hits = if ranked.len() > RANKED_AT_MOST {
                 ranked.truncate(RANKED_AT_MOST);
-                newest_first(&headline)?
+                newest_first(Hits::Headline)?
             } else {
                 Vec::new()
             };
@@ -179,6 +189,100 @@ pub(crate) fn ranked_page(
     };
     let page = order.into_iter().skip(offset).take(limit).collect();
     Ok((u64::try_from(total).unwrap_or(u64::MAX), page))
+}
+
+/// Which hits of a search: all, or those with every word in a headline field.
+#[derive(Clone, Copy)]
+enum Hits {
+    All,
+    Headline,
+}
+
+/// PostgreSQL's weights of the A to D fields, as `ts_rank` takes them
+/// (D first): a word in the title counts ten times one in the body, as
+/// SQLite's [`RANK`] weighs them.
+const PG_WEIGHTS: &str = "'{0.1, 0.3, 0.4, 1.0}'";
+
+/// The hits with their scores (lower is better), newest first, `tail`
+/// (a `LIMIT`) applied.
+fn hits_scored(
+    tx: &Transaction<'_>,
+    terms: &SearchTerms,
+    hits: Hits,
+    tail: &str,
+) -> Result<Vec<(i64, f64)>> {
+    let (sql, args) = match tx.dialect() {
+        Dialect::Sqlite => (
+            format!(
+                "SELECT rowid, {RANK} FROM content_search WHERE content_search MATCH ?1 \
+                 ORDER BY rowid DESC {tail}"
+            ),
+            vec![match hits {
+                Hits::All => terms.matching(),
+                Hits::Headline => terms.headline(),
+            }],
+        ),
+        Dialect::Postgres => (
+            format!(
+                "SELECT content_id, -ts_rank({PG_WEIGHTS}, document, CAST(?1::text AS tsquery)) \
+                 FROM content_search WHERE {column} @@ CAST(?1::text AS tsquery) \
+                 AND filters @> string_to_array(?2, ' ') ORDER BY content_id DESC {tail}",
+                column = pg_column(hits),
+            ),
+            vec![terms.query.clone(), terms.filters.join(" ")],
+        ),
+    };
+    let mut stmt = tx.prepare_cached(&sql)?;
+    let rows = stmt
+        .query_map(
+            &args
+                .iter()
+                .map(|a| a as &dyn crate::db::ToSql)
+                .collect::<Vec<_>>(),
+            |row| Ok((row.get(0)?, row.get(1)?)),
+        )?
+        .collect::<crate::db::Result<_>>()?;
+    Ok(rows)
+}
+
+/// The hits' ids, newest first.
+fn hits_newest_first(tx: &Transaction<'_>, terms: &SearchTerms, hits: Hits) -> Result<Vec<i64>> {
+    let (sql, args) = match tx.dialect() {
+        Dialect::Sqlite => (
+            "SELECT rowid FROM content_search WHERE content_search MATCH ?1 ORDER BY rowid DESC"
+                .to_owned(),
+            vec![match hits {
+                Hits::All => terms.matching(),
+                Hits::Headline => terms.headline(),
+            }],
+        ),
+        Dialect::Postgres => (
+            format!(
+                "SELECT content_id FROM content_search WHERE {column} @@ CAST(?1::text AS tsquery) \
+                 AND filters @> string_to_array(?2, ' ') ORDER BY content_id DESC",
+                column = pg_column(hits),
+            ),
+            vec![terms.query.clone(), terms.filters.join(" ")],
+        ),
+    };
+    let mut stmt = tx.prepare_cached(&sql)?;
+    let rows = stmt
+        .query_map(
+            &args
+                .iter()
+                .map(|a| a as &dyn crate::db::ToSql)
+                .collect::<Vec<_>>(),
+            |row| row.get(0),
+        )?
+        .collect::<crate::db::Result<_>>()?;
+    Ok(rows)
+}
+
+fn pg_column(hits: Hits) -> &'static str {
+    match hits {
+        Hits::All => "document",
+        Hits::Headline => "headline",
+    }
 }
 
 /// Scored hits best first (`bm25()` is lower for a better match), the
@@ -324,9 +428,9 @@ fn reindex(tx: &Transaction<'_>, id: i64, fresh: bool) -> Result<()> {
     Ok(())
 }
 
-/// [`reindex`] on PostgreSQL: the story's words as weighted `tsvector`s
-/// (title A, standfirst B, byline, tags and slug C, body D), its headline
-/// fields' words alone, and its filter terms as an array.
+/// [`reindex`] on PostgreSQL: the story's words as a weighted `tsvector`
+/// (see `search_tsvector`), its headline fields' words alone, and its
+/// filter terms as an array.
 fn reindex_postgres(tx: &Transaction<'_>, id: i64) -> Result<()> {
     let found = tx
         .prepare_cached(
@@ -356,28 +460,34 @@ fn reindex_postgres(tx: &Transaction<'_>, id: i64) -> Result<()> {
             .execute([id])?;
         return Ok(());
     };
-    tx.prepare_cached(
-        "INSERT INTO content_search (content_id, document, headline, filters)
-         VALUES (?1,
-                 setweight(to_tsvector('simple', ?2::text), 'A')
-                 || setweight(to_tsvector('simple', ?3::text), 'B')
-                 || setweight(to_tsvector('simple', ?5::text || ' ' || ?6::text || ' ' || ?7::text), 'C')
-                 || setweight(to_tsvector('simple', ?4::text), 'D'),
-                 to_tsvector('simple', ?2::text || ' ' || ?3::text || ' ' || ?5::text || ' ' || ?6::text || ' ' || ?7::text),
-                 string_to_array(?8::text, ' '))
-         ON CONFLICT (content_id) DO UPDATE
-             SET document = EXCLUDED.document, headline = EXCLUDED.headline, filters = EXCLUDED.filters",
-    )?
-    .execute(params![
-        id,
-        title,
+    let (abstract_text, body_text, slug) = (
         html_text(&abstract_html),
         html_text(&body_html),
         slug.replace('-', " "),
-        authors.unwrap_or_default(),
-        tags.unwrap_or_default(),
-        filters,
-    ])?;
+    );
+    let (authors, tags) = (authors.unwrap_or_default(), tags.unwrap_or_default());
+    let document = crate::search_tsvector::document(&[
+        (&title, 'A'),
+        (&abstract_text, 'B'),
+        (&slug, 'C'),
+        (&authors, 'C'),
+        (&tags, 'C'),
+        (&body_text, 'D'),
+    ]);
+    let headline = crate::search_tsvector::document(&[
+        (&title, 'A'),
+        (&abstract_text, 'B'),
+        (&slug, 'C'),
+        (&authors, 'C'),
+        (&tags, 'C'),
+    ]);
+    tx.prepare_cached(
+        "INSERT INTO content_search (content_id, document, headline, filters)
+         VALUES (?1, CAST(?2::text AS tsvector), CAST(?3::text AS tsvector), string_to_array(?4, ' '))
+         ON CONFLICT (content_id) DO UPDATE
+             SET document = excluded.document, headline = excluded.headline, filters = excluded.filters",
+    )?
+    .execute(params![id, document, headline, filters])?;
     Ok(())
 }
 
@@ -459,11 +569,18 @@ pub(crate) fn match_typed(keywords: &str) -> Result<Option<SearchTerms>> {
         .nth(1)
         .is_some();
     Ok(
-        match_expression(&words, !finished).map(|words| SearchTerms {
-            words,
-            several_words,
-            filters: Vec::new(),
-        }),
+        match (
+            match_expression(&words, !finished),
+            crate::search_tsvector::query(&words, !finished),
+        ) {
+            (Some(words), Some(query)) => Some(SearchTerms {
+                words,
+                query,
+                several_words,
+                filters: Vec::new(),
+            }),
+            _ => None,
+        },
     )
 }
 

@@ -486,7 +486,16 @@ fn read_password(name: &str) -> Result<String> {
     Ok(password)
 }
 
+/// A replica keeps its own copy on SQLite, as the desktop app does: only a
+/// central server runs on PostgreSQL.
+const REPLICAS_ON_SQLITE: &str =
+    "a replica (--remote) keeps its data in SQLite; --database is for a central server";
+
 fn serve(args: ServeArgs) -> Result<()> {
+    anyhow::ensure!(
+        args.remote.is_none() || args.data.database.is_none(),
+        REPLICAS_ON_SQLITE
+    );
     let (cms, dir) = args.data.open()?;
     let cms = Arc::new(cms);
     let store = Arc::clone(&cms);
@@ -590,6 +599,7 @@ async fn shutdown_signal() {
 }
 
 fn sync(args: SyncArgs) -> Result<()> {
+    anyhow::ensure!(args.data.database.is_none(), REPLICAS_ON_SQLITE);
     let (cms, _) = args.data.open()?;
     let key = match &args.key_file {
         Some(file) => copydesk_sync::RemoteKey::from_file(file)?,

@@ -28,6 +28,9 @@ pub enum Error {
     NoRows,
     /// A value could not be converted to or from what the query holds.
     Conversion(String),
+    /// Text holding the NUL character, which PostgreSQL cannot store: it is
+    /// refused on both engines alike.
+    NulInText,
     /// The engine refused the statement or lost the connection.
     Sqlite(rusqlite::Error),
     Postgres(::postgres::Error),
@@ -77,6 +80,7 @@ impl fmt::Display for Error {
         match self {
             Self::NoRows => f.write_str("the query returned no row"),
             Self::Conversion(message) => write!(f, "a value does not convert: {message}"),
+            Self::NulInText => f.write_str("text may not hold the NUL character (U+0000)"),
             Self::Sqlite(err) => err.fmt(f),
             Self::Postgres(err) => match err.as_db_error() {
                 Some(db) => write!(f, "{}: {}", db.code().code(), db.message()),
@@ -92,6 +96,10 @@ impl From<rusqlite::Error> for Error {
     fn from(err: rusqlite::Error) -> Self {
         match err {
             rusqlite::Error::QueryReturnedNoRows => Self::NoRows,
+            rusqlite::Error::ToSqlConversionFailure(inner) => match inner.downcast::<Self>() {
+                Ok(ours) => *ours,
+                Err(other) => Self::Sqlite(rusqlite::Error::ToSqlConversionFailure(other)),
+            },
             err => Self::Sqlite(err),
         }
     }
@@ -215,13 +223,16 @@ impl FromSql for f64 {
 
 impl ToSql for str {
     fn to_sql(&self) -> Result<ValueRef<'_>> {
+        if self.contains('\0') {
+            return Err(Error::NulInText);
+        }
         Ok(ValueRef::Text(self))
     }
 }
 
 impl ToSql for String {
     fn to_sql(&self) -> Result<ValueRef<'_>> {
-        Ok(ValueRef::Text(self))
+        self.as_str().to_sql()
     }
 }
 

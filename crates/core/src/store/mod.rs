@@ -166,6 +166,14 @@ impl Store {
         matches!(self.engine, Engine::Postgres(_))
     }
 
+    /// The SQL dialect of the engine that holds the data.
+    pub fn dialect(&self) -> crate::db::Dialect {
+        match self.engine {
+            Engine::Sqlite { .. } => crate::db::Dialect::Sqlite,
+            Engine::Postgres(_) => crate::db::Dialect::Postgres,
+        }
+    }
+
     /// Where attachment files live.
     pub fn files_dir(&self) -> &Path {
         &self.files_dir
