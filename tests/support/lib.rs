@@ -171,6 +171,14 @@ impl TestServer {
         Self::start_in(None, &[])
     }
 
+    /// Starts a second node on `other`'s PostgreSQL database (its own data
+    /// directory, the same data).
+    pub fn start_beside(other: &TestServer) -> Self {
+        let url = std::fs::read_to_string(other.dir.path().join(DATABASE_FILE))
+            .expect("the other node runs on PostgreSQL");
+        Self::start_in(Some(url), &[])
+    }
+
     /// Starts a server on a fresh PostgreSQL database, whatever the suites run on.
     pub fn start_on_postgres() -> Self {
         Self::start_in(Some(postgres::fresh_database()), &[])

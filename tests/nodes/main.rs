@@ -1,0 +1,224 @@
+//! Two `copydesk-server` nodes on one PostgreSQL database: a lock, an
+//! idempotency key and the change feed hold across nodes, not just across
+//! one server's threads.
+
+use std::collections::BTreeSet;
+use std::sync::{Arc, Barrier};
+
+use copydesk_tests::{KeyPair, TestServer};
+use reqwest::Method;
+use serde_json::{Value, json};
+
+/// A node on a fresh database, and a second node on the same database.
+fn two_nodes() -> (TestServer, TestServer) {
+    let a = TestServer::start_on_postgres();
+    let b = TestServer::start_beside(&a);
+    (a, b)
+}
+
+#[test]
+fn a_lock_race_between_nodes_has_one_winner_every_round() {
+    let (a, b) = two_nodes();
+    let story = a
+        .post(
+            "/v3/content",
+            &json!({"title": "Contested", "type": "article"}),
+        )
+        .expect(200)
+        .body;
+    let srn = story["srn"].as_str().expect("srn").to_owned();
+    let uuid = story["uuid"].as_str().expect("uuid").to_owned();
+    // Keys live in the shared database: each works on either node.
+    let anna = a.key("anna", &["journalist"], &[]).token();
+    let bert = b.key("bert", &["journalist"], &[]).token();
+    for round in 0..10 {
+        let barrier = Arc::new(Barrier::new(2));
+        let results: Vec<(&str, u16)> = std::thread::scope(|scope| {
+            let racers = [("anna", &a, &anna), ("bert", &b, &bert)].map(|(who, node, token)| {
+                let barrier = Arc::clone(&barrier);
+                let srn = &srn;
+                scope.spawn(move || {
+                    barrier.wait();
+                    let reply = node.call(
+                        Method::POST,
+                        "/v3/lock-request",
+                        Some(token),
+                        Some(&json!({"srn": srn})),
+                    );
+                    (who, reply.status.as_u16())
+                })
+            });
+            racers
+                .into_iter()
+                .map(|h| h.join().expect("a racer"))
+                .collect()
+        });
+        let winners: Vec<&(&str, u16)> = results.iter().filter(|(_, s)| *s == 200).collect();
+        let losers = results.iter().filter(|(_, s)| *s == 409).count();
+        assert_eq!(
+            (winners.len(), losers),
+            (1, 1),
+            "round {round}: {results:?}"
+        );
+        let (winner_node, winner_token, loser_node, loser_token) = if winners[0].0 == "anna" {
+            (&a, &anna, &b, &bert)
+        } else {
+            (&b, &bert, &a, &anna)
+        };
+        // The loser is held off on its own node; the winner writes on its.
+        loser_node
+            .call(
+                Method::PUT,
+                &format!("/v3/content/{uuid}"),
+                Some(loser_token),
+                Some(&json!({"title": format!("loser {round}")})),
+            )
+            .expect_error(409, "locked");
+        winner_node
+            .call(
+                Method::PUT,
+                &format!("/v3/content/{uuid}"),
+                Some(winner_token),
+                Some(&json!({"title": format!("winner {round}")})),
+            )
+            .expect(200);
+        // The winner's own request again answers its lock, which it releases.
+        let lock = winner_node
+            .call(
+                Method::POST,
+                "/v3/lock-request",
+                Some(winner_token),
+                Some(&json!({"srn": srn})),
+            )
+            .expect(200)
+            .body;
+        winner_node
+            .call(
+                Method::DELETE,
+                &format!(
+                    "/v3/lock-request/{}",
+                    lock[0]["uuid"].as_str().expect("uuid")
+                ),
+                Some(winner_token),
+                None,
+            )
+            .expect(200);
+    }
+}
+
+#[test]
+fn an_idempotent_write_retried_on_the_other_node_is_applied_once() {
+    let (a, b) = two_nodes();
+    let body = json!({"title": "Once across nodes", "type": "article"});
+    let keyed = |node: &TestServer| {
+        node.send(
+            node.request(Method::POST, "/v3/content")
+                .bearer_auth(a.admin_token())
+                .header("Idempotency-Key", "retry-elsewhere")
+                .json(&body),
+        )
+    };
+    let first = keyed(&a).expect(200);
+    let again = keyed(&b).expect(200);
+    assert_eq!(first.body, again.body, "the stored answer, byte for byte");
+    for node in [&a, &b] {
+        assert_eq!(
+            node.get("/v3/content").expect(200).body["total_items"],
+            1,
+            "applied once"
+        );
+    }
+}
+
+/// Runs `copydesk-server sync` for `replica` against `central`.
+fn sync(replica: &TestServer, central: &TestServer, key: &KeyPair) {
+    let key_file = replica.dir.path().join("remote-key.json");
+    std::fs::write(&key_file, serde_json::to_string(key).expect("JSON"))
+        .expect("writes the key file");
+    let output = std::process::Command::new(copydesk_tests::server_binary())
+        .args(["sync", "--remote", &central.base, "--key-file"])
+        .arg(&key_file)
+        .arg("--data")
+        .arg(replica.dir.path())
+        .output()
+        .expect("sync runs");
+    assert!(
+        output.status.success(),
+        "sync: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+#[test]
+fn a_replica_pulling_from_one_node_while_both_take_writes_gets_every_item_once() {
+    const WRITERS_PER_NODE: usize = 2;
+    const ITEMS_PER_WRITER: usize = 1_250;
+    let (a, b) = two_nodes();
+    let replica = TestServer::start_replica();
+    let done = std::sync::atomic::AtomicBool::new(false);
+    let syncs = std::thread::scope(|scope| {
+        let writers: Vec<_> = [&a, &b]
+            .into_iter()
+            .enumerate()
+            .flat_map(|(n, node)| (0..WRITERS_PER_NODE).map(move |w| (n, w, node)))
+            .map(|(n, w, node)| {
+                let token = a.admin_token().to_owned();
+                scope.spawn(move || {
+                    for i in 0..ITEMS_PER_WRITER {
+                        node.call(
+                            Method::POST,
+                            "/v3/content",
+                            Some(&token),
+                            Some(&json!({"title": format!("node {n} writer {w} item {i}"), "type": "article"})),
+                        )
+                        .expect(200);
+                    }
+                })
+            })
+            .collect();
+        // The replica pulls from node A over and over while the writes go on.
+        let puller = scope.spawn(|| {
+            let mut rounds = 0;
+            while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                sync(&replica, &a, &a.admin);
+                rounds += 1;
+            }
+            rounds
+        });
+        for writer in writers {
+            writer.join().expect("a writer");
+        }
+        done.store(true, std::sync::atomic::Ordering::Relaxed);
+        puller.join().expect("the puller")
+    });
+    sync(&replica, &a, &a.admin);
+    let total = 2 * WRITERS_PER_NODE * ITEMS_PER_WRITER;
+    let mut titles = BTreeSet::new();
+    let mut page = 1;
+    loop {
+        let listed: Value = replica
+            .get(&format!(
+                "/v3/content?per_page=500&page={page}&order=id&dir=asc"
+            ))
+            .expect(200)
+            .body;
+        let items = listed["items"].as_array().expect("items").clone();
+        if items.is_empty() {
+            break;
+        }
+        for item in &items {
+            let title = item["title"].as_str().expect("a title").to_owned();
+            assert!(titles.insert(title.clone()), "{title} came twice");
+        }
+        page += 1;
+    }
+    assert!(
+        syncs > 1,
+        "the replica pulled while the writes went on ({syncs} rounds)"
+    );
+    assert_eq!(titles.len(), total, "every item, once");
+    assert_eq!(
+        replica.get("/v3/content?per_page=1").expect(200).body["total_items"],
+        total
+    );
+}
