@@ -222,3 +222,139 @@ fn a_replica_pulling_from_one_node_while_both_take_writes_gets_every_item_once()
         total
     );
 }
+
+#[test]
+fn acknowledged_writes_outlive_the_primary_and_the_node_carries_on_against_the_promoted_standby() {
+    use copydesk_tests::postgres::Cluster;
+    let primary = Cluster::start(&[]).expect("a primary");
+    primary.create_database("failover").expect("a database");
+    let standby = primary.standby().expect("a standby");
+    // From here the primary waits for the standby's flush before it
+    // acknowledges a commit.
+    primary
+        .require_synchronous_standby()
+        .expect("a synchronous standby");
+    // libpq's multi-host form: the node finds whichever one takes writes.
+    let url = format!(
+        "postgres://postgres@127.0.0.1:{},127.0.0.1:{}/failover?target_session_attrs=read-write",
+        primary.port, standby.port
+    );
+    let node = TestServer::start_on_database(&url);
+    let acknowledged: Vec<String> = (0..50)
+        .map(|i| {
+            node.post(
+                "/v3/content",
+                &json!({"title": format!("before {i}"), "type": "article"}),
+            )
+            .expect(200)
+            .body["uuid"]
+                .as_str()
+                .expect("uuid")
+                .to_owned()
+        })
+        .collect();
+    primary.kill().expect("the primary is killed");
+    standby.promote().expect("the standby is promoted");
+    // The node's connections to the dead primary fail once each and are
+    // dropped; new ones find the promoted standby.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let after = loop {
+        let reply = node.call(
+            Method::POST,
+            "/v3/content",
+            Some(node.admin_token()),
+            Some(&json!({"title": "after the failover", "type": "article"})),
+        );
+        if reply.status.is_success() {
+            break reply.body;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the node never wrote to the promoted standby: {}",
+            reply.body
+        );
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    };
+    for uuid in acknowledged.iter().chain(std::iter::once(
+        &after["uuid"].as_str().expect("uuid").to_owned(),
+    )) {
+        node.get(&format!("/v3/content/{uuid}")).expect(200);
+    }
+}
+
+/// A small PNG, base64: a photograph's stand-in.
+fn png_base64(width: u32, height: u32) -> String {
+    use base64::Engine as _;
+    let image = image::RgbImage::from_fn(width, height, |x, y| {
+        image::Rgb([(x % 256) as u8, (y % 256) as u8, 200])
+    });
+    let mut bytes = Vec::new();
+    image::DynamicImage::ImageRgb8(image)
+        .write_to(
+            &mut std::io::Cursor::new(&mut bytes),
+            image::ImageFormat::Png,
+        )
+        .expect("encodes");
+    base64::engine::general_purpose::STANDARD.encode(bytes)
+}
+
+#[test]
+fn a_file_uploaded_to_one_node_is_served_turned_and_removed_by_the_other() {
+    use base64::Engine as _;
+    let (a, b) = two_nodes();
+    let photo = a
+        .post(
+            "/v3/content",
+            &json!({"title": "Harbour", "type": "media",
+                    "attachment": {"name": "harbour.png", "file": png_base64(40, 20)}}),
+        )
+        .expect(200)
+        .body;
+    let words = b"Minutes of the council, kept as they are.";
+    let document = a
+        .post(
+            "/v3/content",
+            &json!({"title": "Minutes", "type": "media",
+                    "attachment": {"name": "minutes.txt",
+                                   "file": base64::engine::general_purpose::STANDARD.encode(words)}}),
+        )
+        .expect(200)
+        .body;
+    let bytes = |node: &TestServer, path: &Value| {
+        let path = path.as_str().expect("a url");
+        node.send(node.request(Method::GET, path)).expect(200).bytes
+    };
+    // Node B has never seen either file: it reads them from the database.
+    for item in [&photo, &document] {
+        for url in ["original_url", "public_url"] {
+            assert_eq!(
+                bytes(&b, &item["attachment"][url]),
+                bytes(&a, &item["attachment"][url]),
+                "{url} of {} on the other node",
+                item["title"]
+            );
+        }
+    }
+    assert_eq!(
+        bytes(&b, &document["attachment"]["original_url"]),
+        words.to_vec()
+    );
+    // Turning the preview on B reads the original B never wrote.
+    let uuid = photo["uuid"].as_str().expect("uuid");
+    let turned = b
+        .put(&format!("/v3/attachment/{uuid}"), &json!({"angle": "90"}))
+        .expect(200)
+        .body;
+    let preview = image::load_from_memory(&bytes(&a, &turned["attachment"]["public_url"]))
+        .expect("an image");
+    assert_eq!((preview.width(), preview.height()), (20, 40));
+    // The old files went with the old record, on every node.
+    let old = photo["attachment"]["public_url"].as_str().expect("url");
+    assert_eq!(b.send(b.request(Method::GET, old)).status.as_u16(), 404);
+    let doc_uuid = document["uuid"].as_str().expect("uuid");
+    a.delete(&format!("/v3/content/{doc_uuid}")).expect(200);
+    let gone = document["attachment"]["original_url"]
+        .as_str()
+        .expect("url");
+    assert_eq!(b.send(b.request(Method::GET, gone)).status.as_u16(), 404);
+}

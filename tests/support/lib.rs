@@ -179,6 +179,11 @@ impl TestServer {
         Self::start_in(Some(url), &[])
     }
 
+    /// Starts a server on the PostgreSQL database at `url`.
+    pub fn start_on_database(url: &str) -> Self {
+        Self::start_in(Some(url.to_owned()), &[])
+    }
+
     /// Starts a server on a fresh PostgreSQL database, whatever the suites run on.
     pub fn start_on_postgres() -> Self {
         Self::start_in(Some(postgres::fresh_database()), &[])

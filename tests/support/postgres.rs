@@ -127,6 +127,105 @@ impl Cluster {
         Ok(Self { port, dir })
     }
 
+    /// A streaming standby of this cluster (`pg_basebackup`), started on a
+    /// port of its own.
+    pub fn standby(&self) -> Result<Self> {
+        let dir = tempfile::Builder::new()
+            .prefix("copydesk-pg-standby")
+            .tempdir()?
+            .keep();
+        let _ = Command::new("chown").arg("postgres").arg(&dir).status();
+        let data = dir.join("db");
+        let mut backup = as_postgres("pg_basebackup");
+        backup
+            .args([
+                "-h",
+                "127.0.0.1",
+                "-U",
+                "postgres",
+                "-R",
+                "--checkpoint=fast",
+                "-X",
+                "stream",
+                "-p",
+            ])
+            .arg(self.port.to_string())
+            .arg("-D")
+            .arg(&data);
+        run(backup, "pg_basebackup")?;
+        let port = free_port()?;
+        let mut start = as_postgres("pg_ctl");
+        start
+            .arg("-D")
+            .arg(&data)
+            .arg("-o")
+            .arg(format!(
+                "-p {port} -k {} -c listen_addresses=127.0.0.1 -c max_connections=200 -c hot_standby=on",
+                dir.display()
+            ))
+            .arg("-l")
+            .arg(dir.join("pg.log"))
+            .args(["-w", "start"]);
+        run(start, "pg_ctl start (standby)")?;
+        watch_for_exit(&dir, &data)?;
+        Ok(Self { port, dir })
+    }
+
+    /// Runs one SQL statement on the cluster's `postgres` database; its output.
+    pub fn sql(&self, statement: &str) -> Result<String> {
+        let output = Command::new(Path::new(BIN).join("psql"))
+            .args(["-h", "127.0.0.1", "-U", "postgres", "-d", "postgres", "-At", "-p"])
+            .arg(self.port.to_string())
+            .arg("-c")
+            .arg(statement)
+            .stdin(Stdio::null())
+            .output()
+            .context("running psql")?;
+        if !output.status.success() {
+            bail!("psql failed: {}", String::from_utf8_lossy(&output.stderr));
+        }
+        Ok(String::from_utf8_lossy(&output.stdout).trim().to_owned())
+    }
+
+    /// Makes every commit wait for a standby's flush, and waits until the
+    /// standby is attached as synchronous.
+    pub fn require_synchronous_standby(&self) -> Result<()> {
+        self.sql("ALTER SYSTEM SET synchronous_standby_names = '*'")?;
+        self.sql("SELECT pg_reload_conf()")?;
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        loop {
+            if self.sql("SELECT sync_state FROM pg_stat_replication")? == "sync" {
+                return Ok(());
+            }
+            if std::time::Instant::now() > deadline {
+                bail!("the standby never became synchronous");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+    }
+
+    /// Kills the cluster's postmaster and every process it started with
+    /// SIGKILL: a machine lost, nothing shut down.
+    pub fn kill(&self) -> Result<()> {
+        let pid = std::fs::read_to_string(self.dir.join("db").join("postmaster.pid"))?;
+        let pid = pid.lines().next().context("a pid")?.trim().to_owned();
+        let children = Command::new("pgrep").args(["-P", &pid]).output()?;
+        let mut kill = Command::new("kill");
+        kill.arg("-KILL").arg(&pid);
+        kill.args(String::from_utf8_lossy(&children.stdout).split_whitespace());
+        run(kill, "kill")
+    }
+
+    /// Promotes a standby to primary.
+    pub fn promote(&self) -> Result<()> {
+        let mut promote = as_postgres("pg_ctl");
+        promote
+            .arg("-D")
+            .arg(self.dir.join("db"))
+            .args(["-w", "promote"]);
+        run(promote, "pg_ctl promote")
+    }
+
     pub fn url(&self, database: &str) -> String {
         format!("postgres://postgres@127.0.0.1:{}/{database}", self.port)
     }
