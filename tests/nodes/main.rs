@@ -345,8 +345,8 @@ fn a_file_uploaded_to_one_node_is_served_turned_and_removed_by_the_other() {
         .put(&format!("/v3/attachment/{uuid}"), &json!({"angle": "90"}))
         .expect(200)
         .body;
-    let preview = image::load_from_memory(&bytes(&a, &turned["attachment"]["public_url"]))
-        .expect("an image");
+    let preview =
+        image::load_from_memory(&bytes(&a, &turned["attachment"]["public_url"])).expect("an image");
     assert_eq!((preview.width(), preview.height()), (20, 40));
     // The old files went with the old record, on every node.
     let old = photo["attachment"]["public_url"].as_str().expect("url");

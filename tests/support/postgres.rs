@@ -174,7 +174,16 @@ impl Cluster {
     /// Runs one SQL statement on the cluster's `postgres` database; its output.
     pub fn sql(&self, statement: &str) -> Result<String> {
         let output = Command::new(Path::new(BIN).join("psql"))
-            .args(["-h", "127.0.0.1", "-U", "postgres", "-d", "postgres", "-At", "-p"])
+            .args([
+                "-h",
+                "127.0.0.1",
+                "-U",
+                "postgres",
+                "-d",
+                "postgres",
+                "-At",
+                "-p",
+            ])
             .arg(self.port.to_string())
             .arg("-c")
             .arg(statement)

@@ -4,12 +4,17 @@
 //! folder named by a fresh random salt before the transaction that points the
 //! record at it; the old folder is removed only after that commit. A crash at
 //! any point leaves the record pointing at complete files.
+//!
+//! On PostgreSQL the database holds every file too (`attachment_files`),
+//! written in the same transaction as the record, so every node, the
+//! standby and a `pg_basebackup` have it; a node's files directory is then
+//! its cache, filled from the database on the first read.
 
 use std::fs;
 use std::io::{Read, Write as _};
 use std::path::{Path, PathBuf};
 
-use crate::db::{OptionalExtension as _, Row, Transaction, params};
+use crate::db::{Dialect, OptionalExtension as _, Row, Transaction, params};
 use base64::Engine as _;
 use rand::RngCore as _;
 use serde_json::{Map, Value};
@@ -488,6 +493,12 @@ pub(crate) fn record_files(
         .query_row([content_id], |row| Ok((row.get(0)?, row.get(1)?)))
         .optional()?;
     let size = i64::try_from(files.size).unwrap_or(i64::MAX);
+    if tx.dialect() == Dialect::Postgres
+        && let Some((_, old_salt)) = &old
+    {
+        tx.prepare_cached("DELETE FROM attachment_files WHERE salt = ?1")?
+            .execute([old_salt])?;
+    }
     match &old {
         Some((id, _)) => {
             tx.prepare_cached(
@@ -537,7 +548,57 @@ pub(crate) fn record_files(
             .execute(params![content_id, now])?;
         }
     }
+    if tx.dialect() == Dialect::Postgres {
+        store_in_database(tx, files)?;
+    }
     Ok(old.map(|(_, salt)| salt))
+}
+
+/// Copies a salt folder's files into `attachment_files`: what every node
+/// reads from on PostgreSQL. A preview that is the original itself (a file
+/// kept as it is) is not stored twice: no `public.*` row means the original.
+fn store_in_database(tx: &Transaction<'_>, files: &WrittenFiles) -> Result<()> {
+    let original_name = format!("original.{}", files.extension);
+    let original = fs::read(files.dir.join(&original_name))?;
+    let public_name = format!("public.{}", files.preview_extension);
+    let public = fs::read(files.dir.join(&public_name))?;
+    let mut insert =
+        tx.prepare_cached("INSERT INTO attachment_files (salt, name, bytes) VALUES (?1, ?2, ?3)")?;
+    if public != original {
+        insert.execute(params![files.salt, public_name, public])?;
+    }
+    insert.execute(params![files.salt, original_name, original])?;
+    Ok(())
+}
+
+/// Makes sure a node's files directory holds `salt/name`, copying it from
+/// the database on PostgreSQL when this node has not read it yet. The file
+/// is written beside and renamed into place, so a reader never sees half.
+pub(crate) fn cached_file(cms: &Cms, salt: &str, name: &str) -> Result<PathBuf> {
+    let path = cms.store.files_dir().join(salt).join(name);
+    if !cms.store.is_postgres() || path.exists() {
+        return Ok(path);
+    }
+    // A preview without a row of its own is the original.
+    let bytes: Option<Vec<u8>> = cms.store.read(|tx| {
+        Ok(tx
+            .prepare_cached(
+                "SELECT bytes FROM attachment_files WHERE salt = ?1
+                 AND (name = ?2 OR (name LIKE 'original.%' AND ?2 LIKE 'public.%'))
+                 ORDER BY name = ?2 DESC LIMIT 1",
+            )?
+            .query_row([salt, name], |row| row.get(0))
+            .optional()?)
+    })?;
+    let Some(bytes) = bytes else {
+        return Ok(path);
+    };
+    let dir = cms.store.files_dir().join(salt);
+    fs::create_dir_all(&dir)?;
+    let mut partial = tempfile::NamedTempFile::new_in(&dir)?;
+    partial.write_all(&bytes)?;
+    partial.persist(&path).map_err(|err| err.error)?;
+    Ok(path)
 }
 
 fn parse_angle(raw: &str) -> Result<u32> {
@@ -671,9 +732,11 @@ impl Cms {
                         CoreError::not_found(format!("content {content_uuid} has no attachment"))
                     })
                 })?;
-                let original = files_dir
-                    .join(&current.salt)
-                    .join(format!("original.{}", current.extension));
+                let original = cached_file(
+                    self,
+                    &current.salt,
+                    &format!("original.{}", current.extension),
+                )?;
                 let files = write_from_reader(
                     &files_dir,
                     &format!("{}.{}", current.base_name, current.extension),
@@ -823,7 +886,7 @@ impl Cms {
             return Ok(None);
         };
         Ok(Some(StoredFile {
-            path: self.store.files_dir().join(salt).join(file_name),
+            path: cached_file(self, salt, file_name)?,
             download_name: if extension.is_empty() {
                 attachment.base_name.clone()
             } else {

@@ -74,6 +74,10 @@ pub(super) const SQLITE: &[(&str, &str)] = &[
         "0018_content_search_filters",
         include_str!("../../migrations/sqlite/0018_content_search_filters.sql"),
     ),
+    (
+        "0019_attachment_files",
+        include_str!("../../migrations/sqlite/0019_attachment_files.sql"),
+    ),
 ];
 
 /// PostgreSQL's migrations.
@@ -149,5 +153,9 @@ pub(super) const POSTGRES: &[(&str, &str)] = &[
     (
         "0018_content_search_filters",
         include_str!("../../migrations/postgres/0018_content_search_filters.sql"),
+    ),
+    (
+        "0019_attachment_files",
+        include_str!("../../migrations/postgres/0019_attachment_files.sql"),
     ),
 ];
