@@ -2,6 +2,8 @@
 //! idempotency key and the change feed hold across nodes, not just across
 //! one server's threads.
 
+mod import;
+
 use std::collections::BTreeSet;
 use std::sync::{Arc, Barrier};
 
@@ -283,7 +285,7 @@ fn acknowledged_writes_outlive_the_primary_and_the_node_carries_on_against_the_p
 }
 
 /// A small PNG, base64: a photograph's stand-in.
-fn png_base64(width: u32, height: u32) -> String {
+pub(crate) fn png_base64(width: u32, height: u32) -> String {
     use base64::Engine as _;
     let image = image::RgbImage::from_fn(width, height, |x, y| {
         image::Rgb([(x % 256) as u8, (y % 256) as u8, 200])

@@ -94,6 +94,8 @@ pub struct TestServer {
     pub admin: KeyPair,
     admin_token: String,
     extra_args: Vec<String>,
+    /// Where the server listens: a free port unless a test names one.
+    listen: String,
 }
 
 /// The answer to one request: status and JSON body (`Value::Null` when not JSON).
@@ -184,6 +186,22 @@ impl TestServer {
         Self::start_in(Some(url.to_owned()), &[])
     }
 
+    /// Stops this server and starts one on the PostgreSQL database at `url`
+    /// at the same address, as a newsroom keeps its server's name when it
+    /// moves it: its replicas know it by that.
+    pub fn replace_with_database(mut self, url: &str) -> Self {
+        self.kill();
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        std::fs::write(dir.path().join(DATABASE_FILE), url).expect("the URL is noted");
+        let admin = create_key(dir.path(), "admin", &["admin"], &[]).expect("an admin key");
+        self.listen = self.base.trim_start_matches("http://").to_owned();
+        self.admin_token = admin.token();
+        self.admin = admin;
+        self.dir = dir;
+        self.launch().expect("the server starts");
+        self
+    }
+
     /// Starts a server on a fresh PostgreSQL database, whatever the suites run on.
     pub fn start_on_postgres() -> Self {
         Self::start_in(Some(postgres::fresh_database()), &[])
@@ -208,6 +226,7 @@ impl TestServer {
             admin_token: admin.token(),
             admin,
             extra_args: extra.iter().map(|s| (*s).to_owned()).collect(),
+            listen: "127.0.0.1:0".to_owned(),
         };
         server.launch().expect("the server starts");
         server
@@ -217,7 +236,7 @@ impl TestServer {
         let mut child = Command::new(server_binary())
             .arg("serve")
             .arg("--listen")
-            .arg("127.0.0.1:0")
+            .arg(&self.listen)
             .arg("--data")
             .arg(self.dir.path())
             .args(database_args(self.dir.path()))

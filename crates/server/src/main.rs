@@ -64,6 +64,17 @@ enum Command {
         #[command(flatten)]
         data: DataArgs,
     },
+    /// Move a SQLite central server (a stopped one's data directory) into a
+    /// new, empty PostgreSQL database (--database): every id, UUID,
+    /// version, comment, file and the change feed's position, so its
+    /// replicas keep syncing without starting over.
+    Import {
+        /// The SQLite server's data directory (holds copydesk.db and files/).
+        #[arg(long)]
+        from: PathBuf,
+        #[command(flatten)]
+        data: DataArgs,
+    },
     /// Copy the database, live or not, to a new file: one consistent
     /// snapshot, checked once written. Attachment files are not in it: copy
     /// DIR/files beside it.
@@ -307,6 +318,49 @@ fn backup(data: &DataArgs, to: &std::path::Path) -> Result<()> {
     Ok(())
 }
 
+/// `import`: a SQLite central server moved into PostgreSQL.
+fn import(from: &std::path::Path, data: &DataArgs) -> Result<()> {
+    anyhow::ensure!(
+        data.database.is_some(),
+        "an import needs the PostgreSQL database to move into (--database or COPYDESK_DATABASE_URL)"
+    );
+    anyhow::ensure!(
+        copydesk_core::store::database_path(from).exists(),
+        "{} holds no copydesk.db",
+        from.display()
+    );
+    let started = std::time::Instant::now();
+    let source = Cms::open_with(
+        from,
+        &data.namespace,
+        copydesk_core::store::ReadMemory::SERVER,
+    )
+    .with_context(|| format!("opening {}", from.display()))?;
+    let (target, _) = data.open()?;
+    let report =
+        copydesk_core::store::import_sqlite(source.store(), target.store()).context("importing")?;
+    let rows: u64 = report.rows.values().sum();
+    println!(
+        "imported {rows} rows from {} tables, {} attachment files and indexed {} stories for search in {:.1} s",
+        report.rows.len(),
+        report.files,
+        report.indexed,
+        started.elapsed().as_secs_f64()
+    );
+    for (table, count) in report.rows.iter().filter(|(_, count)| **count > 0) {
+        println!("  {table}: {count}");
+    }
+    if !report.missing_files.is_empty() {
+        println!(
+            "{} attachments had no files in {} (they had none there before either): {}",
+            report.missing_files.len(),
+            from.join("files").display(),
+            report.missing_files.join(", ")
+        );
+    }
+    Ok(())
+}
+
 fn main() -> Result<()> {
     let cli = Cli::parse();
     tracing_subscriber::fmt()
@@ -321,6 +375,7 @@ fn main() -> Result<()> {
         Command::Serve(args) => serve(args),
         Command::Check { data } => check(&data),
         Command::Backup { data, to } => backup(&data, &to),
+        Command::Import { from, data } => import(&from, &data),
         Command::ReindexSearch { data } => {
             let (cms, _) = data.open()?;
             let started = std::time::Instant::now();

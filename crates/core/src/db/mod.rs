@@ -296,6 +296,18 @@ impl<T: ToSql + ?Sized> ToSql for Box<T> {
     }
 }
 
+impl FromSql for Value {
+    fn from_sql(value: ValueRef<'_>) -> Result<Self> {
+        Ok(match value {
+            ValueRef::Null => Self::Null,
+            ValueRef::Integer(i) => Self::Integer(i),
+            ValueRef::Real(r) => Self::Real(r),
+            ValueRef::Text(t) => Self::Text(t.to_owned()),
+            ValueRef::Blob(b) => Self::Blob(b.to_vec()),
+        })
+    }
+}
+
 impl ToSql for Value {
     fn to_sql(&self) -> Result<ValueRef<'_>> {
         Ok(self.as_ref())

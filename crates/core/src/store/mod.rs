@@ -27,6 +27,7 @@ use crate::db::{PgConnection, Transaction};
 
 use crate::error::{CoreError, Result};
 
+mod import;
 mod migrations;
 mod pool;
 mod postgres;
@@ -40,6 +41,8 @@ thread_local! {
     /// (see [`Store::with_commit_hook`]).
     static BEFORE_COMMIT: std::cell::RefCell<Option<CommitHook>> = const { std::cell::RefCell::new(None) };
 }
+
+pub use import::{ImportReport, import_sqlite};
 
 /// One instance's data directory: `copydesk.db` and the attachment files.
 pub struct Store {
