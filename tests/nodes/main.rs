@@ -360,3 +360,69 @@ fn a_file_uploaded_to_one_node_is_served_turned_and_removed_by_the_other() {
         .expect("url");
     assert_eq!(b.send(b.request(Method::GET, gone)).status.as_u16(), 404);
 }
+
+/// Runs `copydesk-server check --database URL`: whether it passed, what it printed.
+fn check(url: &str) -> (bool, String) {
+    let output = std::process::Command::new(copydesk_tests::server_binary())
+        .args(["check", "--database", url])
+        .output()
+        .expect("check runs");
+    (
+        output.status.success(),
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        ),
+    )
+}
+
+fn psql(url: &str, statement: &str) {
+    let status = std::process::Command::new("/usr/lib/postgresql/15/bin/psql")
+        .args([url, "-qAtc", statement])
+        .status()
+        .expect("psql runs");
+    assert!(status.success(), "{statement}");
+}
+
+#[test]
+fn check_reads_a_postgresql_database_and_names_a_lost_file() {
+    let url = copydesk_tests::postgres::fresh_database();
+    let node = TestServer::start_on_database(&url);
+    let photo = node
+        .post(
+            "/v3/content",
+            &json!({"title": "Harbour", "type": "media",
+                    "attachment": {"name": "harbour.png", "file": png_base64(30, 10)}}),
+        )
+        .expect(200)
+        .body;
+    let (sound, printed) = check(&url);
+    assert!(sound, "{printed}");
+    assert!(
+        printed.contains("amcheck extension is not installed"),
+        "{printed}"
+    );
+    psql(&url, "CREATE EXTENSION amcheck");
+    let (sound, printed) = check(&url);
+    assert!(
+        sound && printed.contains("is sound") && !printed.contains("note:"),
+        "{printed}"
+    );
+    // A copy of a PostgreSQL database is PostgreSQL's own tools' work.
+    let backup = std::process::Command::new(copydesk_tests::server_binary())
+        .args(["backup", "--database", &url, "--to"])
+        .arg(node.dir.path().join("copy.db"))
+        .output()
+        .expect("backup runs");
+    assert!(!backup.status.success());
+    assert!(String::from_utf8_lossy(&backup.stderr).contains("pg_basebackup"));
+    // A file lost from the database is a damaged database.
+    psql(&url, "DELETE FROM attachment_files");
+    let (sound, printed) = check(&url);
+    let uuid = photo["attachment"]["uuid"].as_str().expect("uuid");
+    assert!(
+        !sound && printed.contains(&format!("attachment {uuid} has no file")),
+        "{printed}"
+    );
+}

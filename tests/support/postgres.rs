@@ -102,6 +102,7 @@ impl Cluster {
             "postgres",
             "--locale=C",
             "--encoding=UTF8",
+            "--data-checksums",
         ]);
         run(initdb, "initdb")?;
         let port = free_port()?;

@@ -44,9 +44,11 @@ enum Command {
         #[command(subcommand)]
         command: UserCommand,
     },
-    /// Check the whole database (SQLite's integrity_check and foreign keys);
-    /// exits 0 when sound, 1 with the problems listed when not. Only reads,
-    /// so it is safe beside a running server.
+    /// Check the whole database (SQLite's integrity_check and foreign keys;
+    /// on PostgreSQL every table read, every index with amcheck when
+    /// installed, every attachment's file); exits 0 when sound, 1 with the
+    /// problems listed when not. Only reads, so it is safe beside a running
+    /// server.
     Check {
         #[command(flatten)]
         data: DataArgs,
@@ -77,7 +79,7 @@ enum Command {
     },
     /// Copy the database, live or not, to a new file: one consistent
     /// snapshot, checked once written. Attachment files are not in it: copy
-    /// DIR/files beside it.
+    /// DIR/files beside it. (On PostgreSQL: pg_basebackup with WAL archiving.)
     Backup {
         #[command(flatten)]
         data: DataArgs,
@@ -276,6 +278,9 @@ const STOP_GRACE: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// `check`: SQLite's full integrity check, printed for a person.
 fn check(data: &DataArgs) -> Result<()> {
+    if let Some(url) = &data.database {
+        return check_postgres(url);
+    }
     let dir = data.dir()?;
     let started = std::time::Instant::now();
     let problems = copydesk_core::store::full_check(&dir)?;
@@ -302,8 +307,42 @@ fn check(data: &DataArgs) -> Result<()> {
     std::process::exit(1);
 }
 
+/// `check --database`: every table, index and attachment file of a
+/// PostgreSQL database read, printed for a person.
+fn check_postgres(url: &str) -> Result<()> {
+    let started = std::time::Instant::now();
+    let report = copydesk_core::store::full_check_postgres(url)?;
+    for note in &report.notes {
+        println!("note: {note}");
+    }
+    if report.problems.is_empty() {
+        println!(
+            "the PostgreSQL database is sound (every table read, {:.1} s)",
+            started.elapsed().as_secs_f64()
+        );
+        return Ok(());
+    }
+    println!(
+        "the PostgreSQL database is damaged: {} problems",
+        report.problems.len()
+    );
+    for problem in report.problems.iter().take(50) {
+        println!("  {problem}");
+    }
+    println!(
+        "Restore the newest base backup with its archived WAL (or promote the standby), then start the nodes again."
+    );
+    std::process::exit(1);
+}
+
 /// `backup`: a consistent copy of a live database.
 fn backup(data: &DataArgs, to: &std::path::Path) -> Result<()> {
+    anyhow::ensure!(
+        data.database.is_none(),
+        "on PostgreSQL, back up with PostgreSQL's own tools: pg_basebackup with WAL archiving \
+         (the README's deployment section), or pg_dump --format=custom for a single copy; \
+         attachment files are in the database, so nothing else needs copying"
+    );
     let dir = data.dir()?;
     let started = std::time::Instant::now();
     let bytes = copydesk_core::store::backup(&dir, to)

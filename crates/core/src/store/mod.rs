@@ -43,6 +43,7 @@ thread_local! {
 }
 
 pub use import::{ImportReport, import_sqlite};
+pub use postgres::{CheckReport, full_check as full_check_postgres};
 
 /// One instance's data directory: `copydesk.db` and the attachment files.
 pub struct Store {
