@@ -43,19 +43,4 @@ pub fn assert_shape(record: &Value, expected: &[(&str, &str)]) {
     }
 }
 
-/// A one-pixel-wide PNG of the given size, base64, made with the real encoder.
-pub fn png_base64(width: u32, height: u32) -> String {
-    use base64::Engine as _;
-    let mut image = image::RgbImage::new(width, height);
-    for (x, _, pixel) in image.enumerate_pixels_mut() {
-        *pixel = image::Rgb([(x % 256) as u8, 10, 200]);
-    }
-    let mut bytes = Vec::new();
-    image::DynamicImage::ImageRgb8(image)
-        .write_to(
-            &mut std::io::Cursor::new(&mut bytes),
-            image::ImageFormat::Png,
-        )
-        .expect("encodes");
-    base64::engine::general_purpose::STANDARD.encode(bytes)
-}
+pub use copydesk_tests::png_base64;

@@ -1,8 +1,12 @@
 //! `copydesk-bench`: drives the real `copydesk-server` over loopback HTTP and prints latency and throughput.
 //!
-//! It starts the server on a fresh data directory, creates the content items
-//! (the create figures), then reads single items and pages of 50. The load
-//! comes from one thread with `--clients` concurrent keep-alive connections.
+//! It starts the server on a fresh data directory (SQLite), or on a fresh
+//! PostgreSQL database of its own cluster (`--database postgres`, durable
+//! settings: fsync and synchronous commit on), with `--nodes` servers on it
+//! taking requests in turn as a proxy would hand them out; creates the
+//! content items (the create figures), then reads single items and pages of
+//! 50. The load comes from one thread with `--clients` concurrent keep-alive
+//! connections.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -29,6 +33,12 @@ struct Args {
     /// Concurrent clients (each a thread with a keep-alive connection).
     #[arg(long, default_value_t = 4)]
     clients: usize,
+    /// Where the data lives: sqlite or postgres.
+    #[arg(long, default_value = "sqlite")]
+    database: String,
+    /// Servers on the one PostgreSQL database, taking requests in turn.
+    #[arg(long, default_value_t = 1)]
+    nodes: usize,
 }
 
 struct Figures {
@@ -100,15 +110,16 @@ fn run(
     })
 }
 
-/// A GET of `path(i)` that succeeds with a 2xx and a fully read body.
+/// A GET of `path(i)` that succeeds with a 2xx and a fully read body; the
+/// nodes in `bases` take the requests in turn.
 fn get_request(
-    base: Arc<String>,
+    bases: Arc<Vec<String>>,
     token: Arc<String>,
     path: impl Fn(usize) -> String + Send + Sync + 'static,
 ) -> Request {
     let path = Arc::new(path);
     Arc::new(move |client, i| {
-        let url = format!("{base}{}", path(i));
+        let url = format!("{}{}", bases[i % bases.len()], path(i));
         let token = Arc::clone(&token);
         Box::pin(async move {
             match client.get(url).bearer_auth(token.as_str()).send().await {
@@ -122,15 +133,41 @@ fn get_request(
 fn main() -> Result<()> {
     copydesk_tests::measuring();
     let args = Args::parse();
-    let server = TestServer::start();
-    let base = Arc::new(server.base.clone());
+    let (_cluster, servers) = match args.database.as_str() {
+        "sqlite" => {
+            ensure!(args.nodes == 1, "several nodes need --database postgres");
+            (None, vec![TestServer::start_replica()])
+        }
+        "postgres" => {
+            ensure!(args.nodes >= 1, "at least one node");
+            // A newsroom's settings, not a test's: every commit on disk.
+            let cluster = copydesk_tests::postgres::Cluster::start(&[
+                "fsync=on",
+                "synchronous_commit=on",
+                "shared_buffers=512MB",
+                "random_page_cost=1.1",
+            ])?;
+            cluster.create_database("bench")?;
+            let first = TestServer::start_on_database(&cluster.url("bench"));
+            let mut servers = vec![];
+            for _ in 1..args.nodes {
+                servers.push(TestServer::start_beside(&first));
+            }
+            servers.insert(0, first);
+            (Some(cluster), servers)
+        }
+        other => anyhow::bail!("--database is sqlite or postgres, not {other}"),
+    };
+    let server = &servers[0];
+    let bases = Arc::new(servers.iter().map(|s| s.base.clone()).collect::<Vec<_>>());
     let token = Arc::new(server.admin_token().to_owned());
     println!(
-        "copydesk-bench: {} items, {} clients, server {} (pid {})",
+        "copydesk-bench: {} items, {} clients, {} on {} node(s) {}",
         args.items,
         args.clients,
-        server.base,
-        server.pid().unwrap_or(0)
+        args.database,
+        servers.len(),
+        bases.join(" ")
     );
 
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -138,9 +175,9 @@ fn main() -> Result<()> {
         .build()?;
     let uuids = Arc::new(std::sync::Mutex::new(vec![String::new(); args.items]));
     let create: Request = {
-        let (base, token, uuids) = (Arc::clone(&base), Arc::clone(&token), Arc::clone(&uuids));
+        let (bases, token, uuids) = (Arc::clone(&bases), Arc::clone(&token), Arc::clone(&uuids));
         Arc::new(move |client, i| {
-            let url = format!("{base}/v3/content");
+            let url = format!("{}/v3/content", bases[i % bases.len()]);
             let (token, uuids) = (Arc::clone(&token), Arc::clone(&uuids));
             Box::pin(async move {
                 let body = json!({"title": format!("Item {i}: council votes on budget"), "type": "article",
@@ -184,7 +221,7 @@ fn main() -> Result<()> {
 
     let get = {
         let uuids = Arc::clone(&uuids);
-        get_request(Arc::clone(&base), Arc::clone(&token), move |i| {
+        get_request(Arc::clone(&bases), Arc::clone(&token), move |i| {
             format!("/v3/content/{}", uuids[i.wrapping_mul(7919) % uuids.len()])
         })
     };
@@ -197,7 +234,7 @@ fn main() -> Result<()> {
     )?
     .print();
 
-    let first_page = get_request(Arc::clone(&base), Arc::clone(&token), |_| {
+    let first_page = get_request(Arc::clone(&bases), Arc::clone(&token), |_| {
         "/v3/content?per_page=50".to_owned()
     });
     run(
@@ -210,7 +247,7 @@ fn main() -> Result<()> {
     .print();
 
     let pages = args.items.div_ceil(50).max(1);
-    let any_page = get_request(Arc::clone(&base), Arc::clone(&token), move |i| {
+    let any_page = get_request(Arc::clone(&bases), Arc::clone(&token), move |i| {
         format!(
             "/v3/content?per_page=50&page={}",
             1 + i.wrapping_mul(104_729) % pages

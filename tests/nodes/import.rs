@@ -5,28 +5,24 @@
 use std::collections::BTreeMap;
 use std::process::Command;
 
-use copydesk_tests::{KeyPair, TestServer, postgres, server_binary};
+use copydesk_tests::{TestServer, png_base64, postgres, server_binary};
+
+use crate::sync;
 use reqwest::Method;
 use serde_json::{Value, json};
 
-/// Runs `copydesk-server sync` for `replica` against `central`.
-fn sync(replica: &TestServer, central: &TestServer, key: &KeyPair) -> String {
-    let key_file = replica.dir.path().join("remote-key.json");
-    std::fs::write(&key_file, serde_json::to_string(key).expect("JSON")).expect("a key file");
-    let output = Command::new(server_binary())
-        .args(["sync", "--remote", &central.base, "--key-file"])
-        .arg(&key_file)
+/// Runs `copydesk-server import` from the SQLite server's data directory.
+fn import(sqlite: &TestServer, url: &str, data: &std::path::Path) -> std::process::Output {
+    Command::new(server_binary())
+        .arg("import")
+        .arg("--from")
+        .arg(sqlite.dir.path())
+        .arg("--database")
+        .arg(url)
         .arg("--data")
-        .arg(replica.dir.path())
+        .arg(data)
         .output()
-        .expect("sync runs");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    assert!(output.status.success(), "sync failed: {text}");
-    text
+        .expect("import runs")
 }
 
 /// The number after `word` in a sync's summary ("pushed 2, pulled 5").
@@ -126,7 +122,7 @@ fn a_sqlite_central_server_moves_to_postgresql_and_its_replica_syncs_on() {
         .post(
             "/v3/content",
             &json!({"title": "Harbour", "type": "media",
-                    "attachment": {"name": "harbour.png", "file": crate::png_base64(40, 20)}}),
+                    "attachment": {"name": "harbour.png", "file": png_base64(40, 20)}}),
         )
         .expect(200)
         .body;
@@ -182,16 +178,7 @@ fn a_sqlite_central_server_moves_to_postgresql_and_its_replica_syncs_on() {
     // The move: a new, empty PostgreSQL database and a fresh data directory.
     let url = postgres::fresh_database();
     let node_dir = tempfile::tempdir().expect("a directory");
-    let output = Command::new(server_binary())
-        .arg("import")
-        .arg("--from")
-        .arg(sqlite.dir.path())
-        .arg("--database")
-        .arg(&url)
-        .arg("--data")
-        .arg(node_dir.path())
-        .output()
-        .expect("import runs");
+    let output = import(&sqlite, &url, node_dir.path());
     let printed = String::from_utf8_lossy(&output.stdout).into_owned();
     assert!(
         output.status.success(),
@@ -201,16 +188,7 @@ fn a_sqlite_central_server_moves_to_postgresql_and_its_replica_syncs_on() {
     assert!(printed.contains("  attachments: 1\n"), "{printed}");
 
     // Importing twice would mix two newsrooms: refused, nothing written.
-    let again = Command::new(server_binary())
-        .arg("import")
-        .arg("--from")
-        .arg(sqlite.dir.path())
-        .arg("--database")
-        .arg(&url)
-        .arg("--data")
-        .arg(node_dir.path())
-        .output()
-        .expect("import runs");
+    let again = import(&sqlite, &url, node_dir.path());
     assert!(!again.status.success());
     assert!(
         String::from_utf8_lossy(&again.stderr).contains("already holds data"),

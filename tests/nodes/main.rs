@@ -7,7 +7,7 @@ mod import;
 use std::collections::BTreeSet;
 use std::sync::{Arc, Barrier};
 
-use copydesk_tests::{KeyPair, TestServer};
+use copydesk_tests::{KeyPair, TestServer, png_base64};
 use reqwest::Method;
 use serde_json::{Value, json};
 
@@ -132,23 +132,11 @@ fn an_idempotent_write_retried_on_the_other_node_is_applied_once() {
     }
 }
 
-/// Runs `copydesk-server sync` for `replica` against `central`.
-fn sync(replica: &TestServer, central: &TestServer, key: &KeyPair) {
-    let key_file = replica.dir.path().join("remote-key.json");
-    std::fs::write(&key_file, serde_json::to_string(key).expect("JSON"))
-        .expect("writes the key file");
-    let output = std::process::Command::new(copydesk_tests::server_binary())
-        .args(["sync", "--remote", &central.base, "--key-file"])
-        .arg(&key_file)
-        .arg("--data")
-        .arg(replica.dir.path())
-        .output()
-        .expect("sync runs");
-    assert!(
-        output.status.success(),
-        "sync: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+/// Runs `copydesk-server sync` for `replica` against `central`; what it printed.
+pub(crate) fn sync(replica: &TestServer, central: &TestServer, key: &KeyPair) -> String {
+    let (ok, printed) = copydesk_tests::sync_once(replica, &central.base, key);
+    assert!(ok, "sync failed: {printed}");
+    printed
 }
 
 #[test]
@@ -282,22 +270,6 @@ fn acknowledged_writes_outlive_the_primary_and_the_node_carries_on_against_the_p
     )) {
         node.get(&format!("/v3/content/{uuid}")).expect(200);
     }
-}
-
-/// A small PNG, base64: a photograph's stand-in.
-pub(crate) fn png_base64(width: u32, height: u32) -> String {
-    use base64::Engine as _;
-    let image = image::RgbImage::from_fn(width, height, |x, y| {
-        image::Rgb([(x % 256) as u8, (y % 256) as u8, 200])
-    });
-    let mut bytes = Vec::new();
-    image::DynamicImage::ImageRgb8(image)
-        .write_to(
-            &mut std::io::Cursor::new(&mut bytes),
-            image::ImageFormat::Png,
-        )
-        .expect("encodes");
-    base64::engine::general_purpose::STANDARD.encode(bytes)
 }
 
 #[test]

@@ -591,3 +591,43 @@ fn relay(
     let _ = client_write.shutdown(std::net::Shutdown::Both);
     let _ = forward.join();
 }
+
+/// A small PNG of the given size, base64, made with the real encoder: a
+/// photograph's stand-in.
+pub fn png_base64(width: u32, height: u32) -> String {
+    use base64::Engine as _;
+    let mut image = image::RgbImage::new(width, height);
+    for (x, _, pixel) in image.enumerate_pixels_mut() {
+        *pixel = image::Rgb([(x % 256) as u8, 10, 200]);
+    }
+    let mut bytes = Vec::new();
+    image::DynamicImage::ImageRgb8(image)
+        .write_to(
+            &mut std::io::Cursor::new(&mut bytes),
+            image::ImageFormat::Png,
+        )
+        .expect("encodes");
+    base64::engine::general_purpose::STANDARD.encode(bytes)
+}
+
+/// Runs `copydesk-server sync` once for `replica` against the central
+/// server at `central_base`, as the user of `key`: whether it succeeded,
+/// and what it printed.
+pub fn sync_once(replica: &TestServer, central_base: &str, key: &KeyPair) -> (bool, String) {
+    let key_file = replica.dir.path().join("remote-key.json");
+    std::fs::write(&key_file, serde_json::to_string(key).expect("JSON"))
+        .expect("writes the key file");
+    let output = Command::new(server_binary())
+        .args(["sync", "--remote", central_base, "--key-file"])
+        .arg(&key_file)
+        .arg("--data")
+        .arg(replica.dir.path())
+        .output()
+        .expect("sync runs");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    (output.status.success(), text)
+}

@@ -151,22 +151,7 @@ fn a_plain_remote_offers_no_extensions() {
 
 /// Runs `copydesk-server sync` for `replica` against `central`, as the user of `key`.
 fn sync(replica: &TestServer, central_base: &str, key: &KeyPair) -> (bool, String) {
-    let key_file = replica.dir.path().join("remote-key.json");
-    std::fs::write(&key_file, serde_json::to_string(key).expect("JSON"))
-        .expect("writes the key file");
-    let output = std::process::Command::new(copydesk_tests::server_binary())
-        .args(["sync", "--remote", central_base, "--key-file"])
-        .arg(&key_file)
-        .arg("--data")
-        .arg(replica.dir.path())
-        .output()
-        .expect("sync runs");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    (output.status.success(), text)
+    copydesk_tests::sync_once(replica, central_base, key)
 }
 
 fn names(server: &TestServer, kind: &str) -> Vec<String> {
