@@ -5,8 +5,11 @@
 //! settings: fsync and synchronous commit on), with `--nodes` servers on it
 //! taking requests in turn as a proxy would hand them out; creates the
 //! content items (the create figures), then reads single items and pages of
-//! 50. The load comes from one thread with `--clients` concurrent keep-alive
-//! connections.
+//! 50. With `--files`, it then uploads attachment files and reads each back
+//! twice: first from a node other than the one that took it (with several
+//! nodes on PostgreSQL, a read from the database into that node's cache),
+//! then again. The load comes from one thread with `--clients` concurrent
+//! keep-alive connections.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -39,6 +42,12 @@ struct Args {
     /// Servers on the one PostgreSQL database, taking requests in turn.
     #[arg(long, default_value_t = 1)]
     nodes: usize,
+    /// Attachment files to upload and read back (0: none).
+    #[arg(long, default_value_t = 0)]
+    files: usize,
+    /// Size of each attachment file, in KiB.
+    #[arg(long, default_value_t = 1024)]
+    file_kib: usize,
 }
 
 struct Figures {
@@ -262,13 +271,95 @@ fn main() -> Result<()> {
     )?
     .print();
 
+    if args.files > 0 {
+        files(&runtime, &args, &bases, &token)?;
+    }
+
     let check = server.get("/v3/content?per_page=1").body["total_items"]
         .as_u64()
         .context("a count")?;
     ensure!(
-        check == args.items as u64,
+        check == (args.items + args.files) as u64,
         "expected {} items, found {check}",
-        args.items
+        args.items + args.files
     );
+    Ok(())
+}
+
+/// Uploads `--files` documents of `--file-kib` KiB as media items, then
+/// reads each original back from the next node in turn, and again.
+fn files(
+    runtime: &tokio::runtime::Runtime,
+    args: &Args,
+    bases: &Arc<Vec<String>>,
+    token: &Arc<String>,
+) -> Result<()> {
+    use base64::Engine as _;
+    let line = b"Minutes of the council meeting, as the clerk kept them.\n";
+    let document: Vec<u8> = line
+        .iter()
+        .copied()
+        .cycle()
+        .take(args.file_kib * 1024)
+        .collect();
+    let encoded = Arc::new(base64::engine::general_purpose::STANDARD.encode(&document));
+    let urls = Arc::new(std::sync::Mutex::new(vec![String::new(); args.files]));
+    let upload: Request = {
+        let (bases, token, urls) = (Arc::clone(bases), Arc::clone(token), Arc::clone(&urls));
+        Arc::new(move |client, i| {
+            let url = format!("{}/v3/content", bases[i % bases.len()]);
+            let (token, urls, encoded) =
+                (Arc::clone(&token), Arc::clone(&urls), Arc::clone(&encoded));
+            Box::pin(async move {
+                let body = json!({"title": format!("Minutes {i}"), "type": "media",
+                                  "attachment": {"name": format!("minutes-{i}.txt"), "file": encoded.as_str()}});
+                let Ok(response) = client
+                    .post(url)
+                    .bearer_auth(token.as_str())
+                    .json(&body)
+                    .send()
+                    .await
+                else {
+                    return false;
+                };
+                let Ok(value) = response.json::<serde_json::Value>().await else {
+                    return false;
+                };
+                match (value["attachment"]["original_url"].as_str(), urls.lock()) {
+                    (Some(url), Ok(mut all)) => {
+                        all[i] = url.to_owned();
+                        true
+                    }
+                    _ => false,
+                }
+            })
+        })
+    };
+    let name = format!("upload a {} KiB file", args.file_kib);
+    run(runtime, &name, args.files, args.clients, upload)?.print();
+    let urls: Arc<Vec<String>> = Arc::new(
+        urls.lock()
+            .map_err(|_| anyhow::anyhow!("poisoned"))?
+            .clone(),
+    );
+    let size = document.len();
+    for name in ["read it (first time on node)", "read it again"] {
+        let (bases, token, urls) = (Arc::clone(bases), Arc::clone(token), Arc::clone(&urls));
+        let read: Request = Arc::new(move |client, i| {
+            // The node after the one that took the upload.
+            let url = format!("{}{}", bases[(i + 1) % bases.len()], urls[i]);
+            let token = Arc::clone(&token);
+            Box::pin(async move {
+                match client.get(url).bearer_auth(token.as_str()).send().await {
+                    Ok(response) => {
+                        response.status().is_success()
+                            && response.bytes().await.is_ok_and(|b| b.len() == size)
+                    }
+                    Err(_) => false,
+                }
+            })
+        });
+        run(runtime, name, args.files, args.clients, read)?.print();
+    }
     Ok(())
 }

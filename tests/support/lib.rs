@@ -104,6 +104,8 @@ pub struct Reply {
     pub status: StatusCode,
     pub body: Value,
     pub content_type: String,
+    /// The `Retry-After` header, when the answer has one.
+    pub retry_after: Option<String>,
     pub bytes: Vec<u8>,
 }
 
@@ -370,12 +372,18 @@ impl TestServer {
             .and_then(|v| v.to_str().ok())
             .unwrap_or("")
             .to_owned();
+        let retry_after = response
+            .headers()
+            .get("retry-after")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
         let bytes = response.bytes().expect("a body").to_vec();
         let body = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
         Reply {
             status,
             body,
             content_type,
+            retry_after,
             bytes,
         }
     }

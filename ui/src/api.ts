@@ -185,6 +185,8 @@ export function explain(err: unknown): string {
       return 'The upload stalled and the server gave up waiting. Check the connection and send it again.';
     case 'database_damaged':
       return "The server's database is damaged, so it takes no changes now. Tell the newsroom's administrator; your text stays here.";
+    case 'database_unavailable':
+      return "The newsroom's server cannot reach its database just now. Try again in a few seconds; your text stays here.";
     case 'unsupported_media_type':
       return 'That kind of file cannot be sent here.';
     case 'offline':

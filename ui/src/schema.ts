@@ -1332,7 +1332,7 @@ export interface components {
          *     branches on it, never on the message.
          * @enum {string}
          */
-        ErrorCode: "invalid_request" | "forbidden_action" | "sign_in_refused" | "token_missing" | "token_invalid" | "token_expired" | "foreign_origin" | "not_found" | "timeout" | "locked" | "conflict" | "too_large" | "unsupported_media_type" | "too_many_requests" | "internal" | "offline" | "database_damaged";
+        ErrorCode: "invalid_request" | "forbidden_action" | "sign_in_refused" | "token_missing" | "token_invalid" | "token_expired" | "foreign_origin" | "not_found" | "timeout" | "locked" | "conflict" | "too_large" | "unsupported_media_type" | "too_many_requests" | "internal" | "offline" | "database_damaged" | "database_unavailable";
         ExportBody: {
             workflow_id?: null | components["schemas"]["Reference"];
             assignee_id?: null | components["schemas"]["Reference"];
@@ -1855,7 +1855,8 @@ export interface components {
         /**
          * @description `offline`: a replica needs its central server for this (a lock) and
          *     cannot reach it; `database_damaged`: the server's database is damaged
-         *     and takes no more changes.
+         *     and takes no more changes; `database_unavailable`: the server cannot
+         *     reach its database just now (try again after `Retry-After` seconds).
          */
         Unavailable: {
             headers: {

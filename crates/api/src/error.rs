@@ -87,6 +87,10 @@ impl ApiError {
                 CoreError::Damaged(_) => {
                     (StatusCode::SERVICE_UNAVAILABLE, ErrorCode::DatabaseDamaged)
                 }
+                CoreError::Unavailable(_) => (
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    ErrorCode::DatabaseUnavailable,
+                ),
                 CoreError::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::Internal),
             },
             Self::BadBody { .. } => (StatusCode::BAD_REQUEST, ErrorCode::InvalidRequest),
@@ -149,8 +153,18 @@ impl IntoResponse for ApiError {
                 axum::http::HeaderValue::from(retry_after_secs),
             );
         }
+        if let Self::Core(CoreError::Unavailable(_)) = self {
+            response.headers_mut().insert(
+                axum::http::header::RETRY_AFTER,
+                axum::http::HeaderValue::from(DATABASE_RETRY_AFTER_SECS),
+            );
+        }
         response
     }
 }
 
 pub type ApiResult<T> = Result<T, ApiError>;
+
+/// How long a caller is asked to wait when the database cannot be reached:
+/// a PostgreSQL failover or restart takes seconds.
+const DATABASE_RETRY_AFTER_SECS: u64 = 2;

@@ -62,6 +62,12 @@ pub enum CoreError {
     /// Holds what SQLite's check reported, when one ran.
     #[error("{DAMAGED_MESSAGE}")]
     Damaged(Vec<String>),
+    /// The database cannot be reached or does not take writes now (a
+    /// PostgreSQL server that went away, restarts, or is a standby):
+    /// nothing of the request was written unless its commit was under way.
+    /// The caller may try again in a moment; details go to the log.
+    #[error("{UNAVAILABLE_MESSAGE}")]
+    Unavailable(String),
     /// A failure that is not the caller's fault; details go to the log only.
     #[error("internal error: {0}")]
     Internal(String),
@@ -69,6 +75,10 @@ pub enum CoreError {
 
 /// What a caller is told while the database is damaged.
 pub const DAMAGED_MESSAGE: &str = "the server's database is damaged, so it takes no more changes; its operator must run `copydesk-server check` and restore a backup";
+
+/// What a caller is told while the database cannot be reached.
+pub const UNAVAILABLE_MESSAGE: &str =
+    "the server cannot reach its database just now; try again in a moment";
 
 fn token_message(problem: TokenProblem) -> &'static str {
     match problem {
@@ -135,6 +145,10 @@ impl From<crate::db::Error> for CoreError {
         if err.is_damage() {
             tracing::error!(%err, "the database reports itself damaged");
             return Self::Damaged(Vec::new());
+        }
+        if err.is_unavailable() {
+            tracing::warn!(%err, "the database cannot be reached");
+            return Self::Unavailable(err.to_string());
         }
         Self::Internal(format!("storage: {err}"))
     }

@@ -90,7 +90,10 @@ impl SyncError {
             Self::Protocol(_) | Self::Key(_) => false,
             Self::Local(err) => matches!(
                 err,
-                CoreError::Internal(_) | CoreError::Locked(_) | CoreError::Offline(_)
+                CoreError::Internal(_)
+                    | CoreError::Unavailable(_)
+                    | CoreError::Locked(_)
+                    | CoreError::Offline(_)
             ),
         }
     }

@@ -102,11 +102,14 @@ pub enum ErrorCode {
     Offline,
     /// 503: the server's database is damaged and takes no more changes.
     DatabaseDamaged,
+    /// 503: the server cannot reach its database just now (a PostgreSQL
+    /// server restarting or failing over); try again after `Retry-After`.
+    DatabaseUnavailable,
 }
 
 impl ErrorCode {
     /// Every code, in the order of their statuses.
-    pub const ALL: [Self; 17] = [
+    pub const ALL: [Self; 18] = [
         Self::InvalidRequest,
         Self::ForbiddenAction,
         Self::SignInRefused,
@@ -124,6 +127,7 @@ impl ErrorCode {
         Self::Internal,
         Self::Offline,
         Self::DatabaseDamaged,
+        Self::DatabaseUnavailable,
     ];
 
     /// The code as the wire writes it.
@@ -146,6 +150,7 @@ impl ErrorCode {
             Self::Internal => "internal",
             Self::Offline => "offline",
             Self::DatabaseDamaged => "database_damaged",
+            Self::DatabaseUnavailable => "database_unavailable",
         }
     }
 

@@ -16,6 +16,7 @@
 mod postgres;
 mod sqlite;
 
+use std::error::Error as StdError;
 use std::fmt;
 use std::sync::Arc;
 
@@ -54,6 +55,34 @@ impl Error {
                     || *code == ::postgres::error::SqlState::INDEX_CORRUPTED
             }),
             _ => false,
+        }
+    }
+
+    /// Whether the database could not be reached or does not take this
+    /// work now, rather than refusing the work itself: the connection was
+    /// lost or refused (its cause is the socket's), the server shuts down,
+    /// starts up or recovers (class 08, `57P01`..`57P03`), or it is a
+    /// standby that takes no writes (`25006`).
+    pub fn is_unavailable(&self) -> bool {
+        use ::postgres::error::SqlState;
+        let Self::Postgres(err) = self else {
+            return false;
+        };
+        if err.is_closed() {
+            return true;
+        }
+        match err.code() {
+            Some(code) => {
+                code.code().starts_with("08")
+                    || [
+                        SqlState::ADMIN_SHUTDOWN,
+                        SqlState::CRASH_SHUTDOWN,
+                        SqlState::CANNOT_CONNECT_NOW,
+                        SqlState::READ_ONLY_SQL_TRANSACTION,
+                    ]
+                    .contains(code)
+            }
+            None => StdError::source(err).is_some_and(|cause| cause.is::<std::io::Error>()),
         }
     }
 

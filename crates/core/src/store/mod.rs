@@ -199,13 +199,28 @@ impl Store {
                 })()
             }
             Engine::Postgres(pool) => {
-                let mut conn = pool.take()?;
-                (|| {
-                    let tx = Transaction::from_postgres(
-                        conn.conn_mut().write(postgres::TAKE_WRITE_LOCK)?,
-                    );
-                    commit_write(tx, work)
-                })()
+                let mut work = Some(work);
+                let mut retried = false;
+                loop {
+                    let mut conn = pool.take()?;
+                    let failed = match conn.conn_mut().write(postgres::TAKE_WRITE_LOCK) {
+                        Ok(tx) => {
+                            let Some(work) = work.take() else {
+                                break Err(CoreError::Internal("a write ran twice".into()));
+                            };
+                            break commit_write(Transaction::from_postgres(tx), work);
+                        }
+                        Err(err) => err,
+                    };
+                    // Nothing was done: a connection left from before a
+                    // failover. Try once more on a new one.
+                    if retried || !failed.is_unavailable() {
+                        break Err(failed.into());
+                    }
+                    retried = true;
+                    conn.discard();
+                    pool.discard_idle();
+                }
             }
         };
         self.note_damage(written)
@@ -260,13 +275,32 @@ impl Store {
                 })()
             }
             Engine::Postgres(pool) => {
-                let mut conn = pool.take()?;
-                (|| {
-                    let tx = Transaction::from_postgres(conn.conn_mut().read()?);
-                    let out = work(&tx)?;
-                    tx.finish()?;
-                    Ok(out)
-                })()
+                let mut work = Some(work);
+                let mut retried = false;
+                loop {
+                    let mut conn = pool.take()?;
+                    let failed = match conn.conn_mut().read() {
+                        Ok(tx) => {
+                            let Some(work) = work.take() else {
+                                break Err(CoreError::Internal("a read ran twice".into()));
+                            };
+                            let tx = Transaction::from_postgres(tx);
+                            break (|| {
+                                let out = work(&tx)?;
+                                tx.finish()?;
+                                Ok(out)
+                            })();
+                        }
+                        Err(err) => err,
+                    };
+                    // As for a write: retried once on a new connection.
+                    if retried || !failed.is_unavailable() {
+                        break Err(failed.into());
+                    }
+                    retried = true;
+                    conn.discard();
+                    pool.discard_idle();
+                }
             }
         };
         self.note_damage(read)
@@ -626,5 +660,29 @@ mod tests {
         });
         assert_eq!(served.into_inner(), 8);
         assert_eq!(opened(), Some(3));
+    }
+
+    #[test]
+    fn discarded_connections_are_closed_and_opened_anew_within_the_limit() {
+        let made = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let counter = std::sync::Arc::clone(&made);
+        let pool: Pool<usize> = Pool::new(
+            None,
+            2,
+            Box::new(move || Ok(counter.fetch_add(1, Ordering::SeqCst))),
+            |_| true,
+        );
+        let (first, second) = (pool.take().expect("one"), pool.take().expect("two"));
+        assert_eq!(pool.opened(), 2);
+        // One leads nowhere and is closed; the other goes back idle.
+        first.discard();
+        drop(second);
+        assert_eq!(pool.opened(), 1);
+        // Every idle one goes too: the next use opens a new connection.
+        pool.discard_idle();
+        assert_eq!(pool.opened(), 0);
+        let mut fresh = pool.take().expect("a new one");
+        assert_eq!(*fresh.conn_mut(), 2, "a third connection was opened");
+        assert_eq!(pool.opened(), 1);
     }
 }

@@ -80,6 +80,17 @@ impl<C> Pool<C> {
         }
     }
 
+    /// Closes every idle connection: the server they lead to went away (a
+    /// failover), so each would fail its next use.
+    pub(super) fn discard_idle(&self) {
+        if let Ok(mut state) = self.state.lock() {
+            let discarded = state.idle.len();
+            state.idle.clear();
+            state.opened -= discarded;
+            self.returned.notify_all();
+        }
+    }
+
     /// How many connections are open now (in use or idle).
     #[cfg(test)]
     pub(super) fn opened(&self) -> usize {
@@ -93,6 +104,19 @@ impl<C> Pooled<'_, C> {
         self.conn
             .as_mut()
             .expect("a pooled connection is held until dropped")
+    }
+}
+
+impl<C> Pooled<'_, C> {
+    /// Closes this connection rather than give it back (it leads to a
+    /// server that went away or takes no writes).
+    pub(super) fn discard(mut self) {
+        if self.conn.take().is_some()
+            && let Ok(mut state) = self.pool.state.lock()
+        {
+            state.opened -= 1;
+            self.pool.returned.notify_one();
+        }
     }
 }
 
