@@ -139,6 +139,44 @@ fn get_request(
     })
 }
 
+/// A POST of `body(i)` to `/v3/content` that succeeds when the answer
+/// holds a string at `pointer` (a JSON pointer), kept in `kept[i]`; the
+/// nodes in `bases` take the requests in turn.
+fn create_request(
+    bases: Arc<Vec<String>>,
+    token: Arc<String>,
+    kept: Arc<std::sync::Mutex<Vec<String>>>,
+    pointer: &'static str,
+    body: impl Fn(usize) -> serde_json::Value + Send + Sync + 'static,
+) -> Request {
+    let body = Arc::new(body);
+    Arc::new(move |client, i| {
+        let url = format!("{}/v3/content", bases[i % bases.len()]);
+        let (token, kept, body) = (Arc::clone(&token), Arc::clone(&kept), Arc::clone(&body));
+        Box::pin(async move {
+            let Ok(response) = client
+                .post(url)
+                .bearer_auth(token.as_str())
+                .json(&body(i))
+                .send()
+                .await
+            else {
+                return false;
+            };
+            let Ok(value) = response.json::<serde_json::Value>().await else {
+                return false;
+            };
+            match (value.pointer(pointer).and_then(|v| v.as_str()), kept.lock()) {
+                (Some(found), Ok(mut all)) => {
+                    all[i] = found.to_owned();
+                    true
+                }
+                _ => false,
+            }
+        })
+    })
+}
+
 fn main() -> Result<()> {
     copydesk_tests::measuring();
     let args = Args::parse();
@@ -183,36 +221,16 @@ fn main() -> Result<()> {
         .enable_all()
         .build()?;
     let uuids = Arc::new(std::sync::Mutex::new(vec![String::new(); args.items]));
-    let create: Request = {
-        let (bases, token, uuids) = (Arc::clone(&bases), Arc::clone(&token), Arc::clone(&uuids));
-        Arc::new(move |client, i| {
-            let url = format!("{}/v3/content", bases[i % bases.len()]);
-            let (token, uuids) = (Arc::clone(&token), Arc::clone(&uuids));
-            Box::pin(async move {
-                let body = json!({"title": format!("Item {i}: council votes on budget"), "type": "article",
-                                  "abstract": "A short summary.", "content": "<p>Body text of the article.</p>"});
-                let Ok(response) = client
-                    .post(url)
-                    .bearer_auth(token.as_str())
-                    .json(&body)
-                    .send()
-                    .await
-                else {
-                    return false;
-                };
-                let Ok(value) = response.json::<serde_json::Value>().await else {
-                    return false;
-                };
-                match (value["uuid"].as_str(), uuids.lock()) {
-                    (Some(uuid), Ok(mut all)) => {
-                        all[i] = uuid.to_owned();
-                        true
-                    }
-                    _ => false,
-                }
-            })
-        })
-    };
+    let create = create_request(
+        Arc::clone(&bases),
+        Arc::clone(&token),
+        Arc::clone(&uuids),
+        "/uuid",
+        |i| {
+            json!({"title": format!("Item {i}: council votes on budget"), "type": "article",
+                   "abstract": "A short summary.", "content": "<p>Body text of the article.</p>"})
+        },
+    );
     run(
         &runtime,
         "create content item",
@@ -304,37 +322,16 @@ fn files(
         .collect();
     let encoded = Arc::new(base64::engine::general_purpose::STANDARD.encode(&document));
     let urls = Arc::new(std::sync::Mutex::new(vec![String::new(); args.files]));
-    let upload: Request = {
-        let (bases, token, urls) = (Arc::clone(bases), Arc::clone(token), Arc::clone(&urls));
-        Arc::new(move |client, i| {
-            let url = format!("{}/v3/content", bases[i % bases.len()]);
-            let (token, urls, encoded) =
-                (Arc::clone(&token), Arc::clone(&urls), Arc::clone(&encoded));
-            Box::pin(async move {
-                let body = json!({"title": format!("Minutes {i}"), "type": "media",
-                                  "attachment": {"name": format!("minutes-{i}.txt"), "file": encoded.as_str()}});
-                let Ok(response) = client
-                    .post(url)
-                    .bearer_auth(token.as_str())
-                    .json(&body)
-                    .send()
-                    .await
-                else {
-                    return false;
-                };
-                let Ok(value) = response.json::<serde_json::Value>().await else {
-                    return false;
-                };
-                match (value["attachment"]["original_url"].as_str(), urls.lock()) {
-                    (Some(url), Ok(mut all)) => {
-                        all[i] = url.to_owned();
-                        true
-                    }
-                    _ => false,
-                }
-            })
-        })
-    };
+    let upload = create_request(
+        Arc::clone(bases),
+        Arc::clone(token),
+        Arc::clone(&urls),
+        "/attachment/original_url",
+        move |i| {
+            json!({"title": format!("Minutes {i}"), "type": "media",
+                   "attachment": {"name": format!("minutes-{i}.txt"), "file": encoded.as_str()}})
+        },
+    );
     let name = format!("upload a {} KiB file", args.file_kib);
     run(runtime, &name, args.files, args.clients, upload)?.print();
     let urls: Arc<Vec<String>> = Arc::new(

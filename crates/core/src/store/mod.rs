@@ -199,28 +199,7 @@ impl Store {
                 })()
             }
             Engine::Postgres(pool) => {
-                let mut work = Some(work);
-                let mut retried = false;
-                loop {
-                    let mut conn = pool.take()?;
-                    let failed = match conn.conn_mut().write(postgres::TAKE_WRITE_LOCK) {
-                        Ok(tx) => {
-                            let Some(work) = work.take() else {
-                                break Err(CoreError::Internal("a write ran twice".into()));
-                            };
-                            break commit_write(Transaction::from_postgres(tx), work);
-                        }
-                        Err(err) => err,
-                    };
-                    // Nothing was done: a connection left from before a
-                    // failover. Try once more on a new one.
-                    if retried || !failed.is_unavailable() {
-                        break Err(failed.into());
-                    }
-                    retried = true;
-                    conn.discard();
-                    pool.discard_idle();
-                }
+                postgres::in_transaction(pool, postgres::begin_write, |tx| commit_write(tx, work))
             }
         };
         self.note_damage(written)
@@ -274,34 +253,11 @@ impl Store {
                     Ok(out)
                 })()
             }
-            Engine::Postgres(pool) => {
-                let mut work = Some(work);
-                let mut retried = false;
-                loop {
-                    let mut conn = pool.take()?;
-                    let failed = match conn.conn_mut().read() {
-                        Ok(tx) => {
-                            let Some(work) = work.take() else {
-                                break Err(CoreError::Internal("a read ran twice".into()));
-                            };
-                            let tx = Transaction::from_postgres(tx);
-                            break (|| {
-                                let out = work(&tx)?;
-                                tx.finish()?;
-                                Ok(out)
-                            })();
-                        }
-                        Err(err) => err,
-                    };
-                    // As for a write: retried once on a new connection.
-                    if retried || !failed.is_unavailable() {
-                        break Err(failed.into());
-                    }
-                    retried = true;
-                    conn.discard();
-                    pool.discard_idle();
-                }
-            }
+            Engine::Postgres(pool) => postgres::in_transaction(pool, PgConnection::read, |tx| {
+                let out = work(&tx)?;
+                tx.finish()?;
+                Ok(out)
+            }),
         };
         self.note_damage(read)
     }

@@ -15,7 +15,7 @@ use postgres::NoTls;
 
 use super::migrations;
 use super::pool::Pool;
-use crate::db::PgConnection;
+use crate::db::{PgConnection, PgTransaction, Transaction};
 use crate::error::{CoreError, Result};
 
 /// The advisory lock every write holds until it commits ("Copydesk" in ASCII).
@@ -26,6 +26,44 @@ const MIGRATION_LOCK: i64 = WRITE_LOCK + 1;
 
 /// The statement each write transaction starts with.
 pub(super) const TAKE_WRITE_LOCK: &str = "SELECT pg_advisory_xact_lock(4859226189633778539)";
+
+/// Begins a write: its transaction first takes [`WRITE_LOCK`].
+pub(super) fn begin_write(conn: &mut PgConnection) -> crate::db::Result<PgTransaction<'_>> {
+    conn.write(TAKE_WRITE_LOCK)
+}
+
+/// Begins a transaction on a pooled connection with `begin` and runs
+/// `work` in it. A connection that cannot even begin because the database
+/// is out of reach (after a failover, every pooled connection leads to the
+/// lost primary) is closed with every idle one, and the transaction is
+/// begun once more on a new connection: nothing had run yet. A failure
+/// once `work` has started is never retried here.
+pub(super) fn in_transaction<T>(
+    pool: &Pool<PgConnection>,
+    begin: fn(&mut PgConnection) -> crate::db::Result<PgTransaction<'_>>,
+    work: impl FnOnce(Transaction<'_>) -> Result<T>,
+) -> Result<T> {
+    let mut work = Some(work);
+    let mut retried = false;
+    loop {
+        let mut conn = pool.take()?;
+        let failed = match begin(conn.conn_mut()) {
+            Ok(tx) => {
+                let Some(work) = work.take() else {
+                    break Err(CoreError::Internal("a transaction ran twice".into()));
+                };
+                break work(Transaction::from_postgres(tx));
+            }
+            Err(err) => err,
+        };
+        if retried || !failed.is_unavailable() {
+            break Err(failed.into());
+        }
+        retried = true;
+        conn.discard();
+        pool.discard_idle();
+    }
+}
 
 /// Connects to `url` (a libpq connection string or URL), checks the
 /// database and applies any pending migration; the pool of up to
