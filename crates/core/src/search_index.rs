@@ -41,10 +41,12 @@ pub(crate) fn search_words(keywords: &str) -> Result<Vec<&str>> {
     Ok(words)
 }
 
-/// Column weights for `bm25()`, in the index's column order (title, abstract,
-/// body, slug, authors, tags, filters): a word in the headline counts ten
-/// times one in the body; the filter terms count for nothing.
-const RANK: &str = "bm25(content_search, 10.0, 4.0, 1.0, 2.0, 3.0, 3.0, 0.0)";
+/// A hit's relevance, lower for a better match: BM25 without the weight of
+/// each word by how few stories hold it (see `copydesk_search_rank`, which
+/// says why), with column weights in the index's column order (title,
+/// abstract, body, slug, authors, tags, filters): a word in the headline
+/// counts ten times one in the body; the filter terms count for nothing.
+const RANK: &str = "copydesk_rank(content_search, 10.0, 4.0, 1.0, 2.0, 3.0, 3.0, 0.0)";
 
 /// The columns a typed word is looked for in: every one but `filters`.
 const SEARCHED_FIELDS: &str = "{title abstract body slug authors tags}";
@@ -137,8 +139,8 @@ impl SearchTerms {
     }
 }
 
-/// The most hits ranked one by one. `bm25()` costs a few microseconds a hit
-/// (it reads each hit's column sizes), so a common word over a million
+/// The most hits ranked one by one. Ranking costs a few microseconds a hit
+/// (it reads each hit's matches and length), so a common word over a million
 /// stories (thousands of hits) would take tens of milliseconds to rank
 /// whole. A search with no more hits than this is ranked whole; beyond it,
 /// the stories with every word in a headline field ([`HEADLINE_FIELDS`])
@@ -160,12 +162,13 @@ pub(crate) fn ranked_page(
     offset: usize,
     limit: usize,
 ) -> Result<(u64, Vec<i64>)> {
-    let scored = |hits: Hits, tail: &str| hits_scored(tx, terms, hits, tail);
+    let scored = |hits: Hits, take: Take| hits_scored(tx, terms, hits, take);
     let newest_first = |hits: Hits| hits_newest_first(tx, terms, hits);
-    let the_newest = format!("LIMIT {}", RANKED_AT_MOST + 1);
+    let one_too_many = RANKED_AT_MOST + 1;
     let score_first = terms.several_words || !terms.filters.is_empty();
     let first = if score_first {
-        scored(Hits::All, &the_newest)?
+        // In any order: these are ranked whole, or dropped when too many.
+        scored(Hits::All, Take::AnyUpTo(one_too_many))?
     } else {
         Vec::new()
     };
@@ -174,9 +177,9 @@ pub(crate) fn ranked_page(
     } else {
         let hits = newest_first(Hits::All)?;
         let order = if hits.len() <= RANKED_AT_MOST {
-            by_score(scored(Hits::All, "")?)
+            by_score(scored(Hits::All, Take::Every)?)
         } else {
-            let mut ranked = scored(Hits::Headline, &the_newest)?;
+            let mut ranked = scored(Hits::Headline, Take::NewestUpTo(one_too_many))?;
             let headline_hits = if ranked.len() > RANKED_AT_MOST {
                 ranked.truncate(RANKED_AT_MOST);
                 newest_first(Hits::Headline)?
@@ -198,24 +201,46 @@ enum Hits {
     Headline,
 }
 
+/// How many of the hits a pass reads, and in what order.
+#[derive(Clone, Copy)]
+enum Take {
+    Every,
+    /// The newest this many.
+    NewestUpTo(usize),
+    /// This many in whatever order the index gives them, which is cheapest:
+    /// FTS5 walks its lists backwards (for newest first) at a quarter more
+    /// cost.
+    AnyUpTo(usize),
+}
+
+impl Take {
+    /// The end of the query: its `ORDER BY` on `id_column` and `LIMIT`.
+    fn tail(self, id_column: &str) -> String {
+        match self {
+            Take::Every => String::new(),
+            Take::NewestUpTo(most) => format!("ORDER BY {id_column} DESC LIMIT {most}"),
+            Take::AnyUpTo(most) => format!("LIMIT {most}"),
+        }
+    }
+}
+
 /// PostgreSQL's weights of the A to D fields, as `ts_rank` takes them
 /// (D first): a word in the title counts ten times one in the body, as
 /// SQLite's [`RANK`] weighs them.
 const PG_WEIGHTS: &str = "'{0.1, 0.3, 0.4, 1.0}'";
 
-/// The hits with their scores (lower is better), newest first, `tail`
-/// (a `LIMIT`) applied.
+/// The hits with their scores (lower is better), as many as `take` says.
 fn hits_scored(
     tx: &Transaction<'_>,
     terms: &SearchTerms,
     hits: Hits,
-    tail: &str,
+    take: Take,
 ) -> Result<Vec<(i64, f64)>> {
     let (sql, args) = match tx.dialect() {
         Dialect::Sqlite => (
             format!(
-                "SELECT rowid, {RANK} FROM content_search WHERE content_search MATCH ?1 \
-                 ORDER BY rowid DESC {tail}"
+                "SELECT rowid, {RANK} FROM content_search WHERE content_search MATCH ?1 {}",
+                take.tail("rowid")
             ),
             vec![match hits {
                 Hits::All => terms.matching(),
@@ -226,8 +251,9 @@ fn hits_scored(
             format!(
                 "SELECT content_id, -ts_rank({PG_WEIGHTS}, document, CAST(?1::text AS tsquery)) \
                  FROM content_search WHERE {column} @@ CAST(?1::text AS tsquery) \
-                 AND filters @> string_to_array(?2, ' ') ORDER BY content_id DESC {tail}",
+                 AND filters @> string_to_array(?2, ' ') {tail}",
                 column = pg_column(hits),
+                tail = take.tail("content_id"),
             ),
             vec![terms.query.clone(), terms.filters.join(" ")],
         ),
@@ -285,7 +311,7 @@ fn pg_column(hits: Hits) -> &'static str {
     }
 }
 
-/// Scored hits best first (`bm25()` is lower for a better match), the
+/// Scored hits best first (a lower [`RANK`] is a better match), the
 /// newest first among equals.
 fn by_score(mut scored: Vec<(i64, f64)>) -> Vec<i64> {
     scored.sort_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)));
@@ -614,6 +640,11 @@ pub(crate) fn match_expression(words: &[&str], last_is_prefix: bool) -> Option<S
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn hits_are_ranked_by_the_function_the_store_registers() {
+        assert!(RANK.starts_with(&format!("{}(", copydesk_search_rank::FUNCTION)));
+    }
 
     proptest! {
         #[test]

@@ -472,6 +472,7 @@ fn open_connection(path: &Path, read_only: bool, memory: ReadMemory) -> Result<C
     };
     let conn = Connection::open_with_flags(path, flags)?;
     conn.busy_timeout(std::time::Duration::from_secs(10))?;
+    copydesk_search_rank::register(&conn)?;
     if !read_only {
         conn.pragma_update(None, "journal_mode", "WAL")?;
     }

@@ -1,0 +1,233 @@
+//! The relevance of a search hit, computed from the hit alone, as an SQLite
+//! FTS5 ranking function.
+//!
+//! SQLite's `bm25()` weighs each searched word by how few stories hold it,
+//! and learns that by reading the word's whole list of stories once per
+//! search: in an archive of a million stories a common word or a half-typed
+//! start stands for 10,000 to 190,000 of them, so ranking a few dozen hits
+//! cost three times as much as finding them. Every hit of a Copydesk search
+//! holds every word typed, so that weight only tilts one word against
+//! another; [`FUNCTION`] leaves it out and keeps the rest of BM25 (the
+//! weight of the column a word is found in, the diminishing worth of a word
+//! repeated, and the length of the story). For a one-word search it orders
+//! hits exactly as `bm25()` does.
+//!
+//! FTS5 takes ranking functions only through its C interface, which rusqlite
+//! does not wrap, so this is the one crate of the workspace with `unsafe`
+//! code; the scoring itself is the safe [`score`].
+
+use std::ffi::{c_int, c_void};
+use std::ptr;
+
+use rusqlite::{Connection, ffi};
+
+/// The name the function is called by in SQL, with the FTS5 table and one
+/// weight per column: `copydesk_rank(content_search, 10.0, 4.0, ...)`.
+/// Lower is better, as with `bm25()`.
+pub const FUNCTION: &str = "copydesk_rank";
+
+/// BM25's `k1`: how fast a repeated word stops adding to a story's worth
+/// (SQLite's `bm25()` uses the same).
+const K1: f64 = 1.2;
+/// BM25's `b`: how much a long story's words count for less.
+const B: f64 = 0.75;
+
+/// A hit's score, lower for a better match as `bm25()` gives it:
+/// `weighted_counts` holds, for each word of the search, how often the hit
+/// holds it, each occurrence counted at its column's weight; `length` is the
+/// hit's number of words and `average_length` that of every story.
+pub fn score(weighted_counts: &[f64], length: f64, average_length: f64) -> f64 {
+    let average_length = if average_length > 0.0 {
+        average_length
+    } else {
+        1.0
+    };
+    let length_norm = K1 * (1.0 - B + B * length.max(0.0) / average_length);
+    let worth: f64 = weighted_counts
+        .iter()
+        .map(|&count| {
+            let count = count.max(0.0);
+            count * (K1 + 1.0) / (count + length_norm)
+        })
+        .sum();
+    -worth
+}
+
+/// Registers [`FUNCTION`] on `conn`, for the FTS5 tables of its databases.
+pub fn register(conn: &Connection) -> rusqlite::Result<()> {
+    let api = fts5_api(conn)?;
+    let name = c"copydesk_rank";
+    // SAFETY: `api` is the connection's live FTS5 interface (checked not
+    // null); `name` is a NUL-terminated static string FTS5 copies; the
+    // function pointer is an `extern "C"` function of the signature FTS5
+    // calls, and it keeps no user data, so no destructor is needed.
+    let rc = unsafe {
+        match (*api).xCreateFunction {
+            Some(create) => create(api, name.as_ptr(), ptr::null_mut(), Some(rank), None),
+            None => ffi::SQLITE_MISUSE,
+        }
+    };
+    check(rc, "registering the search ranking function")
+}
+
+/// The FTS5 interface of `conn`, got as SQLite documents: by binding a
+/// pointer to `SELECT fts5(?1)`.
+fn fts5_api(conn: &Connection) -> rusqlite::Result<*mut ffi::fts5_api> {
+    let mut api: *mut ffi::fts5_api = ptr::null_mut();
+    let mut stmt: *mut ffi::sqlite3_stmt = ptr::null_mut();
+    // SAFETY: the handle is the open connection `conn` borrows for this
+    // whole call; the statement is finalized before returning on every path,
+    // and `api` outlives the step that writes to it through the bound
+    // pointer, whose type name is the one FTS5 checks for.
+    unsafe {
+        let db = conn.handle();
+        let rc = ffi::sqlite3_prepare_v2(
+            db,
+            c"SELECT fts5(?1)".as_ptr(),
+            -1,
+            &mut stmt,
+            ptr::null_mut(),
+        );
+        check(rc, "preparing the FTS5 interface query")?;
+        let mut rc = ffi::sqlite3_bind_pointer(
+            stmt,
+            1,
+            (&raw mut api).cast::<c_void>(),
+            c"fts5_api_ptr".as_ptr(),
+            None,
+        );
+        if rc == ffi::SQLITE_OK {
+            rc = ffi::sqlite3_step(stmt);
+        }
+        ffi::sqlite3_finalize(stmt);
+        if rc != ffi::SQLITE_ROW && rc != ffi::SQLITE_DONE {
+            check(rc, "asking for the FTS5 interface")?;
+        }
+    }
+    if api.is_null() {
+        return Err(failure(ffi::SQLITE_ERROR, "this SQLite has no FTS5"));
+    }
+    Ok(api)
+}
+
+fn check(rc: c_int, doing: &str) -> rusqlite::Result<()> {
+    if rc == ffi::SQLITE_OK {
+        Ok(())
+    } else {
+        Err(failure(rc, doing))
+    }
+}
+
+fn failure(rc: c_int, doing: &str) -> rusqlite::Error {
+    rusqlite::Error::SqliteFailure(ffi::Error::new(rc), Some(doing.to_owned()))
+}
+
+/// The most columns weighed; a column past them weighs 1, as with `bm25()`.
+const MOST_WEIGHTS: usize = 32;
+
+/// What FTS5 calls for each hit: reads the column weights from the
+/// arguments and the hit's matches, row length and the table's average row
+/// length from FTS5, and answers [`score`].
+unsafe extern "C" fn rank(
+    api: *const ffi::Fts5ExtensionApi,
+    fts: *mut ffi::Fts5Context,
+    ctx: *mut ffi::sqlite3_context,
+    value_count: c_int,
+    values: *mut *mut ffi::sqlite3_value,
+) {
+    // SAFETY: FTS5 calls this with its extension interface and the hit's
+    // context, both live for the call, and `values` holding `value_count`
+    // argument values.
+    let outcome = unsafe { hit_score(&*api, fts, value_count, values) };
+    // SAFETY: `ctx` is the live result context of this call.
+    unsafe {
+        match outcome {
+            Ok(score) => ffi::sqlite3_result_double(ctx, score),
+            Err(rc) => ffi::sqlite3_result_error_code(ctx, rc),
+        }
+    }
+}
+
+/// The score of the hit FTS5 is at, or the SQLite error code of the step
+/// that failed.
+///
+/// # Safety
+///
+/// `api` and `fts` must be what FTS5 passed to a ranking function for this
+/// call, and `values` must hold `value_count` live values.
+unsafe fn hit_score(
+    api: &ffi::Fts5ExtensionApi,
+    fts: *mut ffi::Fts5Context,
+    value_count: c_int,
+    values: *mut *mut ffi::sqlite3_value,
+) -> Result<f64, c_int> {
+    let (
+        Some(row_count),
+        Some(total_size),
+        Some(column_size),
+        Some(phrase_count),
+        Some(inst_count),
+        Some(inst),
+    ) = (
+        api.xRowCount,
+        api.xColumnTotalSize,
+        api.xColumnSize,
+        api.xPhraseCount,
+        api.xInstCount,
+        api.xInst,
+    )
+    else {
+        return Err(ffi::SQLITE_MISUSE);
+    };
+    let mut weights = [1.0_f64; MOST_WEIGHTS];
+    let given = usize::try_from(value_count).unwrap_or(0).min(MOST_WEIGHTS);
+    for (i, weight) in weights.iter_mut().enumerate().take(given) {
+        // SAFETY: `i` is below `value_count`, so `values[i]` is a live value.
+        *weight = unsafe { ffi::sqlite3_value_double(*values.add(i)) };
+    }
+    let (mut rows, mut total, mut length, mut matches) = (0_i64, 0_i64, 0 as c_int, 0 as c_int);
+    // SAFETY: each call is FTS5's own, on the context it gave, with
+    // out-pointers to locals.
+    unsafe {
+        ok(row_count(fts, &mut rows))?;
+        ok(total_size(fts, -1, &mut total))?;
+        ok(column_size(fts, -1, &mut length))?;
+        ok(inst_count(fts, &mut matches))?;
+    }
+    // SAFETY: as above.
+    let phrases = usize::try_from(unsafe { phrase_count(fts) }).unwrap_or(0);
+    let mut weighted_counts = vec![0.0_f64; phrases];
+    for i in 0..matches {
+        let (mut phrase, mut column, mut offset) = (0 as c_int, 0 as c_int, 0 as c_int);
+        // SAFETY: `i` is below the count FTS5 gave; out-pointers to locals.
+        ok(unsafe { inst(fts, i, &mut phrase, &mut column, &mut offset) })?;
+        let weight = usize::try_from(column)
+            .ok()
+            .and_then(|column| weights.get(column))
+            .copied()
+            .unwrap_or(1.0);
+        if let Some(count) = usize::try_from(phrase)
+            .ok()
+            .and_then(|phrase| weighted_counts.get_mut(phrase))
+        {
+            *count += weight;
+        }
+    }
+    let average = if rows > 0 {
+        total as f64 / rows as f64
+    } else {
+        1.0
+    };
+    Ok(score(&weighted_counts, f64::from(length), average))
+}
+
+fn ok(rc: c_int) -> Result<(), c_int> {
+    if rc == ffi::SQLITE_OK {
+        Ok(())
+    } else {
+        Err(rc)
+    }
+}
+
+#[cfg(test)]
+mod tests;
