@@ -277,3 +277,69 @@ fn the_index_is_rebuilt_by_a_command() {
         ["Rebuilt story"]
     );
 }
+
+/// More hits than are ranked one by one (200): every hit is listed once,
+/// the stories with every word in the title come first, and the body-only
+/// hits follow newest first; for one word and for several alike.
+#[test]
+fn a_search_with_more_hits_than_are_ranked_lists_every_hit_once() {
+    let server = TestServer::start();
+    let mut in_title = Vec::new();
+    let mut in_body = Vec::new();
+    for n in 0..230 {
+        if n % 10 == 3 {
+            let made = story(
+                &server,
+                &format!("Quokka, a marsupial, sighted {n}"),
+                "<p>On the island, a marsupial.</p>",
+            );
+            in_title.push(made["uuid"].as_str().expect("uuid").to_owned());
+        } else {
+            let made = story(
+                &server,
+                &format!("Island report {n}"),
+                "<p>A quokka, the marsupial, was seen.</p>",
+            );
+            in_body.push(made["uuid"].as_str().expect("uuid").to_owned());
+        }
+    }
+    story(&server, "Island note", "<p>A quokka, nothing more.</p>");
+    for (keywords, total) in [("quokka", 231), ("marsupial%20quok", 230)] {
+        let mut listed: Vec<String> = Vec::new();
+        for page in 1..=3 {
+            let reply = server
+                .get(&format!(
+                    "/v3/search?type=content&keywords={keywords}&per_page=100&page={page}"
+                ))
+                .expect(200)
+                .body;
+            assert_eq!(reply["total_items"], total, "{keywords}");
+            listed.extend(
+                reply["items"]
+                    .as_array()
+                    .expect("items")
+                    .iter()
+                    .map(|item| item["uuid"].as_str().expect("uuid").to_owned()),
+            );
+        }
+        assert_eq!(listed.len(), total, "{keywords}: every hit listed");
+        let unique: std::collections::HashSet<&String> = listed.iter().collect();
+        assert_eq!(unique.len(), total, "{keywords}: no hit twice");
+        let headline: std::collections::HashSet<&String> =
+            listed[..in_title.len()].iter().collect();
+        assert_eq!(
+            headline,
+            in_title.iter().collect(),
+            "{keywords}: the title hits first"
+        );
+        let newest_body_first: Vec<&String> = in_body.iter().rev().collect();
+        let body_listed: Vec<&String> = listed
+            .iter()
+            .filter(|uuid| in_body.contains(uuid))
+            .collect();
+        assert_eq!(
+            body_listed, newest_body_first,
+            "{keywords}: the body-only hits newest first"
+        );
+    }
+}

@@ -207,9 +207,8 @@ enum Take {
     Every,
     /// The newest this many.
     NewestUpTo(usize),
-    /// This many in whatever order the index gives them, which is cheapest:
-    /// FTS5 walks its lists backwards (for newest first) at a quarter more
-    /// cost.
+    /// This many in whatever order the index gives them, which is cheapest
+    /// (see [`hits_newest_first`]).
     AnyUpTo(usize),
 }
 
@@ -273,9 +272,13 @@ fn hits_scored(
 
 /// The hits' ids, newest first.
 fn hits_newest_first(tx: &Transaction<'_>, terms: &SearchTerms, hits: Hits) -> Result<Vec<i64>> {
+    // FTS5 is asked for the oldest first and the list turned round here: it
+    // walks its lists backwards at a quarter more cost when several words
+    // are intersected.
+    let oldest_first = tx.dialect() == Dialect::Sqlite;
     let (sql, args) = match tx.dialect() {
         Dialect::Sqlite => (
-            "SELECT rowid FROM content_search WHERE content_search MATCH ?1 ORDER BY rowid DESC"
+            "SELECT rowid FROM content_search WHERE content_search MATCH ?1 ORDER BY rowid ASC"
                 .to_owned(),
             vec![match hits {
                 Hits::All => terms.matching(),
@@ -300,8 +303,12 @@ fn hits_newest_first(tx: &Transaction<'_>, terms: &SearchTerms, hits: Hits) -> R
                 .collect::<Vec<_>>(),
             |row| row.get(0),
         )?
-        .collect::<crate::db::Result<_>>()?;
-    Ok(rows)
+        .collect::<crate::db::Result<Vec<i64>>>()?;
+    Ok(if oldest_first {
+        rows.into_iter().rev().collect()
+    } else {
+        rows
+    })
 }
 
 fn pg_column(hits: Hits) -> &'static str {
