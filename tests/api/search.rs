@@ -286,45 +286,42 @@ fn a_search_with_more_hits_than_are_ranked_lists_every_hit_once() {
     let server = TestServer::start();
     let mut in_title = Vec::new();
     let mut in_body = Vec::new();
+    // The first 200 stories also hold "bay" and the first 201 "cove": a
+    // search with exactly as many hits as are ranked one by one, and one
+    // with a hit more.
     for n in 0..230 {
+        let more = match n {
+            0..200 => " By the bay cove.",
+            200 => " By the cove.",
+            _ => "",
+        };
         if n % 10 == 3 {
             let made = story(
                 &server,
                 &format!("Quokka, a marsupial, sighted {n}"),
-                "<p>On the island, a marsupial.</p>",
+                &format!("<p>On the island, a marsupial.{more}</p>"),
             );
             in_title.push(made["uuid"].as_str().expect("uuid").to_owned());
         } else {
             let made = story(
                 &server,
                 &format!("Island report {n}"),
-                "<p>A quokka, the marsupial, was seen.</p>",
+                &format!("<p>A quokka, the marsupial, was seen.{more}</p>"),
             );
             in_body.push(made["uuid"].as_str().expect("uuid").to_owned());
         }
     }
     story(&server, "Island note", "<p>A quokka, nothing more.</p>");
+    for (keywords, total) in [
+        ("bay", 200),
+        ("cove", 201),
+        ("bay%20quok", 200),
+        ("cove%20quok", 201),
+    ] {
+        every_hit(&server, keywords, total);
+    }
     for (keywords, total) in [("quokka", 231), ("marsupial%20quok", 230)] {
-        let mut listed: Vec<String> = Vec::new();
-        for page in 1..=3 {
-            let reply = server
-                .get(&format!(
-                    "/v3/search?type=content&keywords={keywords}&per_page=100&page={page}"
-                ))
-                .expect(200)
-                .body;
-            assert_eq!(reply["total_items"], total, "{keywords}");
-            listed.extend(
-                reply["items"]
-                    .as_array()
-                    .expect("items")
-                    .iter()
-                    .map(|item| item["uuid"].as_str().expect("uuid").to_owned()),
-            );
-        }
-        assert_eq!(listed.len(), total, "{keywords}: every hit listed");
-        let unique: std::collections::HashSet<&String> = listed.iter().collect();
-        assert_eq!(unique.len(), total, "{keywords}: no hit twice");
+        let listed = every_hit(&server, keywords, total);
         let headline: std::collections::HashSet<&String> =
             listed[..in_title.len()].iter().collect();
         assert_eq!(
@@ -342,4 +339,30 @@ fn a_search_with_more_hits_than_are_ranked_lists_every_hit_once() {
             "{keywords}: the body-only hits newest first"
         );
     }
+}
+
+/// Every hit of a search for `keywords`, read page by page (at most 300),
+/// each page saying there are `total`, and no hit listed twice.
+fn every_hit(server: &TestServer, keywords: &str, total: usize) -> Vec<String> {
+    let mut listed: Vec<String> = Vec::new();
+    for page in 1..=3 {
+        let reply = server
+            .get(&format!(
+                "/v3/search?type=content&keywords={keywords}&per_page=100&page={page}"
+            ))
+            .expect(200)
+            .body;
+        assert_eq!(reply["total_items"], total, "{keywords}");
+        listed.extend(
+            reply["items"]
+                .as_array()
+                .expect("items")
+                .iter()
+                .map(|item| item["uuid"].as_str().expect("uuid").to_owned()),
+        );
+    }
+    assert_eq!(listed.len(), total, "{keywords}: every hit listed");
+    let unique: std::collections::HashSet<&String> = listed.iter().collect();
+    assert_eq!(unique.len(), total, "{keywords}: no hit twice");
+    listed
 }

@@ -35,7 +35,9 @@ const B: f64 = 0.75;
 /// A hit's score, lower for a better match as `bm25()` gives it:
 /// `weighted_counts` holds, for each word of the search, how often the hit
 /// holds it, each occurrence counted at its column's weight; `length` is the
-/// hit's number of words and `average_length` that of every story.
+/// hit's number of words and `average_length` that of every story. A
+/// negative count (from a negative column weight) counts as none, where
+/// `bm25()` would take it as given and could divide by zero.
 pub fn score(weighted_counts: &[f64], length: f64, average_length: f64) -> f64 {
     let average_length = if average_length > 0.0 {
         average_length
@@ -76,7 +78,8 @@ fn fts5_api(conn: &Connection) -> rusqlite::Result<*mut ffi::fts5_api> {
     let mut api: *mut ffi::fts5_api = ptr::null_mut();
     let mut stmt: *mut ffi::sqlite3_stmt = ptr::null_mut();
     // SAFETY: the handle is the open connection `conn` borrows for this
-    // whole call; the statement is finalized before returning on every path,
+    // whole call; the statement is finalized before returning on every path
+    // (when preparing fails SQLite leaves it null and there is none),
     // and `api` outlives the step that writes to it through the bound
     // pointer, whose type name is the one FTS5 checks for.
     unsafe {
@@ -122,11 +125,8 @@ fn failure(rc: c_int, doing: &str) -> rusqlite::Error {
     rusqlite::Error::SqliteFailure(ffi::Error::new(rc), Some(doing.to_owned()))
 }
 
-/// The most columns weighed; a column past them weighs 1, as with `bm25()`.
-const MOST_WEIGHTS: usize = 32;
-
 /// What FTS5 calls for each hit: reads the column weights from the
-/// arguments and the hit's matches, row length and the table's average row
+/// arguments (a column past them weighs 1, as with `bm25()`) and the hit's matches, row length and the table's average row
 /// length from FTS5, and answers [`score`].
 unsafe extern "C" fn rank(
     api: *const ffi::Fts5ExtensionApi,
@@ -137,7 +137,9 @@ unsafe extern "C" fn rank(
 ) {
     // SAFETY: FTS5 calls this with its extension interface and the hit's
     // context, both live for the call, and `values` holding `value_count`
-    // argument values.
+    // argument values; the interface's layout is the one bindgen read from
+    // the very SQLite this crate links (rusqlite's bundled build), and only
+    // its version 1 members are used.
     let outcome = unsafe { hit_score(&*api, fts, value_count, values) };
     // SAFETY: `ctx` is the live result context of this call.
     unsafe {
@@ -179,12 +181,13 @@ unsafe fn hit_score(
     else {
         return Err(ffi::SQLITE_MISUSE);
     };
-    let mut weights = [1.0_f64; MOST_WEIGHTS];
-    let given = usize::try_from(value_count).unwrap_or(0).min(MOST_WEIGHTS);
-    for (i, weight) in weights.iter_mut().enumerate().take(given) {
-        // SAFETY: `i` is below `value_count`, so `values[i]` is a live value.
-        *weight = unsafe { ffi::sqlite3_value_double(*values.add(i)) };
-    }
+    let given = usize::try_from(value_count).unwrap_or(0);
+    let weight_of = |column: c_int| match usize::try_from(column) {
+        // SAFETY: `column` is below `value_count`, so `values[column]` is a
+        // live value.
+        Ok(column) if column < given => unsafe { ffi::sqlite3_value_double(*values.add(column)) },
+        _ => 1.0,
+    };
     let (mut rows, mut total, mut length, mut matches) = (0_i64, 0_i64, 0 as c_int, 0 as c_int);
     // SAFETY: each call is FTS5's own, on the context it gave, with
     // out-pointers to locals.
@@ -201,11 +204,7 @@ unsafe fn hit_score(
         let (mut phrase, mut column, mut offset) = (0 as c_int, 0 as c_int, 0 as c_int);
         // SAFETY: `i` is below the count FTS5 gave; out-pointers to locals.
         ok(unsafe { inst(fts, i, &mut phrase, &mut column, &mut offset) })?;
-        let weight = usize::try_from(column)
-            .ok()
-            .and_then(|column| weights.get(column))
-            .copied()
-            .unwrap_or(1.0);
+        let weight = weight_of(column);
         if let Some(count) = usize::try_from(phrase)
             .ok()
             .and_then(|phrase| weighted_counts.get_mut(phrase))

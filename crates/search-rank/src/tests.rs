@@ -34,9 +34,11 @@ fn ranked(conn: &Connection, query: &str, rank: &str) -> Vec<(i64, f64)> {
 
 #[test]
 fn a_title_match_ranks_above_a_body_match() {
+    // The body match is the shorter story, so only the title's weight can
+    // put the title match first.
     let conn = index(&[
-        ("council meets", "the harbour plan is on the table"),
-        ("harbour plan", "the council meets on monday"),
+        ("council meets", "harbour plan"),
+        ("harbour plan", "the council meets on monday and tuesday"),
         ("weather", "rain all week"),
     ]);
     let hits = ranked(&conn, "harbour", "copydesk_rank(docs, 10.0, 1.0)");
@@ -68,9 +70,32 @@ fn several_words_and_a_half_typed_one_are_ranked() {
 #[test]
 fn columns_without_a_weight_count_once() {
     let conn = index(&[("harbour", "x"), ("y", "harbour")]);
-    let hits = ranked(&conn, "harbour", "copydesk_rank(docs)");
-    assert_eq!(hits.len(), 2);
-    assert!((hits[0].1 - hits[1].1).abs() < 1e-12, "{hits:?}");
+    let unweighted = ranked(&conn, "harbour", "copydesk_rank(docs)");
+    let weighted_one = ranked(&conn, "harbour", "copydesk_rank(docs, 1.0, 1.0)");
+    assert_eq!(unweighted.len(), 2);
+    assert!(unweighted[0].1 < 0.0, "{unweighted:?}");
+    assert_eq!(unweighted, weighted_one);
+    let title_only = ranked(&conn, "harbour", "copydesk_rank(docs, 3.0)");
+    assert_eq!(title_only[0].0, 1, "{title_only:?}");
+    assert_eq!(title_only[1], unweighted[1], "the body still weighs 1");
+}
+
+/// The score of a several-word hit, worked out by hand from BM25 with every
+/// word's weight 1: each word counted at its columns' weights, set against
+/// the story's length over the average.
+#[test]
+fn a_several_word_hit_scores_as_bm25_without_word_weights() {
+    let conn = index(&[
+        ("harbour plan", "harbour"),
+        ("rain", "all week long and more"),
+    ]);
+    let hits = ranked(&conn, "harbour plan", "copydesk_rank(docs, 10.0, 1.0)");
+    assert_eq!(hits.len(), 1);
+    let (length, average) = (3.0, (3.0 + 6.0) / 2.0);
+    let norm = 1.2 * (0.25 + 0.75 * length / average);
+    let worth = |count: f64| count * 2.2 / (count + norm);
+    let expected = -(worth(10.0 + 1.0) + worth(10.0));
+    assert!((hits[0].1 - expected).abs() < 1e-12, "{hits:?} {expected}");
 }
 
 #[test]
@@ -133,6 +158,11 @@ proptest! {
         let theirs: std::collections::HashMap<i64, f64> =
             ranked(&conn, &query, &format!("bm25(docs, {title_weight}, 1.0)")).into_iter().collect();
         prop_assert_eq!(ours.len(), theirs.len());
+        // bm25() is ours times the word's weight, the same for every hit.
+        let ratios: Vec<f64> = ours.iter().map(|(id, score)| theirs[id] / score).collect();
+        for ratio in &ratios {
+            prop_assert!((ratio - ratios[0]).abs() <= 1e-9 * ratios[0].abs(), "{ratios:?}");
+        }
         for (a, ours_a) in &ours {
             for (b, ours_b) in &ours {
                 if ours_a - ours_b > 1e-9 * ours_a.abs().max(1.0) {
