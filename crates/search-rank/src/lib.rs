@@ -126,8 +126,9 @@ fn failure(rc: c_int, doing: &str) -> rusqlite::Error {
 }
 
 /// What FTS5 calls for each hit: reads the column weights from the
-/// arguments (a column past them weighs 1, as with `bm25()`) and the hit's matches, row length and the table's average row
-/// length from FTS5, and answers [`score`].
+/// arguments (a column past them weighs 1, as with `bm25()`) and the hit's
+/// matches, row length and the table's average row length from FTS5, and
+/// answers [`score`].
 unsafe extern "C" fn rank(
     api: *const ffi::Fts5ExtensionApi,
     fts: *mut ffi::Fts5Context,
