@@ -106,11 +106,13 @@ impl Cms {
         let Some(rendering) = self.rendering.get() else {
             return Ok(None);
         };
+        // The batch is written into the text: SQLite re-prepares a cached
+        // statement at every run when its LIMIT is a parameter.
         let ids: Vec<i64> = tx
-            .prepare_cached(
-                "SELECT content_id FROM content_render_pending ORDER BY content_id DESC LIMIT ?1",
-            )?
-            .query_map([RENDER_BATCH as i64], |row| row.get(0))?
+            .prepare_cached(&format!(
+                "SELECT content_id FROM content_render_pending ORDER BY content_id DESC LIMIT {RENDER_BATCH}"
+            ))?
+            .query_map([], |row| row.get(0))?
             .collect::<crate::db::Result<_>>()?;
         if ids.is_empty() {
             return Ok(None);

@@ -12,7 +12,7 @@ pub enum TokenProblem {
     NotYetValid,
 }
 
-#[derive(Debug, Error)]
+#[derive(Debug, Clone, Error)]
 pub enum CoreError {
     /// A request the service cannot accept; `field` names the input at fault.
     #[error("{message}")]

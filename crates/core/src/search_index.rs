@@ -349,23 +349,33 @@ const BATCH: usize = 5_000;
 /// Reindexes the items the triggers queued in this transaction, then empties
 /// the queue: called by the store before every commit.
 pub(crate) fn flush_pending(tx: &Transaction<'_>) -> Result<usize> {
-    index_queued(tx, i64::MAX)
+    index_queued(tx, None)
 }
 
 /// Items waiting to be indexed (after an upgrade or a `reindex-search`):
 /// indexes a batch of them.
 pub(crate) fn pending_batch(tx: &Transaction<'_>) -> Result<usize> {
-    index_queued(tx, BATCH as i64)
+    index_queued(tx, Some(BATCH))
 }
 
-/// Reindexes up to `limit` queued items, lowest ids first, and takes them
+/// Reindexes up to `limit` queued items (all of them: `None`), lowest ids first, and takes them
 /// off the queue; how many it took.
-fn index_queued(tx: &Transaction<'_>, limit: i64) -> Result<usize> {
+fn index_queued(tx: &Transaction<'_>, limit: Option<usize>) -> Result<usize> {
+    // The limit is written into the text: SQLite re-prepares a cached
+    // statement at every run when its LIMIT is a parameter.
+    let sql = match limit {
+        Some(limit) => {
+            format!(
+                "SELECT content_id, fresh FROM content_search_pending ORDER BY content_id LIMIT {limit}"
+            )
+        }
+        None => {
+            "SELECT content_id, fresh FROM content_search_pending ORDER BY content_id".to_owned()
+        }
+    };
     let queued: Vec<(i64, bool)> = {
-        let mut stmt = tx.prepare_cached(
-            "SELECT content_id, fresh FROM content_search_pending ORDER BY content_id LIMIT ?1",
-        )?;
-        stmt.query_map([limit], |row| Ok((row.get(0)?, row.get(1)?)))?
+        let mut stmt = tx.prepare_cached(&sql)?;
+        stmt.query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?
             .collect::<crate::db::Result<_>>()?
     };
     let Some(&(last, _)) = queued.last() else {

@@ -69,13 +69,13 @@ pub(crate) fn snapshot_links(tx: &Transaction<'_>, version_id: i64) -> Result<()
     tx.prepare_cached(
         "INSERT INTO version_authors (version_id, author_id, position)
          SELECT v.id, l.author_id, l.position FROM versions v JOIN content_authors l ON l.content_id = v.content_id
-         WHERE v.id = ?1",
+         WHERE v.id = +?1",
     )?
     .execute([version_id])?;
     tx.prepare_cached(
         "INSERT INTO version_tags (version_id, tag_id, position)
          SELECT v.id, l.tag_id, l.position FROM versions v JOIN content_tags l ON l.content_id = v.content_id
-         WHERE v.id = ?1",
+         WHERE v.id = +?1",
     )?
     .execute([version_id])?;
     Ok(())

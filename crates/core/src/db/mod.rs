@@ -552,13 +552,38 @@ pub enum Dialect {
 pub struct Transaction<'c>(TransactionSource<'c>);
 
 enum TransactionSource<'c> {
-    Sqlite(rusqlite::Transaction<'c>),
+    Sqlite(SqliteScope<'c>),
     Postgres(PgTransaction<'c>),
+}
+
+/// Where a SQLite use case runs: its own transaction, or its own savepoint
+/// in a transaction that a group of writes shares (see `store/group.rs`).
+/// Either reads and writes as the connection.
+enum SqliteScope<'c> {
+    Transaction(rusqlite::Transaction<'c>),
+    Savepoint(rusqlite::Savepoint<'c>),
+}
+
+impl std::ops::Deref for SqliteScope<'_> {
+    type Target = rusqlite::Connection;
+
+    fn deref(&self) -> &rusqlite::Connection {
+        match self {
+            Self::Transaction(tx) => tx,
+            Self::Savepoint(savepoint) => savepoint,
+        }
+    }
 }
 
 impl<'c> Transaction<'c> {
     pub(crate) fn from_sqlite(tx: rusqlite::Transaction<'c>) -> Self {
-        Self(TransactionSource::Sqlite(tx))
+        Self(TransactionSource::Sqlite(SqliteScope::Transaction(tx)))
+    }
+
+    /// A write inside a transaction shared with other writes: committing it
+    /// releases its savepoint, and dropping it uncommitted rolls back to it.
+    pub(crate) fn from_savepoint(savepoint: rusqlite::Savepoint<'c>) -> Self {
+        Self(TransactionSource::Sqlite(SqliteScope::Savepoint(savepoint)))
     }
 
     pub(crate) fn from_postgres(tx: PgTransaction<'c>) -> Self {
@@ -567,15 +592,31 @@ impl<'c> Transaction<'c> {
 
     pub(crate) fn commit(self) -> Result<()> {
         match self.0 {
-            TransactionSource::Sqlite(tx) => Ok(tx.commit()?),
+            TransactionSource::Sqlite(SqliteScope::Transaction(tx)) => Ok(tx.commit()?),
+            TransactionSource::Sqlite(SqliteScope::Savepoint(savepoint)) => Ok(savepoint.commit()?),
             TransactionSource::Postgres(tx) => tx.commit(),
+        }
+    }
+
+    /// Ends a SQLite transaction's use here without committing it or rolling
+    /// it back: the writer commits it later with others (`store/group.rs`).
+    pub(crate) fn leave_open(self) -> crate::error::Result<()> {
+        match self.0 {
+            TransactionSource::Sqlite(SqliteScope::Transaction(mut tx)) => {
+                tx.set_drop_behavior(rusqlite::DropBehavior::Ignore);
+                Ok(())
+            }
+            _ => Err(crate::error::CoreError::Internal(
+                "only a SQLite transaction of its own is left open".into(),
+            )),
         }
     }
 
     /// Ends a read: nothing was written, so nothing is kept or lost.
     pub(crate) fn finish(self) -> Result<()> {
         match self.0 {
-            TransactionSource::Sqlite(tx) => Ok(tx.finish()?),
+            TransactionSource::Sqlite(SqliteScope::Transaction(tx)) => Ok(tx.finish()?),
+            TransactionSource::Sqlite(SqliteScope::Savepoint(savepoint)) => Ok(savepoint.finish()?),
             TransactionSource::Postgres(tx) => tx.rollback(),
         }
     }

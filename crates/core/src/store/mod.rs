@@ -7,7 +7,8 @@
 //! depending on that parameter's value, and every reuse from the statement
 //! cache re-prepares it: a page of 50 content items then cost 4 ms instead of
 //! well under one. The plus changes no result and keeps the index in use.
-//! Every mutation runs in one `IMMEDIATE` transaction on the writer; the
+//! Every mutation runs in one `IMMEDIATE` transaction on the writer (its own
+//! savepoint in it, when writes queue and share one commit: `group.rs`); the
 //! change log rows are added by triggers in that same transaction.
 //!
 //! A damaged database is never written to: the store runs SQLite's
@@ -19,7 +20,6 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Mutex, MutexGuard};
 
 use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 
@@ -27,11 +27,13 @@ use crate::db::{PgConnection, Transaction};
 
 use crate::error::{CoreError, Result};
 
+mod group;
 mod import;
 mod migrations;
 mod pool;
 mod postgres;
 
+use group::GroupWriter;
 use pool::Pool;
 
 type CommitHook = Box<dyn FnOnce(&Transaction<'_>) -> Result<()>>;
@@ -57,7 +59,7 @@ pub struct Store {
 enum Engine {
     /// One file: one writer, and readers beside it (WAL).
     Sqlite {
-        writer: Mutex<Connection>,
+        writer: GroupWriter,
         readers: Pool<Connection>,
     },
     /// A PostgreSQL database, perhaps shared with other nodes (see `postgres.rs`).
@@ -140,7 +142,7 @@ impl Store {
         );
         Ok(Self {
             engine: Engine::Sqlite {
-                writer: Mutex::new(writer),
+                writer: GroupWriter::new(writer)?,
                 readers,
             },
             files_dir,
@@ -190,13 +192,8 @@ impl Store {
         }
         let written = match &self.engine {
             Engine::Sqlite { writer, .. } => {
-                let mut conn = lock(writer)?;
-                (|| {
-                    let tx = Transaction::from_sqlite(
-                        conn.transaction_with_behavior(TransactionBehavior::Immediate)?,
-                    );
-                    commit_write(tx, work)
-                })()
+                let hook = BEFORE_COMMIT.with(|slot| slot.borrow_mut().take());
+                writer.write(work, hook)
             }
             Engine::Postgres(pool) => {
                 postgres::in_transaction(pool, postgres::begin_write, |tx| commit_write(tx, work))
@@ -267,7 +264,7 @@ impl Store {
     pub fn rebuild_search_index(&self) -> Result<usize> {
         let queued = self.write(crate::search_index::queue_all)?;
         match &self.engine {
-            Engine::Sqlite { writer, .. } => index_pending(&mut *lock(writer)?)?,
+            Engine::Sqlite { writer, .. } => index_pending(&mut *writer.connection()?)?,
             Engine::Postgres(_) => while self.write(crate::search_index::pending_batch)? > 0 {},
         }
         Ok(queued)
@@ -281,7 +278,7 @@ impl Store {
         let Engine::Sqlite { writer, .. } = &self.engine else {
             return Ok(true);
         };
-        let conn = lock(writer)?;
+        let conn = writer.connection()?;
         let (busy, _frames, _moved): (i64, i64, i64) =
             conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |row| {
                 Ok((row.get(0)?, row.get(1)?, row.get(2)?))
@@ -290,8 +287,9 @@ impl Store {
     }
 }
 
-/// Finishes a write on either engine: `work`, then the search index of
-/// what it changed and the commit hook, then the commit.
+/// Finishes a write on PostgreSQL: `work`, then the search index of what it
+/// changed and the commit hook, then the commit. (SQLite's writes commit in
+/// groups: `group.rs`.)
 fn commit_write<T>(
     tx: Transaction<'_>,
     work: impl FnOnce(&Transaction<'_>) -> Result<T>,
@@ -453,7 +451,7 @@ fn create_new_private_file(path: &Path) -> std::io::Result<()> {
         .map(drop)
 }
 
-fn lock<T>(mutex: &Mutex<T>) -> Result<MutexGuard<'_, T>> {
+fn lock<T>(mutex: &std::sync::Mutex<T>) -> Result<std::sync::MutexGuard<'_, T>> {
     mutex
         .lock()
         .map_err(|_| CoreError::Internal("a storage connection was poisoned by a panic".into()))
