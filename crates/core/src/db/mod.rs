@@ -561,6 +561,9 @@ enum TransactionSource<'c> {
 /// Either reads and writes as the connection.
 enum SqliteScope<'c> {
     Transaction(rusqlite::Transaction<'c>),
+    /// The first write of a group: committing it leaves the transaction
+    /// open for the group's later writes.
+    OpensGroup(rusqlite::Transaction<'c>),
     Savepoint(rusqlite::Savepoint<'c>),
 }
 
@@ -569,7 +572,7 @@ impl std::ops::Deref for SqliteScope<'_> {
 
     fn deref(&self) -> &rusqlite::Connection {
         match self {
-            Self::Transaction(tx) => tx,
+            Self::Transaction(tx) | Self::OpensGroup(tx) => tx,
             Self::Savepoint(savepoint) => savepoint,
         }
     }
@@ -578,6 +581,13 @@ impl std::ops::Deref for SqliteScope<'_> {
 impl<'c> Transaction<'c> {
     pub(crate) fn from_sqlite(tx: rusqlite::Transaction<'c>) -> Self {
         Self(TransactionSource::Sqlite(SqliteScope::Transaction(tx)))
+    }
+
+    /// The first write of a group of writes that share one transaction:
+    /// committing it leaves the transaction open for the others (the group
+    /// commits it), and dropping it uncommitted rolls it back.
+    pub(crate) fn opening_group(tx: rusqlite::Transaction<'c>) -> Self {
+        Self(TransactionSource::Sqlite(SqliteScope::OpensGroup(tx)))
     }
 
     /// A write inside a transaction shared with other writes: committing it
@@ -593,29 +603,21 @@ impl<'c> Transaction<'c> {
     pub(crate) fn commit(self) -> Result<()> {
         match self.0 {
             TransactionSource::Sqlite(SqliteScope::Transaction(tx)) => Ok(tx.commit()?),
-            TransactionSource::Sqlite(SqliteScope::Savepoint(savepoint)) => Ok(savepoint.commit()?),
-            TransactionSource::Postgres(tx) => tx.commit(),
-        }
-    }
-
-    /// Ends a SQLite transaction's use here without committing it or rolling
-    /// it back: the writer commits it later with others (`store/group.rs`).
-    pub(crate) fn leave_open(self) -> crate::error::Result<()> {
-        match self.0 {
-            TransactionSource::Sqlite(SqliteScope::Transaction(mut tx)) => {
+            TransactionSource::Sqlite(SqliteScope::OpensGroup(mut tx)) => {
                 tx.set_drop_behavior(rusqlite::DropBehavior::Ignore);
                 Ok(())
             }
-            _ => Err(crate::error::CoreError::Internal(
-                "only a SQLite transaction of its own is left open".into(),
-            )),
+            TransactionSource::Sqlite(SqliteScope::Savepoint(savepoint)) => Ok(savepoint.commit()?),
+            TransactionSource::Postgres(tx) => tx.commit(),
         }
     }
 
     /// Ends a read: nothing was written, so nothing is kept or lost.
     pub(crate) fn finish(self) -> Result<()> {
         match self.0 {
-            TransactionSource::Sqlite(SqliteScope::Transaction(tx)) => Ok(tx.finish()?),
+            TransactionSource::Sqlite(
+                SqliteScope::Transaction(tx) | SqliteScope::OpensGroup(tx),
+            ) => Ok(tx.finish()?),
             TransactionSource::Sqlite(SqliteScope::Savepoint(savepoint)) => Ok(savepoint.finish()?),
             TransactionSource::Postgres(tx) => tx.rollback(),
         }

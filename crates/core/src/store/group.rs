@@ -186,7 +186,7 @@ impl Writer {
         work: impl FnOnce(&Transaction<'_>) -> Result<T>,
         hook: Option<CommitHook>,
     ) -> Result<T> {
-        let tx = Transaction::from_sqlite(
+        let tx = Transaction::opening_group(
             self.conn
                 .transaction_with_behavior(TransactionBehavior::Immediate)?,
         );
@@ -194,7 +194,7 @@ impl Writer {
         if let Some(hook) = hook {
             hook(&tx)?;
         }
-        tx.leave_open()?;
+        tx.commit()?;
         Ok(out)
     }
 
