@@ -27,12 +27,14 @@ use crate::db::{PgConnection, Transaction};
 
 use crate::error::{CoreError, Result};
 
+mod checkpointer;
 mod group;
 mod import;
 mod migrations;
 mod pool;
 mod postgres;
 
+use checkpointer::Checkpointer;
 use group::GroupWriter;
 use pool::Pool;
 
@@ -61,6 +63,8 @@ enum Engine {
     Sqlite {
         writer: GroupWriter,
         readers: Pool<Connection>,
+        /// Checkpoints the WAL beside the writes.
+        checkpointer: Checkpointer,
     },
     /// A PostgreSQL database, perhaps shared with other nodes (see `postgres.rs`).
     Postgres(Pool<PgConnection>),
@@ -133,6 +137,10 @@ impl Store {
         migrate(&mut writer)?;
         index_pending(&mut writer)?;
         restrict_to_owner(&db_path)?;
+        let checkpointer = Checkpointer::start(
+            &mut writer,
+            open_connection(&db_path, false, ReadMemory::default())?,
+        )?;
         let first_reader = open_connection(&db_path, true, memory)?;
         let readers = Pool::new(
             Some(first_reader),
@@ -144,6 +152,7 @@ impl Store {
             engine: Engine::Sqlite {
                 writer: GroupWriter::new(writer)?,
                 readers,
+                checkpointer,
             },
             files_dir,
             damaged: AtomicBool::new(false),
@@ -275,9 +284,15 @@ impl Store {
     /// Says whether every frame made it (a reader still open can hold some back).
     /// PostgreSQL keeps its own log: nothing to do there.
     pub fn checkpoint(&self) -> Result<bool> {
-        let Engine::Sqlite { writer, .. } = &self.engine else {
+        let Engine::Sqlite {
+            writer,
+            checkpointer,
+            ..
+        } = &self.engine
+        else {
             return Ok(true);
         };
+        let _no_background_checkpoint = checkpointer.pause()?;
         let conn = writer.connection()?;
         let (busy, _frames, _moved): (i64, i64, i64) =
             conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |row| {
