@@ -17,7 +17,7 @@
 
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 
 use rusqlite::{Connection, TransactionBehavior};
 
@@ -32,8 +32,6 @@ const MOST_IN_GROUP: usize = 64;
 /// The one connection that writes, shared by groups of writes.
 pub(super) struct GroupWriter {
     writer: Mutex<Writer>,
-    /// Woken when a group ends.
-    group_ended: Condvar,
     /// Writes waiting for the writer: while any waits, the one running
     /// leaves its group open for them.
     waiting: AtomicUsize,
@@ -51,7 +49,33 @@ struct Group {
     /// Writes done in it (each released its savepoint).
     members: usize,
     /// Set when the group ends: whether it committed.
-    outcome: Arc<OnceLock<Result<()>>>,
+    outcome: Arc<Outcome>,
+}
+
+/// Whether a group committed, waited for without the writer: a write whose
+/// group has ended answers at once, whatever holds the writer next.
+#[derive(Default)]
+struct Outcome {
+    ended: Mutex<Option<Result<()>>>,
+    woken: Condvar,
+}
+
+impl Outcome {
+    fn set(&self, result: Result<()>) {
+        *self.ended.lock().unwrap_or_else(PoisonError::into_inner) = Some(result);
+        self.woken.notify_all();
+    }
+
+    fn wait(&self) -> Result<()> {
+        let ended = self.ended.lock().unwrap_or_else(PoisonError::into_inner);
+        let ended = self
+            .woken
+            .wait_while(ended, |ended| ended.is_none())
+            .unwrap_or_else(PoisonError::into_inner);
+        ended
+            .clone()
+            .unwrap_or_else(|| Err(CoreError::Internal("a write's group never ended".into())))
+    }
 }
 
 impl GroupWriter {
@@ -63,19 +87,18 @@ impl GroupWriter {
         conn.pragma_update(None, "temp_store", "MEMORY")?;
         Ok(Self {
             writer: Mutex::new(Writer { conn, open: None }),
-            group_ended: Condvar::new(),
             waiting: AtomicUsize::new(0),
             committed: AtomicUsize::new(0),
         })
     }
 
-    /// Runs `work`, then `hook`: in a new group's transaction if none is
+    /// Runs `work`, then the commit hook `take_hook` gives: in a new group's transaction if none is
     /// open, else in a savepoint of the open one; returns once its group has
     /// committed.
     pub(super) fn write<T>(
         &self,
         work: impl FnOnce(&Transaction<'_>) -> Result<T>,
-        hook: Option<CommitHook>,
+        take_hook: impl FnOnce() -> Option<CommitHook>,
     ) -> Result<T> {
         self.waiting.fetch_add(1, Ordering::SeqCst);
         let locked = super::lock(&self.writer);
@@ -89,14 +112,14 @@ impl GroupWriter {
         }
         let outcome = match &writer.open {
             Some(group) => Arc::clone(&group.outcome),
-            None => Arc::new(OnceLock::new()),
+            None => Arc::new(Outcome::default()),
         };
         let joining = writer.open.is_some();
         let done = catch_unwind(AssertUnwindSafe(|| {
             if joining {
-                writer.run_in_savepoint(work, hook)
+                writer.run_in_savepoint(work, take_hook)
             } else {
-                writer.run_first(work, hook)
+                writer.run_first(work, take_hook)
             }
         }));
         let done = match done {
@@ -128,17 +151,10 @@ impl GroupWriter {
         if !others_waiting || group_full {
             self.end_group(&mut writer);
         }
-        let out = done?;
-        let writer = self
-            .group_ended
-            .wait_while(writer, |_| outcome.get().is_none())
-            .map_err(|_| poisoned())?;
         drop(writer);
-        match outcome.get() {
-            Some(Ok(())) => Ok(out),
-            Some(Err(err)) => Err(err.clone()),
-            None => Err(CoreError::Internal("a write's group never ended".into())),
-        }
+        let out = done?;
+        outcome.wait()?;
+        Ok(out)
     }
 
     /// How many groups have committed since the store opened.
@@ -161,7 +177,12 @@ impl GroupWriter {
         let Some(group) = writer.open.take() else {
             return;
         };
-        let committed = commit_group(&mut writer.conn);
+        let committed = catch_unwind(AssertUnwindSafe(|| commit_group(&mut writer.conn)))
+            .unwrap_or_else(|_| {
+                Err(CoreError::Internal(
+                    "indexing a group of writes for search panicked".into(),
+                ))
+            });
         if committed.is_ok() {
             self.committed.fetch_add(1, Ordering::SeqCst);
         }
@@ -171,9 +192,7 @@ impl GroupWriter {
         {
             tracing::error!(%err, "a failed group of writes could not be rolled back");
         }
-        // Only this writer ever sets a group's outcome.
-        let _ = group.outcome.set(committed);
-        self.group_ended.notify_all();
+        group.outcome.set(committed);
     }
 }
 
@@ -184,14 +203,15 @@ impl Writer {
     fn run_first<T>(
         &mut self,
         work: impl FnOnce(&Transaction<'_>) -> Result<T>,
-        hook: Option<CommitHook>,
+        take_hook: impl FnOnce() -> Option<CommitHook>,
     ) -> Result<T> {
         let tx = Transaction::opening_group(
             self.conn
                 .transaction_with_behavior(TransactionBehavior::Immediate)?,
         );
         let out = work(&tx)?;
-        if let Some(hook) = hook {
+        // Taken only once `work` succeeded, as a write of its own would.
+        if let Some(hook) = take_hook() {
             hook(&tx)?;
         }
         tx.commit()?;
@@ -203,11 +223,12 @@ impl Writer {
     fn run_in_savepoint<T>(
         &mut self,
         work: impl FnOnce(&Transaction<'_>) -> Result<T>,
-        hook: Option<CommitHook>,
+        take_hook: impl FnOnce() -> Option<CommitHook>,
     ) -> Result<T> {
         let tx = Transaction::from_savepoint(self.conn.savepoint()?);
         let out = work(&tx)?;
-        if let Some(hook) = hook {
+        // Taken only once `work` succeeded, as a write of its own would.
+        if let Some(hook) = take_hook() {
             hook(&tx)?;
         }
         tx.commit()?;
@@ -246,10 +267,6 @@ impl std::ops::DerefMut for ConnectionOnly<'_> {
     fn deref_mut(&mut self) -> &mut Connection {
         &mut self.0.conn
     }
-}
-
-fn poisoned() -> CoreError {
-    CoreError::Internal("the storage writer was poisoned by a panic".into())
 }
 
 #[cfg(test)]
@@ -383,5 +400,26 @@ mod tests {
             tags(&store),
             ["after", "slow", "t0", "t1", "t2", "t4", "t5"]
         );
+    }
+
+    #[test]
+    fn a_commit_hook_goes_with_the_first_write_that_succeeds() {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let store = Store::open(dir.path()).expect("the store opens");
+        let ((), ran) = store.with_commit_hook(
+            |tx| add_tag(tx, "hooked"),
+            || {
+                let refused = store.write(|tx| {
+                    add_tag(tx, "refused")?;
+                    Err::<(), _>(CoreError::invalid("refused on purpose"))
+                });
+                assert!(refused.is_err());
+                store
+                    .write(|tx| add_tag(tx, "written"))
+                    .expect("the write commits");
+            },
+        );
+        assert!(ran, "the hook ran with the write that committed");
+        assert_eq!(tags(&store), ["hooked", "written"]);
     }
 }

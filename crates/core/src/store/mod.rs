@@ -7,6 +7,8 @@
 //! depending on that parameter's value, and every reuse from the statement
 //! cache re-prepares it: a page of 50 content items then cost 4 ms instead of
 //! well under one. The plus changes no result and keeps the index in use.
+//! A `LIMIT` that is a parameter does the same, so a fixed one is written
+//! into the statement's text.
 //! Every mutation runs in one `IMMEDIATE` transaction on the writer (its own
 //! savepoint in it, when writes queue and share one commit: `group.rs`); the
 //! change log rows are added by triggers in that same transaction.
@@ -201,8 +203,7 @@ impl Store {
         }
         let written = match &self.engine {
             Engine::Sqlite { writer, .. } => {
-                let hook = BEFORE_COMMIT.with(|slot| slot.borrow_mut().take());
-                writer.write(work, hook)
+                writer.write(work, || BEFORE_COMMIT.with(|slot| slot.borrow_mut().take()))
             }
             Engine::Postgres(pool) => {
                 postgres::in_transaction(pool, postgres::begin_write, |tx| commit_write(tx, work))
@@ -271,12 +272,25 @@ impl Store {
     /// Empties the search index and builds it again from the stored items, a
     /// batch per transaction; returns how many items it indexed.
     pub fn rebuild_search_index(&self) -> Result<usize> {
-        let queued = self.write(crate::search_index::queue_all)?;
         match &self.engine {
-            Engine::Sqlite { writer, .. } => index_pending(&mut *writer.connection()?)?,
-            Engine::Postgres(_) => while self.write(crate::search_index::pending_batch)? > 0 {},
+            Engine::Sqlite { writer, .. } => {
+                // On the connection alone: a write would index everything
+                // it queued before it commits, in one transaction.
+                let mut conn = writer.connection()?;
+                let tx = Transaction::from_sqlite(
+                    conn.transaction_with_behavior(TransactionBehavior::Immediate)?,
+                );
+                let queued = crate::search_index::queue_all(&tx)?;
+                tx.commit()?;
+                index_pending(&mut conn)?;
+                Ok(queued)
+            }
+            Engine::Postgres(_) => {
+                let queued = self.write(crate::search_index::queue_all)?;
+                while self.write(crate::search_index::pending_batch)? > 0 {}
+                Ok(queued)
+            }
         }
-        Ok(queued)
     }
 
     /// Moves everything in the WAL into `copydesk.db` and empties the WAL
