@@ -28,8 +28,10 @@ pub(super) struct Checkpointer {
 struct Shared {
     asked: Mutex<Asked>,
     wake: Condvar,
-    /// The checkpointer's connection, held while it checkpoints.
-    conn: Mutex<Connection>,
+    /// The checkpointer's connection, held while it checkpoints; opened at
+    /// the first checkpoint (the desktop app may never need one).
+    conn: Mutex<Option<Connection>>,
+    open: Box<dyn Fn() -> Result<Connection> + Send + Sync>,
 }
 
 #[derive(Default)]
@@ -39,13 +41,18 @@ struct Asked {
 }
 
 impl Checkpointer {
-    /// Starts the thread on `conn` (a connection that may write) and has
-    /// `writer`'s commits ask it for checkpoints instead of running them.
-    pub(super) fn start(writer: &mut Connection, conn: Connection) -> Result<Self> {
+    /// Starts the thread, which checkpoints on a connection that `open`
+    /// makes (one that may write), and has `writer`'s commits ask it for
+    /// checkpoints instead of running them.
+    pub(super) fn start(
+        writer: &mut Connection,
+        open: impl Fn() -> Result<Connection> + Send + Sync + 'static,
+    ) -> Result<Self> {
         let shared = Arc::new(Shared {
             asked: Mutex::new(Asked::default()),
             wake: Condvar::new(),
-            conn: Mutex::new(conn),
+            conn: Mutex::new(None),
+            open: Box::new(open),
         });
         let thread = std::thread::Builder::new()
             .name("copydesk-checkpoint".into())
@@ -69,7 +76,7 @@ impl Checkpointer {
     }
 
     /// Holds off background checkpoints while the caller runs its own.
-    pub(super) fn pause(&self) -> Result<MutexGuard<'_, Connection>> {
+    pub(super) fn pause(&self) -> Result<MutexGuard<'_, Option<Connection>>> {
         super::lock(&self.shared.conn)
     }
 }
@@ -100,10 +107,21 @@ fn checkpoint_when_asked(shared: &Shared) {
             }
             asked.checkpoint = false;
         }
-        let Ok(conn) = shared.conn.lock() else {
+        let Ok(mut conn) = shared.conn.lock() else {
             return;
         };
-        if let Err(err) = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(())) {
+        if conn.is_none() {
+            match (shared.open)() {
+                Ok(opened) => *conn = Some(opened),
+                Err(err) => {
+                    tracing::warn!(%err, "the checkpointer could not open the database; the next commit asks again");
+                    continue;
+                }
+            }
+        }
+        if let Some(conn) = conn.as_ref()
+            && let Err(err) = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()))
+        {
             tracing::warn!(%err, "a background checkpoint failed; the next commit asks again");
         }
     }

@@ -139,10 +139,10 @@ impl Store {
         migrate(&mut writer)?;
         index_pending(&mut writer)?;
         restrict_to_owner(&db_path)?;
-        let checkpointer = Checkpointer::start(
-            &mut writer,
-            open_connection(&db_path, false, ReadMemory::default())?,
-        )?;
+        let checkpointer = Checkpointer::start(&mut writer, {
+            let db_path = db_path.clone();
+            move || open_connection(&db_path, false, ReadMemory::default())
+        })?;
         let first_reader = open_connection(&db_path, true, memory)?;
         let readers = Pool::new(
             Some(first_reader),
