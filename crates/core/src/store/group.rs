@@ -92,9 +92,9 @@ impl GroupWriter {
         })
     }
 
-    /// Runs `work`, then the commit hook `take_hook` gives: in a new group's transaction if none is
-    /// open, else in a savepoint of the open one; returns once its group has
-    /// committed.
+    /// Runs `work`, then the commit hook `take_hook` gives: in a new group's
+    /// transaction if none is open, else in a savepoint of the open one;
+    /// returns once its group has committed.
     pub(super) fn write<T>(
         &self,
         work: impl FnOnce(&Transaction<'_>) -> Result<T>,
@@ -209,13 +209,7 @@ impl Writer {
             self.conn
                 .transaction_with_behavior(TransactionBehavior::Immediate)?,
         );
-        let out = work(&tx)?;
-        // Taken only once `work` succeeded, as a write of its own would.
-        if let Some(hook) = take_hook() {
-            hook(&tx)?;
-        }
-        tx.commit()?;
-        Ok(out)
+        run_and_keep(tx, work, take_hook)
     }
 
     /// A later write of a group runs in its own savepoint, so that its
@@ -225,15 +219,27 @@ impl Writer {
         work: impl FnOnce(&Transaction<'_>) -> Result<T>,
         take_hook: impl FnOnce() -> Option<CommitHook>,
     ) -> Result<T> {
-        let tx = Transaction::from_savepoint(self.conn.savepoint()?);
-        let out = work(&tx)?;
-        // Taken only once `work` succeeded, as a write of its own would.
-        if let Some(hook) = take_hook() {
-            hook(&tx)?;
-        }
-        tx.commit()?;
-        Ok(out)
+        run_and_keep(
+            Transaction::from_savepoint(self.conn.savepoint()?),
+            work,
+            take_hook,
+        )
     }
+}
+
+/// `work`, then the commit hook (taken only once `work` succeeded, as a
+/// write of its own would), then what is written is kept in the group.
+fn run_and_keep<T>(
+    tx: Transaction<'_>,
+    work: impl FnOnce(&Transaction<'_>) -> Result<T>,
+    take_hook: impl FnOnce() -> Option<CommitHook>,
+) -> Result<T> {
+    let out = work(&tx)?;
+    if let Some(hook) = take_hook() {
+        hook(&tx)?;
+    }
+    tx.commit()?;
+    Ok(out)
 }
 
 /// The search index of every item the group changed, then the commit.
