@@ -358,8 +358,8 @@ pub(crate) fn pending_batch(tx: &Transaction<'_>) -> Result<usize> {
     index_queued(tx, Some(BATCH))
 }
 
-/// Reindexes up to `limit` queued items (all of them: `None`), lowest ids first, and takes them
-/// off the queue; how many it took.
+/// Reindexes up to `limit` queued items (all of them: `None`), lowest ids
+/// first, and takes them off the queue; how many it took.
 fn index_queued(tx: &Transaction<'_>, limit: Option<usize>) -> Result<usize> {
     // The limit is written into the text: SQLite re-prepares a cached
     // statement at every run when its LIMIT is a parameter.
