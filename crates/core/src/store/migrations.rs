@@ -78,6 +78,10 @@ pub(super) const SQLITE: &[(&str, &str)] = &[
         "0019_attachment_files",
         include_str!("../../migrations/sqlite/0019_attachment_files.sql"),
     ),
+    (
+        "0020_content_search_filter_mark",
+        include_str!("../../migrations/sqlite/0020_content_search_filter_mark.sql"),
+    ),
 ];
 
 /// PostgreSQL's migrations.
@@ -157,5 +161,9 @@ pub(super) const POSTGRES: &[(&str, &str)] = &[
     (
         "0019_attachment_files",
         include_str!("../../migrations/postgres/0019_attachment_files.sql"),
+    ),
+    (
+        "0020_content_search_filter_mark",
+        include_str!("../../migrations/postgres/0020_content_search_filter_mark.sql"),
     ),
 ];
