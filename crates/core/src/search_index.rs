@@ -48,6 +48,17 @@ pub(crate) fn search_words(keywords: &str) -> Result<Vec<&str>> {
 /// counts ten times one in the body; the filter terms count for nothing.
 const RANK: &str = "copydesk_rank(content_search, 10.0, 4.0, 1.0, 2.0, 3.0, 3.0, 0.0)";
 
+/// [`RANK`] of a headline hit as the headline pass gives it: that pass's
+/// column filter hides the matches in the body, which is what a body
+/// weighing nothing does (`copydesk_search_rank`'s tests check that the
+/// two agree).
+const HEADLINE_RANK: &str = "copydesk_rank(content_search, 10.0, 4.0, 0.0, 2.0, 3.0, 3.0, 0.0)";
+
+/// The [`HEADLINE_FIELDS`] as a mask of the index's columns, as
+/// `copydesk_in_columns` takes them: title 0, abstract 1, slug 3, authors
+/// 4, tags 5.
+const HEADLINE_MASK: u64 = 0b11_1011;
+
 /// The columns where a match makes a story a headline hit: everything but
 /// the body (and the filter terms).
 const HEADLINE_FIELDS: &str = "{title abstract slug authors tags}";
@@ -176,50 +187,72 @@ impl SearchTerms {
 /// newest first), then every other hit, newest first.
 const RANKED_AT_MOST: usize = 200;
 
+/// The most hits of a several-word or filtered search that SQLite's first
+/// pass scores and places (see [`hits_placed`]), so that a search with more
+/// hits than are ranked still intersects its words once. Scoring and
+/// placing a hit costs about a microsecond; intersecting three common
+/// words again costs milliseconds.
+const PLACED_AT_MOST: usize = 2_000;
+
 /// One page of a search ranked by relevance (see [`RANKED_AT_MOST`]) and
 /// the number of hits.
 ///
 /// With several words or a filter, hits are scored in the first pass:
 /// intersecting doclists is the costly part, and such a search rarely has
-/// many hits. Otherwise (one word alone) they are listed first without
-/// scores: reading one doclist is cheap, and a word alone often has too
-/// many hits to score them all.
+/// many hits. On SQLite that pass also tells each hit's headline score
+/// and whether it is a headline hit, so up to [`PLACED_AT_MOST`] hits are
+/// put in order from it alone. Otherwise (one word alone, or too many hits)
+/// they are listed first without scores: reading one doclist is cheap, and
+/// a word alone often has too many hits to score them all.
 pub(crate) fn ranked_page(
     tx: &Transaction<'_>,
     terms: &SearchTerms,
     offset: usize,
     limit: usize,
 ) -> Result<(u64, Vec<i64>)> {
-    let scored = |hits: Hits, take: Take| hits_scored(tx, terms, hits, take);
-    let newest_first = |hits: Hits| hits_newest_first(tx, terms, hits);
-    let one_too_many = RANKED_AT_MOST + 1;
     let score_first = terms.several_words || !terms.filters.is_empty();
-    let first = if score_first {
-        // In any order: these are ranked whole, or dropped when too many.
-        scored(Hits::All, Take::AnyUpTo(one_too_many))?
-    } else {
-        Vec::new()
+    // Every hit in order when the first pass can tell it.
+    let first_pass = match (score_first, tx.dialect()) {
+        (false, _) => None,
+        (true, Dialect::Sqlite) => {
+            let placed = hits_placed(tx, terms, PLACED_AT_MOST + 1)?;
+            (placed.len() <= PLACED_AT_MOST).then(|| placed_order(placed))
+        }
+        (true, Dialect::Postgres) => {
+            // In any order: these are ranked whole, or dropped when too many.
+            let first = hits_scored(tx, terms, Hits::All, Take::AnyUpTo(RANKED_AT_MOST + 1))?;
+            (first.len() <= RANKED_AT_MOST).then(|| by_score(first))
+        }
     };
-    let (total, order) = if score_first && first.len() <= RANKED_AT_MOST {
-        (first.len(), by_score(first))
-    } else {
-        let hits = newest_first(Hits::All)?;
-        let order = if hits.len() <= RANKED_AT_MOST {
-            by_score(scored(Hits::All, Take::Every)?)
-        } else {
-            let mut ranked = scored(Hits::Headline, Take::NewestUpTo(one_too_many))?;
-            let headline_hits = if ranked.len() > RANKED_AT_MOST {
-                ranked.truncate(RANKED_AT_MOST);
-                newest_first(Hits::Headline)?
-            } else {
-                Vec::new()
-            };
-            headline_first(ranked, &headline_hits, &hits)
-        };
-        (hits.len(), order)
+    let (total, order) = match first_pass {
+        Some(order) => (order.len(), order),
+        None => ranked_in_passes(tx, terms)?,
     };
     let page = order.into_iter().skip(offset).take(limit).collect();
     Ok((u64::try_from(total).unwrap_or(u64::MAX), page))
+}
+
+/// Every hit of a search in order, and how many there are, from up to four
+/// passes over the index: the hits newest first, then (when there are more
+/// than [`RANKED_AT_MOST`]) the newest headline hits ranked, and the
+/// headline hits listed when those are more than ranked too.
+fn ranked_in_passes(tx: &Transaction<'_>, terms: &SearchTerms) -> Result<(usize, Vec<i64>)> {
+    let scored = |hits: Hits, take: Take| hits_scored(tx, terms, hits, take);
+    let newest_first = |hits: Hits| hits_newest_first(tx, terms, hits);
+    let hits = newest_first(Hits::All)?;
+    let order = if hits.len() <= RANKED_AT_MOST {
+        by_score(scored(Hits::All, Take::Every)?)
+    } else {
+        let mut ranked = scored(Hits::Headline, Take::NewestUpTo(RANKED_AT_MOST + 1))?;
+        let headline_hits = if ranked.len() > RANKED_AT_MOST {
+            ranked.truncate(RANKED_AT_MOST);
+            newest_first(Hits::Headline)?
+        } else {
+            Vec::new()
+        };
+        headline_first(ranked, &headline_hits, &hits)
+    };
+    Ok((hits.len(), order))
 }
 
 /// Which hits of a search: all, or those with every word in a headline field.
@@ -296,6 +329,50 @@ fn hits_scored(
         )?
         .collect::<crate::db::Result<_>>()?;
     Ok(rows)
+}
+
+/// A hit of SQLite's first pass: its id, its score, and its headline score
+/// when it is a headline hit.
+type PlacedHit = (i64, f64, Option<f64>);
+
+/// Up to `most` hits in the index's order, each scored as the whole list
+/// and as the headline pass would score it (SQLite only).
+fn hits_placed(tx: &Transaction<'_>, terms: &SearchTerms, most: usize) -> Result<Vec<PlacedHit>> {
+    let sql = format!(
+        "SELECT rowid, {RANK}, CASE WHEN {in_columns}(content_search, {HEADLINE_MASK}, {skipped}) \
+         THEN {HEADLINE_RANK} END FROM content_search WHERE content_search MATCH ?1 LIMIT {most}",
+        in_columns = copydesk_search_rank::IN_COLUMNS,
+        skipped = terms.filters.len(),
+    );
+    let mut stmt = tx.prepare_cached(&sql)?;
+    let rows = stmt
+        .query_map([terms.matching()], |row| {
+            Ok((row.get(0)?, row.get(1)?, row.get(2)?))
+        })?
+        .collect::<crate::db::Result<_>>()?;
+    Ok(rows)
+}
+
+/// The order of a search's every hit, from its [`hits_placed`]: as
+/// [`ranked_page`] orders the hits of its several passes.
+fn placed_order(mut placed: Vec<PlacedHit>) -> Vec<i64> {
+    if placed.len() <= RANKED_AT_MOST {
+        return by_score(
+            placed
+                .into_iter()
+                .map(|(id, score, _)| (id, score))
+                .collect(),
+        );
+    }
+    placed.sort_unstable_by_key(|(id, _, _)| std::cmp::Reverse(*id));
+    let newest_first: Vec<i64> = placed.iter().map(|(id, _, _)| *id).collect();
+    let headline: Vec<(i64, f64)> = placed
+        .iter()
+        .filter_map(|(id, _, headline)| headline.map(|score| (*id, score)))
+        .collect();
+    let headline_newest_first: Vec<i64> = headline.iter().map(|(id, _)| *id).collect();
+    let ranked = headline.into_iter().take(RANKED_AT_MOST).collect();
+    headline_first(ranked, &headline_newest_first, &newest_first)
 }
 
 /// The hits' ids, newest first.
@@ -808,6 +885,71 @@ mod tests {
             Some("\" tag7\"*".to_string()),
             "the filter terms' mark is taken out of a typed word"
         );
+    }
+
+    /// The words the stories of [`one_pass_orders_hits_as_the_passes_do`]
+    /// are made of: few, so that two of them have hundreds of hits.
+    const STORY_WORDS: [&str; 5] = ["harbour", "harbours", "plan", "council", "vote"];
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+
+        /// A several-word or filtered search ordered from its first pass
+        /// alone lists the very hits, in the very order, that the passes
+        /// over the index list, whether it has fewer hits than are ranked
+        /// one by one or more, and more headline hits than are ranked.
+        #[test]
+        fn one_pass_orders_hits_as_the_passes_do(
+            stories in proptest::collection::vec(
+                (
+                    proptest::collection::vec(0usize..5, 0..3),
+                    proptest::collection::vec(0usize..5, 0..6),
+                    proptest::collection::vec(0usize..5, 0..2),
+                    0u8..3,
+                ),
+                150..500,
+            ),
+            first in 0usize..5,
+            second in 0usize..5,
+            half_typed in any::<bool>(),
+            tag in proptest::option::of(1i64..3),
+        ) {
+            let mut conn = rusqlite::Connection::open_in_memory().expect("an in-memory database");
+            copydesk_search_rank::register(&conn).expect("the ranking functions");
+            conn.execute_batch(
+                "CREATE VIRTUAL TABLE content_search USING fts5(
+                     title, abstract, body, slug, authors, tags, filters,
+                     content = '', contentless_delete = 1,
+                     tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3 4 5');",
+            ).expect("the index");
+            let words = |picked: &[usize]| picked.iter().map(|&w| STORY_WORDS[w]).collect::<Vec<_>>().join(" ");
+            for (id, (title, body, tags, tag_of)) in stories.iter().enumerate() {
+                let filters = match tag_of {
+                    0 => String::new(),
+                    tag => fts5_filter_term(&tag_term(i64::from(*tag))),
+                };
+                conn.execute(
+                    "INSERT INTO content_search (rowid, title, body, tags, filters) VALUES (?1, ?2, ?3, ?4, ?5)",
+                    rusqlite::params![id as i64 + 1, words(title), words(body), words(tags), filters],
+                ).expect("a story");
+            }
+            let second: String = if half_typed {
+                STORY_WORDS[second].chars().take(4).collect()
+            } else {
+                format!("{} ", STORY_WORDS[second])
+            };
+            let typed = format!("{} {second}", STORY_WORDS[first]);
+            let terms = match_typed(&typed).ok().flatten().expect("two words");
+            let terms = match tag {
+                Some(tag) => terms.with_tag(tag),
+                None => terms,
+            };
+            let tx = Transaction::from_sqlite(conn.transaction().expect("a transaction"));
+            let (total, page) = ranked_page(&tx, &terms, 0, usize::MAX).expect("one pass");
+            let (passes_total, passes_order) = ranked_in_passes(&tx, &terms).expect("the passes");
+            prop_assert_eq!(usize::try_from(total).ok(), Some(passes_total));
+            prop_assert_eq!(page, passes_order);
+        }
     }
 
     /// A typed word, often one that looks like a filter term.

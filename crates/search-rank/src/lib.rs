@@ -55,21 +55,70 @@ pub fn score(weighted_counts: &[f64], length: f64, average_length: f64) -> f64 {
     -worth
 }
 
-/// Registers [`FUNCTION`] on `conn`, for the FTS5 tables of its databases.
+/// The name of the function that tells whether a hit holds the query's
+/// phrases in given columns, called in SQL as
+/// `copydesk_in_columns(content_search, mask, skipped)`: 1 when each of the
+/// query's phrases but the last `skipped` matches in at least one column
+/// whose bit is set in `mask` (bit 0 for the first column), else 0. It
+/// answers for a hit what a column filter (`{title abstract} : (...)`) on
+/// those phrases would, without running the query again. The phrases are
+/// counted from the end because FTS5 drops a phrase with no word in it
+/// (typed punctuation) from the query, and the filter terms a search ends
+/// with are never dropped.
+pub const IN_COLUMNS: &str = "copydesk_in_columns";
+
+/// Registers [`FUNCTION`] and [`IN_COLUMNS`] on `conn`, for the FTS5 tables
+/// of its databases.
 pub fn register(conn: &Connection) -> rusqlite::Result<()> {
     let api = fts5_api(conn)?;
-    let name = c"copydesk_rank";
-    // SAFETY: `api` is the connection's live FTS5 interface (checked not
-    // null); `name` is a NUL-terminated static string FTS5 copies; the
-    // function pointer is an `extern "C"` function of the signature FTS5
-    // calls, and it keeps no user data, so no destructor is needed.
-    let rc = unsafe {
-        match (*api).xCreateFunction {
-            Some(create) => create(api, name.as_ptr(), ptr::null_mut(), Some(rank), None),
-            None => ffi::SQLITE_MISUSE,
+    type Function = unsafe extern "C" fn(
+        *const ffi::Fts5ExtensionApi,
+        *mut ffi::Fts5Context,
+        *mut ffi::sqlite3_context,
+        c_int,
+        *mut *mut ffi::sqlite3_value,
+    );
+    let functions: [(&std::ffi::CStr, Function); 2] = [
+        (c"copydesk_rank", rank),
+        (c"copydesk_in_columns", in_columns),
+    ];
+    for (name, function) in functions {
+        // SAFETY: `api` is the connection's live FTS5 interface (checked not
+        // null); `name` is a NUL-terminated static string FTS5 copies; the
+        // function pointer is an `extern "C"` function of the signature FTS5
+        // calls, and it keeps no user data, so no destructor is needed.
+        let rc = unsafe {
+            match (*api).xCreateFunction {
+                Some(create) => create(api, name.as_ptr(), ptr::null_mut(), Some(function), None),
+                None => ffi::SQLITE_MISUSE,
+            }
+        };
+        check(rc, "registering the search ranking functions")?;
+    }
+    Ok(())
+}
+
+/// Whether each of the first `phrases` phrases has a match in a column of
+/// `mask` (bit 0 for column 0), given a hit's matches as (phrase, column)
+/// pairs. Columns past 63 are never in the mask.
+pub fn every_phrase_in_columns(
+    matches: impl IntoIterator<Item = (usize, usize)>,
+    phrases: usize,
+    mask: u64,
+) -> bool {
+    let mut found = vec![false; phrases];
+    let mut missing = phrases;
+    for (phrase, column) in matches {
+        let in_mask = column < 64 && mask & (1 << column) != 0;
+        if let Some(seen) = found.get_mut(phrase).filter(|seen| in_mask && !**seen) {
+            *seen = true;
+            missing -= 1;
+            if missing == 0 {
+                break;
+            }
         }
-    };
-    check(rc, "registering the search ranking function")
+    }
+    missing == 0
 }
 
 /// The FTS5 interface of `conn`, got as SQLite documents: by binding a
@@ -148,6 +197,89 @@ unsafe extern "C" fn rank(
             Ok(score) => ffi::sqlite3_result_double(ctx, score),
             Err(rc) => ffi::sqlite3_result_error_code(ctx, rc),
         }
+    }
+}
+
+/// What FTS5 calls for [`IN_COLUMNS`]: reads the mask and the number of
+/// phrases skipped from the arguments and the hit's matches from FTS5, and answers
+/// [`every_phrase_in_columns`] as 1 or 0.
+unsafe extern "C" fn in_columns(
+    api: *const ffi::Fts5ExtensionApi,
+    fts: *mut ffi::Fts5Context,
+    ctx: *mut ffi::sqlite3_context,
+    value_count: c_int,
+    values: *mut *mut ffi::sqlite3_value,
+) {
+    // SAFETY: as in `rank`: FTS5's live interface and hit context, and
+    // `value_count` live argument values.
+    let outcome = unsafe { hit_in_columns(&*api, fts, value_count, values) };
+    // SAFETY: `ctx` is the live result context of this call.
+    unsafe {
+        match outcome {
+            Ok(answer) => ffi::sqlite3_result_int(ctx, c_int::from(answer)),
+            Err(rc) => ffi::sqlite3_result_error_code(ctx, rc),
+        }
+    }
+}
+
+/// Whether the hit FTS5 is at holds each of its first phrases in the
+/// columns asked for, or the SQLite error code of the step that failed.
+///
+/// # Safety
+///
+/// As for [`hit_score`].
+unsafe fn hit_in_columns(
+    api: &ffi::Fts5ExtensionApi,
+    fts: *mut ffi::Fts5Context,
+    value_count: c_int,
+    values: *mut *mut ffi::sqlite3_value,
+) -> Result<bool, c_int> {
+    let (Some(phrase_count), Some(inst_count), Some(inst)) =
+        (api.xPhraseCount, api.xInstCount, api.xInst)
+    else {
+        return Err(ffi::SQLITE_MISUSE);
+    };
+    if value_count != 2 {
+        return Err(ffi::SQLITE_MISUSE);
+    }
+    // SAFETY: `values` holds two live values (checked above).
+    let (mask, skipped) = unsafe {
+        (
+            ffi::sqlite3_value_int64(*values),
+            ffi::sqlite3_value_int64(*values.add(1)),
+        )
+    };
+    let mask = u64::from_ne_bytes(mask.to_ne_bytes());
+    let skipped = usize::try_from(skipped).map_err(|_| ffi::SQLITE_MISUSE)?;
+    // SAFETY: FTS5's own call on the context it gave.
+    let phrases = usize::try_from(unsafe { phrase_count(fts) })
+        .unwrap_or(0)
+        .saturating_sub(skipped);
+    let mut matches = 0 as c_int;
+    // SAFETY: FTS5's own call on the context it gave, out-pointer to a local.
+    ok(unsafe { inst_count(fts, &mut matches) })?;
+    let mut failed = None;
+    let found = (0..matches)
+        .map_while(|i| {
+            let (mut phrase, mut column, mut offset) = (0 as c_int, 0 as c_int, 0 as c_int);
+            // SAFETY: `i` is below the count FTS5 gave; out-pointers to locals.
+            match ok(unsafe { inst(fts, i, &mut phrase, &mut column, &mut offset) }) {
+                Ok(()) => Some(
+                    usize::try_from(phrase)
+                        .ok()
+                        .zip(usize::try_from(column).ok()),
+                ),
+                Err(rc) => {
+                    failed = Some(rc);
+                    None
+                }
+            }
+        })
+        .flatten();
+    let answer = every_phrase_in_columns(found, phrases, mask);
+    match failed {
+        Some(rc) => Err(rc),
+        None => Ok(answer),
     }
 }
 

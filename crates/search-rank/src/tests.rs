@@ -172,3 +172,149 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn in_columns_tells_a_headline_hit_from_a_body_hit() {
+    let conn = index(&[
+        ("harbour plan", "council meets"),
+        ("council meets", "harbour plan"),
+        ("harbour", "plan"),
+    ]);
+    let in_title: Vec<(i64, i64)> = conn
+        .prepare("SELECT rowid, copydesk_in_columns(docs, 1, 0) FROM docs WHERE docs MATCH ?1 ORDER BY rowid")
+        .expect("the query")
+        .query_map(["harbour pla*"], |row| Ok((row.get(0)?, row.get(1)?)))
+        .expect("it runs")
+        .collect::<rusqlite::Result<_>>()
+        .expect("every row");
+    assert_eq!(in_title, [(1, 1), (2, 0), (3, 0)]);
+}
+
+#[test]
+fn in_columns_is_refused_without_its_two_arguments() {
+    let conn = index(&[("harbour", "plan")]);
+    let asked: rusqlite::Result<i64> = conn.query_row(
+        "SELECT copydesk_in_columns(docs, 1) FROM docs WHERE docs MATCH 'harbour'",
+        [],
+        |row| row.get(0),
+    );
+    assert!(asked.is_err());
+}
+
+proptest! {
+    /// The pure check answers as a plain search of every phrase would.
+    #[test]
+    fn every_phrase_in_columns_is_each_phrase_found_in_the_mask(
+        matches in proptest::collection::vec((0usize..5, 0usize..70), 0..20),
+        phrases in 0usize..5,
+        mask in any::<u64>(),
+    ) {
+        let expected = (0..phrases).all(|phrase| {
+            matches
+                .iter()
+                .any(|&(p, column)| p == phrase && column < 64 && mask & (1 << column) != 0)
+        });
+        prop_assert_eq!(every_phrase_in_columns(matches, phrases, mask), expected);
+    }
+
+    /// Over a real index, the hits for which the function answers 1 are
+    /// exactly those a column filter on the same words finds, with a
+    /// further phrase (a term of a column of its own, `f`, as a tag's term
+    /// is) left out of the check.
+    #[test]
+    fn in_columns_agrees_with_a_column_filter(
+        rows in proptest::collection::vec(
+            (
+                proptest::collection::vec(0usize..6, 0..5),
+                proptest::collection::vec(0usize..6, 0..5),
+                proptest::collection::vec(0usize..6, 0..5),
+                proptest::collection::vec(0usize..3, 0..3),
+            ),
+            1..12,
+        ),
+        words in proptest::collection::vec(0usize..7, 1..4),
+        last_is_prefix in any::<bool>(),
+        extra in proptest::option::of(0usize..3),
+        mask in 1u64..8,
+    ) {
+        const WORDS: [&str; 7] = ["harbour", "harbours", "plan", "planning", "council", "café", "-"];
+        let conn = Connection::open_in_memory().expect("an in-memory database");
+        register(&conn).expect("the functions register");
+        conn.execute_batch(
+            "CREATE VIRTUAL TABLE docs USING fts5(a, b, c, f, tokenize = 'unicode61 remove_diacritics 2', prefix = '3')",
+        )
+        .expect("the table");
+        let text = |picked: &[usize]| picked.iter().map(|&w| WORDS[w]).collect::<Vec<_>>().join(" ");
+        let terms = |picked: &[usize]| picked.iter().map(|&t| format!("tag{t}")).collect::<Vec<_>>().join(" ");
+        for (id, (a, b, c, f)) in rows.iter().enumerate() {
+            conn.execute(
+                "INSERT INTO docs (rowid, a, b, c, f) VALUES (?1, ?2, ?3, ?4, ?5)",
+                rusqlite::params![id as i64 + 1, text(a), text(b), text(c), terms(f)],
+            )
+            .expect("a row");
+        }
+        let last = words.len() - 1;
+        let typed: Vec<String> = words
+            .iter()
+            .enumerate()
+            .map(|(i, &w)| {
+                let word: String = if i == last && last_is_prefix {
+                    WORDS[w].chars().take(3).collect()
+                } else {
+                    WORDS[w].to_owned()
+                };
+                format!("\"{word}\"{}", if i == last && last_is_prefix { "*" } else { "" })
+            })
+            .collect();
+        let typed = typed.join(" ");
+        let rest = extra.map(|t| format!(" AND \"tag{t}\"")).unwrap_or_default();
+        let columns: Vec<&str> = ["a", "b", "c"]
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| mask & (1 << i) != 0)
+            .map(|(_, c)| *c)
+            .collect();
+        let ids = |sql: &str, query: &str| -> Vec<i64> {
+            conn.prepare(sql)
+                .expect("the query")
+                .query_map([query], |row| row.get(0))
+                .expect("it runs")
+                .collect::<rusqlite::Result<_>>()
+                .expect("every row")
+        };
+        let by_function = ids(
+            &format!(
+                "SELECT rowid FROM docs WHERE docs MATCH ?1 AND copydesk_in_columns(docs, {mask}, {}) ORDER BY rowid",
+                usize::from(extra.is_some())
+            ),
+            &format!("({typed}){rest}"),
+        );
+        let by_filter = ids(
+            "SELECT rowid FROM docs WHERE docs MATCH ?1 ORDER BY rowid",
+            &format!("{{{}}} : ({typed}){rest}", columns.join(" ")),
+        );
+        prop_assert_eq!(&by_function, &by_filter);
+        // And such a hit scores under the column filter as it scores
+        // without it when the other columns weigh nothing: the filter hides
+        // the matches in other columns and nothing else.
+        let weights: Vec<&str> = (0..3)
+            .map(|i| if mask & (1 << i) != 0 { ["10.0", "4.0", "1.0"][i] } else { "0.0" })
+            .collect();
+        let scores = |query: &str, weights: &str| -> Vec<(i64, f64)> {
+            conn.prepare(&format!(
+                "SELECT rowid, copydesk_rank(docs, {weights}) FROM docs WHERE docs MATCH ?1 ORDER BY rowid"
+            ))
+            .expect("the query")
+            .query_map([query], |row| Ok((row.get(0)?, row.get(1)?)))
+            .expect("it runs")
+            .collect::<rusqlite::Result<_>>()
+            .expect("every row")
+        };
+        let filtered = scores(&format!("{{{}}} : ({typed}){rest}", columns.join(" ")), "10.0, 4.0, 1.0, 0.0");
+        let unfiltered: Vec<(i64, f64)> = scores(&format!("({typed}){rest}"), &format!("{}, 0.0", weights.join(", ")))
+            .into_iter()
+            .filter(|(id, _)| by_function.contains(id))
+            .collect();
+        prop_assert_eq!(filtered, unfiltered);
+    }
+}
