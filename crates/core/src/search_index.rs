@@ -70,7 +70,8 @@ const HEADLINE_FIELDS: &str = "{title abstract slug authors tags}";
 /// half-typed start can match a filter term, and a search needs no column
 /// filter to keep its words out of the `filters` column: FTS5 then skips
 /// checking the column of every entry of every list it steps through, a
-/// fifth of a three-word search's time over a million stories.
+/// fifth of a three-word search's time over a million stories whose index
+/// is in many segments (little once they are merged into one).
 const FILTER_MARK: char = '\u{E000}';
 
 /// `text` as indexed or searched in the words' columns: without

@@ -12,9 +12,14 @@
 //! repeated, and the length of the story). For a one-word search it orders
 //! hits exactly as `bm25()` does.
 //!
+//! [`IN_COLUMNS`] tells from a hit alone whether it holds its words in given
+//! columns (a headline hit), so that a search can order its hits from one
+//! pass over the index instead of running again with a column filter.
+//!
 //! FTS5 takes ranking functions only through its C interface, which rusqlite
 //! does not wrap, so this is the one crate of the workspace with `unsafe`
-//! code; the scoring itself is the safe [`score`].
+//! code; the scoring and the column check themselves are the safe [`score`]
+//! and [`every_phrase_in_columns`].
 
 use std::ffi::{c_int, c_void};
 use std::ptr;
@@ -201,8 +206,8 @@ unsafe extern "C" fn rank(
 }
 
 /// What FTS5 calls for [`IN_COLUMNS`]: reads the mask and the number of
-/// phrases skipped from the arguments and the hit's matches from FTS5, and answers
-/// [`every_phrase_in_columns`] as 1 or 0.
+/// phrases skipped from the arguments and the hit's matches from FTS5, and
+/// answers [`every_phrase_in_columns`] as 1 or 0.
 unsafe extern "C" fn in_columns(
     api: *const ffi::Fts5ExtensionApi,
     fts: *mut ffi::Fts5Context,
@@ -222,8 +227,9 @@ unsafe extern "C" fn in_columns(
     }
 }
 
-/// Whether the hit FTS5 is at holds each of its first phrases in the
-/// columns asked for, or the SQLite error code of the step that failed.
+/// Whether the hit FTS5 is at holds each of its phrases but the last ones
+/// skipped in the columns asked for, or the SQLite error code of the step
+/// that failed.
 ///
 /// # Safety
 ///

@@ -5,7 +5,7 @@
 -- match a filter term, and a search no longer restricts its words to the
 -- other columns: FTS5 then steps through each word's list without checking
 -- every entry's column, a fifth of a three-word search's time over a million
--- stories.
+-- stories whose index is in many segments.
 --
 -- The index is built again from the stored items: every item is queued, and
 -- the store indexes the queue when it opens the database, in batches.
