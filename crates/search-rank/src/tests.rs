@@ -191,14 +191,24 @@ fn in_columns_tells_a_headline_hit_from_a_body_hit() {
 }
 
 #[test]
-fn in_columns_is_refused_without_its_two_arguments() {
+fn in_columns_is_refused_without_its_two_arguments_or_with_a_negative_count() {
     let conn = index(&[("harbour", "plan")]);
+    for arguments in ["1", "1, 0, 0", "1, -1"] {
+        let asked: rusqlite::Result<i64> = conn.query_row(
+            &format!(
+                "SELECT copydesk_in_columns(docs, {arguments}) FROM docs WHERE docs MATCH 'harbour'"
+            ),
+            [],
+            |row| row.get(0),
+        );
+        assert!(asked.is_err(), "{arguments}: {asked:?}");
+    }
     let asked: rusqlite::Result<i64> = conn.query_row(
-        "SELECT copydesk_in_columns(docs, 1) FROM docs WHERE docs MATCH 'harbour'",
+        "SELECT copydesk_in_columns(docs, 1, 0) FROM docs WHERE docs MATCH 'harbour'",
         [],
         |row| row.get(0),
     );
-    assert!(asked.is_err());
+    assert_eq!(asked.ok(), Some(1));
 }
 
 proptest! {
