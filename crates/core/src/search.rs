@@ -212,6 +212,7 @@ impl Cms {
             if by_relevance && let Some(terms) = &terms {
                 let (total, ids) = crate::search_index::ranked_page(
                     tx,
+                    Some(&self.store),
                     terms,
                     usize::try_from(params.offset()).unwrap_or(usize::MAX),
                     usize::try_from(params.per_page).unwrap_or(usize::MAX),

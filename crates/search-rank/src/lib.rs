@@ -16,15 +16,21 @@
 //! columns (a headline hit), so that a search can order its hits from one
 //! pass over the index instead of running again with a column filter.
 //!
-//! FTS5 takes ranking functions only through its C interface, which rusqlite
-//! does not wrap, so this is the one crate of the workspace with `unsafe`
-//! code; the scoring and the column check themselves are the safe [`score`]
-//! and [`every_phrase_in_columns`].
+//! [`snapshot::Snapshot`] hands a read's snapshot to a second connection, so
+//! that a search can split its pass over the index over two cores and still
+//! see one state of the database.
+//!
+//! FTS5 takes ranking functions, and SQLite shares snapshots, only through
+//! the C interface, which rusqlite does not wrap, so this is the one crate
+//! of the workspace with `unsafe` code; the scoring and the column check
+//! themselves are the safe [`score`] and [`every_phrase_in_columns`].
 
 use std::ffi::{c_int, c_void};
 use std::ptr;
 
 use rusqlite::{Connection, ffi};
+
+pub mod snapshot;
 
 /// The name the function is called by in SQL, with the FTS5 table and one
 /// weight per column: `copydesk_rank(content_search, 10.0, 4.0, ...)`.

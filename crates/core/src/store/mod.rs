@@ -37,6 +37,7 @@ mod pool;
 mod postgres;
 
 use checkpointer::Checkpointer;
+use copydesk_search_rank::snapshot::Snapshot;
 use group::GroupWriter;
 use pool::Pool;
 
@@ -113,6 +114,17 @@ impl ReadMemory {
     };
 }
 
+#[cfg(test)]
+impl Store {
+    /// How many read connections are open now (SQLite only).
+    pub(crate) fn readers_opened(&self) -> Option<usize> {
+        match &self.engine {
+            Engine::Sqlite { readers, .. } => Some(readers.opened()),
+            Engine::Postgres(_) => None,
+        }
+    }
+}
+
 /// The database file in a data directory.
 pub fn database_path(dir: &Path) -> PathBuf {
     dir.join("copydesk.db")
@@ -138,6 +150,7 @@ impl Store {
         }
         migrate(&mut writer)?;
         index_pending(&mut writer)?;
+        write_a_wal_frame(&writer)?;
         restrict_to_owner(&db_path)?;
         let checkpointer = Checkpointer::start(&mut writer, {
             let db_path = db_path.clone();
@@ -267,6 +280,57 @@ impl Store {
             }),
         };
         self.note_damage(read)
+    }
+
+    /// Runs `here` on `tx` and, at the same time on another thread, `beside`
+    /// on a second reader that reads `tx`'s very snapshot: one read split
+    /// over two connections and two cores. When no reader is free at once
+    /// (so a split never waits for one), the snapshot cannot be shared, or
+    /// the engine is PostgreSQL, `beside` runs on `tx` after `here`; what
+    /// either sees is the same.
+    pub(crate) fn read_beside<A, B: Send>(
+        &self,
+        tx: &Transaction<'_>,
+        here: impl FnOnce(&Transaction<'_>) -> Result<A>,
+        beside: impl Fn(&Transaction<'_>) -> Result<B> + Sync,
+    ) -> Result<(A, B)> {
+        let (Engine::Sqlite { readers, .. }, Some(conn)) = (&self.engine, tx.sqlite_connection())
+        else {
+            return Ok((here(tx)?, beside(tx)?));
+        };
+        // A snapshot is taken from a read transaction that has read.
+        conn.query_row("PRAGMA schema_version", [], |_| Ok(()))?;
+        let Ok(snapshot) = Snapshot::of(conn) else {
+            return Ok((here(tx)?, beside(tx)?));
+        };
+        let Some(mut second) = readers.try_take()? else {
+            return Ok((here(tx)?, beside(tx)?));
+        };
+        let beside = &beside;
+        std::thread::scope(|scope| {
+            let far = scope.spawn(move || -> Result<Option<B>> {
+                let tx = second
+                    .conn_mut()
+                    .transaction_with_behavior(TransactionBehavior::Deferred)?;
+                if snapshot.open_on(&tx).is_err() {
+                    return Ok(None);
+                }
+                let tx = Transaction::from_sqlite(tx);
+                let out = beside(&tx)?;
+                tx.finish()?;
+                Ok(Some(out))
+            });
+            let near = here(tx);
+            let far = far
+                .join()
+                .map_err(|_| CoreError::Internal("a read beside another panicked".into()))??;
+            let near = near?;
+            let far = match far {
+                Some(far) => far,
+                None => beside(tx)?,
+            };
+            Ok((near, far))
+        })
     }
 
     /// Empties the search index and builds it again from the stored items, a
@@ -515,6 +579,18 @@ fn open_connection(path: &Path, read_only: bool, memory: ReadMemory) -> Result<C
     Ok(conn)
 }
 
+/// Commits one unchanged page to the WAL. SQLite shares no read's snapshot
+/// with another connection (`Store::read_beside`) until its WAL has had a
+/// frame written since the database was opened, and a server that starts
+/// on an archive may serve many searches before its first write.
+fn write_a_wal_frame(conn: &Connection) -> Result<()> {
+    let version: i64 = conn.query_row("PRAGMA user_version", [], |row| row.get(0))?;
+    conn.execute_batch(&format!(
+        "BEGIN IMMEDIATE; PRAGMA user_version = {version}; COMMIT;"
+    ))?;
+    Ok(())
+}
+
 fn migrate(conn: &mut Connection) -> Result<()> {
     let current: i64 = conn.query_row("PRAGMA user_version", [], |row| row.get(0))?;
     for (index, (name, sql)) in migrations::SQLITE.iter().enumerate() {
@@ -657,6 +733,96 @@ mod tests {
             .read(|tx| Ok(tx.query_row("PRAGMA mmap_size", [], |row| row.get::<_, i64>(0))?))
             .expect("the read runs");
         assert_eq!(mapped, ReadMemory::SERVER.mapped_bytes);
+    }
+
+    #[test]
+    fn a_read_beside_reads_the_snapshot_of_the_read_it_splits() {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let store = Store::open(dir.path()).expect("the store opens");
+        store
+            .write(|tx| {
+                tx.execute_batch("CREATE TABLE notes (n INTEGER); INSERT INTO notes VALUES (1);")?;
+                Ok(())
+            })
+            .expect("the first note");
+        let count = |tx: &Transaction<'_>| -> Result<i64> {
+            Ok(
+                tx.query_row("SELECT count(*) FROM notes", crate::params![], |row| {
+                    row.get(0)
+                })?,
+            )
+        };
+        let seen = store
+            .read(|tx| {
+                let before = count(tx)?;
+                // Committed after the read began: neither half may see it.
+                store.write(|tx| {
+                    tx.execute("INSERT INTO notes VALUES (2)", crate::params![])?;
+                    Ok(())
+                })?;
+                let (near, far) = store.read_beside(tx, count, count)?;
+                Ok((before, near, far))
+            })
+            .expect("the reads run");
+        assert_eq!(seen, (1, 1, 1));
+        assert_eq!(
+            store.readers_opened(),
+            Some(2),
+            "a second reader read beside"
+        );
+        assert_eq!(store.read(count).expect("a later read"), 2);
+    }
+
+    #[test]
+    fn a_read_beside_splits_from_the_start_on_a_database_opened_again() {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let made = Store::open(dir.path()).expect("the store is made");
+        assert!(made.checkpoint().expect("the WAL is emptied"));
+        drop(made);
+        // Opened again with no WAL, as a database copied in or closed last
+        // by SQLite itself, and nothing written before the read.
+        for emptied in ["copydesk.db-wal", "copydesk.db-shm"] {
+            let _ = fs::remove_file(dir.path().join(emptied));
+        }
+        let store = Store::open(dir.path()).expect("the store opens again");
+        let one = |tx: &Transaction<'_>| -> Result<i64> {
+            Ok(
+                tx.query_row("SELECT count(*) FROM content", crate::params![], |row| {
+                    row.get(0)
+                })?,
+            )
+        };
+        let both = store
+            .read(|tx| store.read_beside(tx, one, one))
+            .expect("the reads run");
+        assert_eq!(both, (0, 0));
+        assert_eq!(
+            store.readers_opened(),
+            Some(2),
+            "the second half ran beside"
+        );
+    }
+
+    #[test]
+    fn a_read_beside_waits_for_no_reader() {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let store = Store::open_with(
+            dir.path(),
+            ReadMemory {
+                readers: 1,
+                ..ReadMemory::default()
+            },
+        )
+        .expect("the store opens");
+        let one = |tx: &Transaction<'_>| -> Result<i64> {
+            Ok(tx.query_row("SELECT 1", crate::params![], |row| row.get(0))?)
+        };
+        // The only reader is the one reading: both halves run on it.
+        let both = store
+            .read(|tx| store.read_beside(tx, one, one))
+            .expect("the reads run");
+        assert_eq!(both, (1, 1));
+        assert_eq!(store.readers_opened(), Some(1));
     }
 
     #[test]

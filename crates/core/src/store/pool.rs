@@ -1,6 +1,6 @@
 //! A pool of connections opened as use overlaps, up to a limit, for either engine.
 
-use std::sync::{Condvar, Mutex};
+use std::sync::{Condvar, Mutex, MutexGuard};
 
 use super::lock;
 use crate::error::{CoreError, Result};
@@ -48,35 +48,59 @@ impl<C> Pool<C> {
         }
     }
 
+    /// A connection, waiting for one to come back when every one allowed
+    /// is in use.
     pub(super) fn take(&self) -> Result<Pooled<'_, C>> {
         let mut state = lock(&self.state)?;
         loop {
-            if let Some(conn) = state.idle.pop() {
-                return Ok(Pooled {
-                    pool: self,
-                    conn: Some(conn),
-                });
+            match self.take_now(state)? {
+                Ok(pooled) => return Ok(pooled),
+                Err(full) => {
+                    state = self.returned.wait(full).map_err(|_| {
+                        CoreError::Internal("a connection pool was poisoned by a panic".into())
+                    })?;
+                }
             }
-            if state.opened < self.max {
-                // Counted before opening, so that two uses cannot both
-                // open the last one allowed; uncounted again if it fails.
-                state.opened += 1;
-                drop(state);
-                return match (self.open)() {
-                    Ok(conn) => Ok(Pooled {
-                        pool: self,
-                        conn: Some(conn),
-                    }),
-                    Err(err) => {
-                        lock(&self.state)?.opened -= 1;
-                        self.returned.notify_one();
-                        Err(err)
-                    }
-                };
+        }
+    }
+
+    /// A connection at once, idle or newly opened within the limit, or
+    /// `None` when every one allowed is in use: for a use that can do
+    /// without one (a read split over a second connection), so that it
+    /// never waits while holding another.
+    pub(super) fn try_take(&self) -> Result<Option<Pooled<'_, C>>> {
+        Ok(self.take_now(lock(&self.state)?)?.ok())
+    }
+
+    /// An idle connection or a new one within the limit; the pool's state
+    /// given back when every one allowed is in use.
+    fn take_now<'p>(
+        &'p self,
+        mut state: MutexGuard<'p, Idle<C>>,
+    ) -> Result<std::result::Result<Pooled<'p, C>, MutexGuard<'p, Idle<C>>>> {
+        if let Some(conn) = state.idle.pop() {
+            return Ok(Ok(Pooled {
+                pool: self,
+                conn: Some(conn),
+            }));
+        }
+        if state.opened >= self.max {
+            return Ok(Err(state));
+        }
+        // Counted before opening, so that two uses cannot both open the
+        // last one allowed; uncounted again if it fails.
+        state.opened += 1;
+        drop(state);
+        match (self.open)() {
+            Ok(conn) => Ok(Ok(Pooled {
+                pool: self,
+                conn: Some(conn),
+            })),
+            Err(err) => {
+                lock(&self.state)?.opened -= 1;
+                self.returned.notify_one();
+                Err(err)
             }
-            state = self.returned.wait(state).map_err(|_| {
-                CoreError::Internal("a connection pool was poisoned by a panic".into())
-            })?;
         }
     }
 
