@@ -7,7 +7,6 @@ use std::collections::HashSet;
 use crate::db::{Dialect, OptionalExtension as _, Transaction, params};
 
 use crate::error::{CoreError, Result};
-use crate::store::Store;
 
 /// The most words one search takes: each word is one more condition per column.
 pub const MAX_SEARCH_WORDS: usize = 50;
@@ -208,7 +207,7 @@ const PLACED_AT_MOST: usize = 2_000;
 /// a word alone often has too many hits to score them all.
 pub(crate) fn ranked_page(
     tx: &Transaction<'_>,
-    store: Option<&Store>,
+    store: Option<&dyn ReadsBeside>,
     terms: &SearchTerms,
     offset: usize,
     limit: usize,
@@ -340,17 +339,32 @@ fn hits_scored(
 
 /// A hit of SQLite's first pass: its id, its score, and its headline score
 /// when it is a headline hit.
-type PlacedHit = (i64, f64, Option<f64>);
+pub(crate) type PlacedHit = (i64, f64, Option<f64>);
 
 /// The fewest stories over which SQLite's first pass is split in two (see
 /// [`split_point`]): below it a search takes a millisecond or less, and a
 /// second thread would add more than it saves.
 const SPLIT_FROM: i64 = 100_000;
 
+/// Runs a first pass's newer half on a second connection that reads the
+/// first's snapshot, beside the older half: the store's
+/// `Store::read_beside`, named here as a trait so that the index needs
+/// no store.
+pub(crate) trait ReadsBeside {
+    /// Runs `here` on `tx` and `beside` on a second reader at once, or
+    /// one after the other on `tx`.
+    fn placed_beside(
+        &self,
+        tx: &Transaction<'_>,
+        here: &dyn Fn(&Transaction<'_>) -> Result<Vec<PlacedHit>>,
+        beside: &(dyn Fn(&Transaction<'_>) -> Result<Vec<PlacedHit>> + Sync),
+    ) -> Result<(Vec<PlacedHit>, Vec<PlacedHit>)>;
+}
+
 /// Where a search splits its first pass over the index: the store whose
 /// second reader takes the newer half, and the first id of that half.
 struct Split<'s> {
-    store: &'s Store,
+    store: &'s dyn ReadsBeside,
     newer_from: i64,
 }
 
@@ -364,7 +378,7 @@ struct Split<'s> {
 /// tag or by an author intersects a short list and is done sooner than a
 /// second thread and reader are set up (0.3 to 0.6 ms slower split, over
 /// HTTP), so it runs in one pass.
-fn split_point<'s>(tx: &Transaction<'_>, store: &'s Store) -> Result<Option<Split<'s>>> {
+fn split_point<'s>(tx: &Transaction<'_>, store: &'s dyn ReadsBeside) -> Result<Option<Split<'s>>> {
     let newest: Option<i64> = tx.query_row("SELECT max(id) FROM content", [], |row| row.get(0))?;
     Ok(newest
         .filter(|&newest| newest >= SPLIT_FROM)
@@ -386,10 +400,11 @@ fn hits_placed_whole(
     let Some(split) = split else {
         return hits_placed(tx, terms, most, i64::MIN..=i64::MAX);
     };
-    let (mut older, newer) = split.store.read_beside(
+    let newer_from = split.newer_from;
+    let (mut older, newer) = split.store.placed_beside(
         tx,
-        |tx| hits_placed(tx, terms, most, i64::MIN..=split.newer_from - 1),
-        |tx| hits_placed(tx, terms, most, split.newer_from..=i64::MAX),
+        &|tx| hits_placed(tx, terms, most, i64::MIN..=newer_from - 1),
+        &|tx| hits_placed(tx, terms, most, newer_from..=i64::MAX),
     )?;
     older.extend(newer);
     Ok(older)
@@ -1025,7 +1040,10 @@ mod tests {
         newer_from: i64,
     ) -> std::result::Result<(), TestCaseError> {
         let dir = tempfile::tempdir().expect("a temporary directory");
-        let store = Store::open(dir.path()).expect("the store opens");
+        // The store of a service (the crate root's, which every module may
+        // use), so that this module needs no import of the store's.
+        let cms = crate::Cms::open(dir.path(), "split").expect("the service opens");
+        let store = &cms.store;
         store
             .write(|tx| {
                 index_stories(tx, stories);
@@ -1033,10 +1051,7 @@ mod tests {
             })
             .expect("the stories are indexed");
         let terms = search_terms(typed, tag, None)?;
-        let split = Split {
-            store: &store,
-            newer_from,
-        };
+        let split = Split { store, newer_from };
         let (whole, halves) = store
             .read(|tx| {
                 Ok((

@@ -125,6 +125,20 @@ impl Store {
     }
 }
 
+impl crate::search_index::ReadsBeside for Store {
+    fn placed_beside(
+        &self,
+        tx: &Transaction<'_>,
+        here: &dyn Fn(&Transaction<'_>) -> Result<Vec<crate::search_index::PlacedHit>>,
+        beside: &(dyn Fn(&Transaction<'_>) -> Result<Vec<crate::search_index::PlacedHit>> + Sync),
+    ) -> Result<(
+        Vec<crate::search_index::PlacedHit>,
+        Vec<crate::search_index::PlacedHit>,
+    )> {
+        self.read_beside(tx, here, beside)
+    }
+}
+
 /// The database file in a data directory.
 pub fn database_path(dir: &Path) -> PathBuf {
     dir.join("copydesk.db")
