@@ -685,10 +685,7 @@ mod tests {
             },
         )
         .expect("the store opens");
-        let opened = || match &store.engine {
-            Engine::Sqlite { readers, .. } => Some(readers.opened()),
-            Engine::Postgres(_) => None,
-        };
+        let opened = || store.readers_opened();
         assert_eq!(opened(), Some(1), "one reader is opened with the store");
 
         // Two reads at a time need two readers, not more.
