@@ -131,10 +131,12 @@ impl crate::search_index::ReadsBeside for Store {
         tx: &Transaction<'_>,
         here: &dyn Fn(&Transaction<'_>) -> Result<Vec<crate::search_index::PlacedHit>>,
         beside: &(dyn Fn(&Transaction<'_>) -> Result<Vec<crate::search_index::PlacedHit>> + Sync),
-    ) -> Result<(
-        Vec<crate::search_index::PlacedHit>,
-        Vec<crate::search_index::PlacedHit>,
-    )> {
+    ) -> Result<
+        Option<(
+            Vec<crate::search_index::PlacedHit>,
+            Vec<crate::search_index::PlacedHit>,
+        )>,
+    > {
         self.read_beside(tx, here, beside)
     }
 }
@@ -164,7 +166,7 @@ impl Store {
         }
         migrate(&mut writer)?;
         index_pending(&mut writer)?;
-        write_a_wal_frame(&writer)?;
+        write_a_wal_frame(&mut writer);
         restrict_to_owner(&db_path)?;
         let checkpointer = Checkpointer::start(&mut writer, {
             let db_path = db_path.clone();
@@ -298,52 +300,50 @@ impl Store {
 
     /// Runs `here` on `tx` and, at the same time on another thread, `beside`
     /// on a second reader that reads `tx`'s very snapshot: one read split
-    /// over two connections and two cores. When no reader is free at once
-    /// (so a split never waits for one), the snapshot cannot be shared, or
-    /// the engine is PostgreSQL, `beside` runs on `tx` after `here`; what
-    /// either sees is the same.
+    /// over two connections and two cores. `None`, with neither run (or
+    /// rarely `here` alone, its answer dropped), when the two cannot run
+    /// side by side: no reader free at once (a split never waits for one),
+    /// no snapshot to share, no thread to be had, or PostgreSQL. The caller
+    /// then reads in one go on `tx`.
     pub(crate) fn read_beside<A, B: Send>(
         &self,
         tx: &Transaction<'_>,
         here: impl FnOnce(&Transaction<'_>) -> Result<A>,
-        beside: impl Fn(&Transaction<'_>) -> Result<B> + Sync,
-    ) -> Result<(A, B)> {
+        beside: impl FnOnce(&Transaction<'_>) -> Result<B> + Send,
+    ) -> Result<Option<(A, B)>> {
         let (Engine::Sqlite { readers, .. }, Some(conn)) = (&self.engine, tx.sqlite_connection())
         else {
-            return Ok((here(tx)?, beside(tx)?));
+            return Ok(None);
         };
-        // A snapshot is taken from a read transaction that has read.
-        conn.query_row("PRAGMA schema_version", [], |_| Ok(()))?;
         let Ok(snapshot) = Snapshot::of(conn) else {
-            return Ok((here(tx)?, beside(tx)?));
+            return Ok(None);
         };
-        let Some(mut second) = readers.try_take()? else {
-            return Ok((here(tx)?, beside(tx)?));
+        let Ok(Some(mut second)) = readers.try_take() else {
+            return Ok(None);
         };
-        let beside = &beside;
         std::thread::scope(|scope| {
-            let far = scope.spawn(move || -> Result<Option<B>> {
-                let tx = second
-                    .conn_mut()
-                    .transaction_with_behavior(TransactionBehavior::Deferred)?;
-                if snapshot.open_on(&tx).is_err() {
-                    return Ok(None);
-                }
-                let tx = Transaction::from_sqlite(tx);
-                let out = beside(&tx)?;
-                tx.finish()?;
-                Ok(Some(out))
-            });
+            let far =
+                std::thread::Builder::new().spawn_scoped(scope, move || -> Result<Option<B>> {
+                    let tx = second
+                        .conn_mut()
+                        .transaction_with_behavior(TransactionBehavior::Deferred)?;
+                    if snapshot.open_on(&tx).is_err() {
+                        return Ok(None);
+                    }
+                    let tx = Transaction::from_sqlite(tx);
+                    let out = beside(&tx)?;
+                    tx.finish()?;
+                    Ok(Some(out))
+                });
+            let Ok(far) = far else {
+                return Ok(None);
+            };
             let near = here(tx);
             let far = far
                 .join()
                 .map_err(|_| CoreError::Internal("a read beside another panicked".into()))??;
             let near = near?;
-            let far = match far {
-                Some(far) => far,
-                None => beside(tx)?,
-            };
-            Ok((near, far))
+            Ok(far.map(|far| (near, far)))
         })
     }
 
@@ -585,7 +585,18 @@ fn open_connection(path: &Path, read_only: bool, memory: ReadMemory) -> Result<C
     conn.pragma_update(None, "foreign_keys", "ON")?;
     conn.set_prepared_statement_cache_capacity(128);
     if memory.mapped_bytes > 0 {
-        conn.pragma_update(None, "mmap_size", memory.mapped_bytes)?;
+        let mapped: i64 =
+            conn.pragma_update_and_check(None, "mmap_size", memory.mapped_bytes, |row| row.get(0))?;
+        if mapped < memory.mapped_bytes {
+            static SAID: std::sync::Once = std::sync::Once::new();
+            SAID.call_once(|| {
+                tracing::warn!(
+                    "SQLite maps at most {mapped} bytes of the database, not the {} asked for: \
+                     it was built without the workspace's .cargo/config.toml",
+                    memory.mapped_bytes
+                );
+            });
+        }
     }
     if memory.cache_kib > 0 {
         conn.pragma_update(None, "cache_size", -memory.cache_kib)?;
@@ -596,13 +607,21 @@ fn open_connection(path: &Path, read_only: bool, memory: ReadMemory) -> Result<C
 /// Commits one unchanged page to the WAL. SQLite shares no read's snapshot
 /// with another connection (`Store::read_beside`) until its WAL has had a
 /// frame written since the database was opened, and a server that starts
-/// on an archive may serve many searches before its first write.
-fn write_a_wal_frame(conn: &Connection) -> Result<()> {
-    let version: i64 = conn.query_row("PRAGMA user_version", [], |row| row.get(0))?;
-    conn.execute_batch(&format!(
-        "BEGIN IMMEDIATE; PRAGMA user_version = {version}; COMMIT;"
-    ))?;
-    Ok(())
+/// on an archive may serve many searches before its first write. Only a
+/// speed-up: a failure (a full disk) is logged and the store opens all
+/// the same.
+fn write_a_wal_frame(conn: &mut Connection) {
+    let written = (|| -> rusqlite::Result<()> {
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let version: i64 = tx.query_row("PRAGMA user_version", [], |row| row.get(0))?;
+        tx.pragma_update(None, "user_version", version)?;
+        tx.commit()
+    })();
+    if let Err(err) = written {
+        tracing::warn!(
+            "no frame written to the WAL at open, so searches run unsplit until the first write: {err}"
+        );
+    }
 }
 
 fn migrate(conn: &mut Connection) -> Result<()> {
@@ -771,7 +790,9 @@ mod tests {
                     tx.execute("INSERT INTO notes VALUES (2)", crate::params![])?;
                     Ok(())
                 })?;
-                let (near, far) = store.read_beside(tx, count, count)?;
+                let (near, far) = store
+                    .read_beside(tx, count, count)?
+                    .expect("the halves ran side by side");
                 Ok((before, near, far))
             })
             .expect("the reads run");
@@ -806,12 +827,8 @@ mod tests {
         let both = store
             .read(|tx| store.read_beside(tx, one, one))
             .expect("the reads run");
-        assert_eq!(both, (0, 0));
-        assert_eq!(
-            store.readers_opened(),
-            Some(2),
-            "the second half ran beside"
-        );
+        assert_eq!(both, Some((0, 0)), "the halves ran side by side");
+        assert_eq!(store.readers_opened(), Some(2));
     }
 
     #[test]
@@ -828,11 +845,12 @@ mod tests {
         let one = |tx: &Transaction<'_>| -> Result<i64> {
             Ok(tx.query_row("SELECT 1", crate::params![], |row| row.get(0))?)
         };
-        // The only reader is the one reading: both halves run on it.
+        // The only reader is the one reading: the caller is told to read
+        // in one go, and nothing waited.
         let both = store
             .read(|tx| store.read_beside(tx, one, one))
             .expect("the reads run");
-        assert_eq!(both, (1, 1));
+        assert_eq!(both, None);
         assert_eq!(store.readers_opened(), Some(1));
     }
 
