@@ -104,7 +104,7 @@ impl Default for ReadMemory {
 
 impl ReadMemory {
     /// A central server's: the whole file mapped (up to 1 TiB: the bundled
-    /// SQLite's cap of 2 GiB is raised in `.cargo/config.toml`) and 16 MiB of page cache
+    /// SQLite's cap of 2 GiB is raised by `scripts/sqlite-flags.sh`) and 16 MiB of page cache
     /// per connection, so that a search over an archive reads its pages
     /// without a `pread` each; eight readers.
     pub const SERVER: Self = Self {
@@ -592,7 +592,7 @@ fn open_connection(path: &Path, read_only: bool, memory: ReadMemory) -> Result<C
             SAID.call_once(|| {
                 tracing::warn!(
                     "SQLite maps at most {mapped} bytes of the database, not the {} asked for: \
-                     it was built without the workspace's .cargo/config.toml",
+                     it was built without scripts/sqlite-flags.sh",
                     memory.mapped_bytes
                 );
             });
@@ -755,14 +755,18 @@ mod tests {
     #[test]
     fn a_server_maps_as_much_of_the_file_as_it_asks_for() {
         // The bundled SQLite quietly caps the map at its build's largest
-        // (2 GiB unless `.cargo/config.toml` raises it), which left most of
+        // (2 GiB unless `scripts/sqlite-flags.sh` raises it), which left most of
         // a million-story archive read with `pread`.
         let dir = tempfile::tempdir().expect("a temporary directory");
         let store = Store::open_with(dir.path(), ReadMemory::SERVER).expect("the store opens");
         let mapped = store
             .read(|tx| Ok(tx.query_row("PRAGMA mmap_size", [], |row| row.get::<_, i64>(0))?))
             .expect("the read runs");
-        assert_eq!(mapped, ReadMemory::SERVER.mapped_bytes);
+        assert_eq!(
+            mapped,
+            ReadMemory::SERVER.mapped_bytes,
+            "SQLite built without LIBSQLITE3_FLAGS from scripts/sqlite-flags.sh"
+        );
     }
 
     #[test]
@@ -792,7 +796,7 @@ mod tests {
                 })?;
                 let (near, far) = store
                     .read_beside(tx, count, count)?
-                    .expect("the halves ran side by side");
+                    .expect("the halves ran side by side (SQLite needs SQLITE_ENABLE_SNAPSHOT: scripts/sqlite-flags.sh)");
                 Ok((before, near, far))
             })
             .expect("the reads run");
@@ -827,7 +831,11 @@ mod tests {
         let both = store
             .read(|tx| store.read_beside(tx, one, one))
             .expect("the reads run");
-        assert_eq!(both, Some((0, 0)), "the halves ran side by side");
+        assert_eq!(
+            both,
+            Some((0, 0)),
+            "the halves ran side by side (SQLite needs SQLITE_ENABLE_SNAPSHOT: scripts/sqlite-flags.sh)"
+        );
         assert_eq!(store.readers_opened(), Some(2));
     }
 
