@@ -191,26 +191,47 @@ fn lighten(webview: &webkit2gtk::WebView) {
     }
 }
 
-/// Resolves when the system asks the app to stop (SIGTERM, SIGINT).
-async fn stop_requested() {
+/// The system's requests to stop (SIGTERM, SIGINT), caught from the moment
+/// this is built: a signal that comes before anything awaits it is kept, not
+/// left to end the process uncleanly. Built inside the async runtime.
+struct StopRequests {
     #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        match (
-            signal(SignalKind::terminate()),
-            signal(SignalKind::interrupt()),
-        ) {
-            (Ok(mut terminate), Ok(mut interrupt)) => {
-                tokio::select! {
-                    _ = terminate.recv() => {}
-                    _ = interrupt.recv() => {}
+    signals: Option<(tokio::signal::unix::Signal, tokio::signal::unix::Signal)>,
+}
+
+impl StopRequests {
+    fn catch() -> Self {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{SignalKind, signal};
+            let signals = match (
+                signal(SignalKind::terminate()),
+                signal(SignalKind::interrupt()),
+            ) {
+                (Ok(terminate), Ok(interrupt)) => Some((terminate, interrupt)),
+                (Err(err), _) | (_, Err(err)) => {
+                    tracing::warn!(%err, "stop signals cannot be caught");
+                    None
                 }
-            }
-            _ => std::future::pending::<()>().await,
+            };
+            Self { signals }
         }
+        #[cfg(not(unix))]
+        Self {}
     }
-    #[cfg(not(unix))]
-    std::future::pending::<()>().await;
+
+    /// Resolves when the system asks the app to stop.
+    async fn requested(self) {
+        #[cfg(unix)]
+        if let Some((mut terminate, mut interrupt)) = self.signals {
+            tokio::select! {
+                _ = terminate.recv() => {}
+                _ = interrupt.recv() => {}
+            }
+            return;
+        }
+        std::future::pending::<()>().await;
+    }
 }
 
 /// The product's name, as the Tauri config gives it.
@@ -239,6 +260,9 @@ pub fn run() {
             }
         }))
         .setup(|app| {
+            // Caught before the replica is served, so a stop asked for as
+            // soon as the app says it is serving is still a clean stop.
+            let stop = tauri::async_runtime::block_on(async { StopRequests::catch() });
             let dir = data_dir(app)?;
             let product = product_name(app.config(), app.package_info());
             let local = tauri::async_runtime::block_on(start_local(dir, &product))?;
@@ -250,7 +274,7 @@ pub fn run() {
             // the replica is checkpointed on the way out.
             let handle = app.handle().clone();
             tauri::async_runtime::spawn(async move {
-                stop_requested().await;
+                stop.requested().await;
                 handle.exit(0);
             });
             #[cfg(target_os = "linux")]
