@@ -374,9 +374,9 @@ struct Split<'s> {
 /// entry, so each half costs about half of one pass, and the two run at
 /// once (measured inside the database over a million stories: 5.2 to 5.8
 /// ms at p50 and 16 to 20 at p99 in one pass, 3.2 and 11.4 in two halves). One word within a
-/// tag or by an author intersects a short list and is done sooner than a
-/// second thread and reader are set up (0.3 to 0.6 ms slower split, over
-/// HTTP), so it runs in one pass.
+/// tag or by an author intersects a short list: split, it was 0.3 to 0.6
+/// ms slower over HTTP (measured when each split started a thread of its
+/// own), so it runs in one pass.
 fn split_point<'s>(tx: &Transaction<'_>, store: &'s dyn ReadsBeside) -> Result<Option<Split<'s>>> {
     let newest: Option<i64> = tx.query_row("SELECT max(id) FROM content", [], |row| row.get(0))?;
     Ok(newest

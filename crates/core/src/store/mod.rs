@@ -29,6 +29,7 @@ use crate::db::{PgConnection, Transaction};
 
 use crate::error::{CoreError, Result};
 
+mod beside;
 mod checkpointer;
 mod group;
 mod import;
@@ -68,6 +69,8 @@ enum Engine {
         readers: Pool<Connection>,
         /// Checkpoints the WAL beside the writes.
         checkpointer: Checkpointer,
+        /// Threads that run the second half of a split read.
+        helpers: Box<beside::Helpers>,
     },
     /// A PostgreSQL database, perhaps shared with other nodes (see `postgres.rs`).
     Postgres(Pool<PgConnection>),
@@ -184,6 +187,7 @@ impl Store {
                 writer: GroupWriter::new(writer)?,
                 readers,
                 checkpointer,
+                helpers: Box::new(beside::Helpers::new()),
             },
             files_dir,
             damaged: AtomicBool::new(false),
@@ -302,49 +306,52 @@ impl Store {
     /// on a second reader that reads `tx`'s very snapshot: one read split
     /// over two connections and two cores. `None`, with neither run (or
     /// rarely `here` alone, its answer dropped), when the two cannot run
-    /// side by side: no reader free at once (a split never waits for one),
-    /// no snapshot to share, no thread to be had, or PostgreSQL. The caller
-    /// then reads in one go on `tx`.
+    /// side by side: no thread or reader free at once (a split never waits
+    /// for one), no snapshot to share, or PostgreSQL. The caller then reads
+    /// in one go on `tx`.
     pub(crate) fn read_beside<A, B: Send>(
         &self,
         tx: &Transaction<'_>,
         here: impl FnOnce(&Transaction<'_>) -> Result<A>,
         beside: impl FnOnce(&Transaction<'_>) -> Result<B> + Send,
     ) -> Result<Option<(A, B)>> {
-        let (Engine::Sqlite { readers, .. }, Some(conn)) = (&self.engine, tx.sqlite_connection())
+        let (
+            Engine::Sqlite {
+                readers, helpers, ..
+            },
+            Some(conn),
+        ) = (&self.engine, tx.sqlite_connection())
         else {
             return Ok(None);
         };
         let Ok(snapshot) = Snapshot::of(conn) else {
             return Ok(None);
         };
+        let Some(helper) = helpers.claim() else {
+            return Ok(None);
+        };
         let Ok(Some(mut second)) = readers.try_take() else {
             return Ok(None);
         };
-        std::thread::scope(|scope| {
-            let far =
-                std::thread::Builder::new().spawn_scoped(scope, move || -> Result<Option<B>> {
-                    let tx = second
-                        .conn_mut()
-                        .transaction_with_behavior(TransactionBehavior::Deferred)?;
-                    if snapshot.open_on(&tx).is_err() {
-                        return Ok(None);
-                    }
-                    let tx = Transaction::from_sqlite(tx);
-                    let out = beside(&tx)?;
-                    tx.finish()?;
-                    Ok(Some(out))
-                });
-            let Ok(far) = far else {
-                return Ok(None);
-            };
-            let near = here(tx);
-            let far = far
-                .join()
-                .map_err(|_| CoreError::Internal("a read beside another panicked".into()))??;
-            let near = near?;
-            Ok(far.map(|far| (near, far)))
-        })
+        let (near, far) = helper.run(
+            || here(tx),
+            move || -> Result<Option<B>> {
+                let tx = second
+                    .conn_mut()
+                    .transaction_with_behavior(TransactionBehavior::Deferred)?;
+                if snapshot.open_on(&tx).is_err() {
+                    return Ok(None);
+                }
+                let tx = Transaction::from_sqlite(tx);
+                let out = beside(&tx)?;
+                tx.finish()?;
+                Ok(Some(out))
+            },
+        );
+        let far =
+            far.map_err(|_| CoreError::Internal("a read beside another panicked".into()))??;
+        let near = near?;
+        Ok(far.map(|far| (near, far)))
     }
 
     /// Empties the search index and builds it again from the stored items, a
