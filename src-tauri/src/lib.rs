@@ -191,49 +191,6 @@ fn lighten(webview: &webkit2gtk::WebView) {
     }
 }
 
-/// The system's requests to stop (SIGTERM, SIGINT), caught from the moment
-/// this is built: a signal that comes before anything awaits it is kept, not
-/// left to end the process uncleanly. Built inside the async runtime.
-struct StopRequests {
-    #[cfg(unix)]
-    signals: Option<(tokio::signal::unix::Signal, tokio::signal::unix::Signal)>,
-}
-
-impl StopRequests {
-    fn catch() -> Self {
-        #[cfg(unix)]
-        {
-            use tokio::signal::unix::{SignalKind, signal};
-            let signals = match (
-                signal(SignalKind::terminate()),
-                signal(SignalKind::interrupt()),
-            ) {
-                (Ok(terminate), Ok(interrupt)) => Some((terminate, interrupt)),
-                (Err(err), _) | (_, Err(err)) => {
-                    tracing::warn!(%err, "stop signals cannot be caught");
-                    None
-                }
-            };
-            Self { signals }
-        }
-        #[cfg(not(unix))]
-        Self {}
-    }
-
-    /// Resolves when the system asks the app to stop.
-    async fn requested(self) {
-        #[cfg(unix)]
-        if let Some((mut terminate, mut interrupt)) = self.signals {
-            tokio::select! {
-                _ = terminate.recv() => {}
-                _ = interrupt.recv() => {}
-            }
-            return;
-        }
-        std::future::pending::<()>().await;
-    }
-}
-
 /// The product's name, as the Tauri config gives it.
 fn product_name(config: &tauri::Config, package: &tauri::PackageInfo) -> String {
     config
@@ -262,7 +219,8 @@ pub fn run() {
         .setup(|app| {
             // Caught before the replica is served, so a stop asked for as
             // soon as the app says it is serving is still a clean stop.
-            let stop = tauri::async_runtime::block_on(async { StopRequests::catch() });
+            let mut stop =
+                tauri::async_runtime::block_on(async { copydesk_api::stop::StopRequests::catch() });
             let dir = data_dir(app)?;
             let product = product_name(app.config(), app.package_info());
             let local = tauri::async_runtime::block_on(start_local(dir, &product))?;

@@ -1100,3 +1100,91 @@ fn a_plain_remote_still_syncs() {
         "the deleted author is gone here too"
     );
 }
+
+/// A central server that answers every request with 503, holding the
+/// answer to the `held`th request until told to let it go; it says on
+/// `arrived` when that request has come.
+fn unavailable_central(
+    held: usize,
+) -> (
+    String,
+    std::sync::mpsc::Receiver<()>,
+    std::sync::mpsc::Sender<()>,
+) {
+    use std::io::{BufRead, BufReader, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a loopback port");
+    let base = format!("http://{}", listener.local_addr().expect("its address"));
+    let (arrived, arrival) = std::sync::mpsc::channel();
+    let (release, released) = std::sync::mpsc::channel::<()>();
+    std::thread::spawn(move || {
+        for (n, stream) in listener.incoming().enumerate() {
+            let Ok(mut stream) = stream else { continue };
+            let mut reader = BufReader::new(stream.try_clone().expect("the stream"));
+            let mut line = String::new();
+            while reader.read_line(&mut line).is_ok_and(|read| read > 2) {
+                line.clear();
+            }
+            if n + 1 == held {
+                let _ = arrived.send(());
+                let _ = released.recv();
+            }
+            let _ = stream.write_all(
+                b"HTTP/1.1 503 Service Unavailable\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
+            );
+        }
+    });
+    (base, arrival, release)
+}
+
+#[test]
+fn a_watching_sync_stopped_during_a_round_stops_once_the_round_is_done() {
+    let central = TestServer::start();
+    let replica = TestServer::start_replica();
+    let key = central.key("laptop", &["editor"], &[]);
+    let key_file = replica.dir.path().join("remote-key.json");
+    std::fs::write(&key_file, serde_json::to_string(&key).expect("JSON")).expect("the key file");
+    // The first round fails at once; the second waits on its first request
+    // while the stop is sent.
+    let (base, arrival, release) = unavailable_central(2);
+    let mut child = std::process::Command::new(copydesk_tests::server_binary())
+        .args([
+            "sync",
+            "--watch",
+            "--every",
+            "1",
+            "--remote",
+            &base,
+            "--key-file",
+        ])
+        .arg(&key_file)
+        .arg("--data")
+        .arg(replica.dir.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("sync starts");
+    arrival
+        .recv_timeout(std::time::Duration::from_secs(60))
+        .expect("the second round reaches the central server");
+    let sent = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .is_ok_and(|status| status.success());
+    assert!(sent, "SIGTERM was sent");
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    release.send(()).expect("the central server answers");
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("the sync's status") {
+            break Some(status);
+        }
+        if started.elapsed() > std::time::Duration::from_secs(20) {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let status = status.expect("the sync stopped after its round, not only when killed");
+    assert!(status.success(), "a clean stop: {status}");
+}

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use anyhow::{Context as _, Result};
 use clap::{Args, Parser, Subcommand};
+use copydesk_api::stop::StopRequests;
 use copydesk_core::{Cms, CoreError};
 
 #[derive(Parser)]
@@ -633,12 +634,15 @@ fn serve(args: ServeArgs) -> Result<()> {
                 body_idle_timeout: std::time::Duration::from_secs(args.body_timeout.max(1)),
             },
         );
+        // Caught before the server says it listens, so a stop asked for as
+        // soon as it does is still a clean stop.
+        let mut stop = StopRequests::catch();
         tracing::info!(data = %dir.display(), "copydesk-server listening on http://{address}");
         let (stopping, mut stop_seen) = tokio::sync::watch::channel(false);
         // The client's address reaches handlers (sign-in counts failures per address).
         let app = app.into_make_service_with_connect_info::<SocketAddr>();
         let serving = axum::serve(listener, app).with_graceful_shutdown(async move {
-            shutdown_signal().await;
+            stop.requested().await;
             tracing::info!("stopping: finishing the requests in flight");
             let _ = stopping.send(true);
         });
@@ -671,27 +675,6 @@ fn finish_cleanly(cms: &Cms) {
     }
 }
 
-async fn shutdown_signal() {
-    let interrupt = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
-    #[cfg(unix)]
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut signal) => {
-                signal.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
-    #[cfg(not(unix))]
-    let terminate = std::future::pending::<()>();
-    tokio::select! {
-        () = interrupt => {},
-        () = terminate => {},
-    }
-}
-
 fn sync(args: SyncArgs) -> Result<()> {
     anyhow::ensure!(args.data.database.is_none(), REPLICAS_ON_SQLITE);
     let (cms, _) = args.data.open()?;
@@ -709,6 +692,10 @@ fn sync(args: SyncArgs) -> Result<()> {
         .build()
         .context("starting the async runtime")?;
     let synced = runtime.block_on(async move {
+        // Watching, a stop asked for during a round is kept and ends the
+        // loop once that round is done; a single round stops as any
+        // command does.
+        let mut stop = args.watch.then(StopRequests::catch);
         loop {
             let bar = SyncBar::new();
             let result = copydesk_sync::sync_with_progress(&cms, &remote, &bar).await;
@@ -742,12 +729,12 @@ fn sync(args: SyncArgs) -> Result<()> {
                     anyhow::bail!("sync with {} failed: {err}{hint}", remote.base());
                 }
             }
-            if !args.watch {
+            let Some(stop) = &mut stop else {
                 return Ok(());
-            }
+            };
             tokio::select! {
                 () = tokio::time::sleep(std::time::Duration::from_secs(args.every.max(1))) => {}
-                () = shutdown_signal() => return Ok(()),
+                () = stop.requested() => return Ok(()),
             }
         }
     });
