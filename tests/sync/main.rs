@@ -154,6 +154,30 @@ fn sync(replica: &TestServer, central_base: &str, key: &KeyPair) -> (bool, Strin
     copydesk_tests::sync_once(replica, central_base, key)
 }
 
+/// `copydesk-server sync` of `replica` with `remote`, started in the
+/// background with `key` in its key file and the `more` arguments, its
+/// output dropped.
+fn sync_in_background(
+    replica: &TestServer,
+    remote: &str,
+    key: &KeyPair,
+    more: &[&str],
+) -> std::process::Child {
+    let key_file = replica.dir.path().join("remote-key.json");
+    std::fs::write(&key_file, serde_json::to_string(key).expect("JSON")).expect("the key file");
+    std::process::Command::new(copydesk_tests::server_binary())
+        .arg("sync")
+        .args(more)
+        .args(["--remote", remote, "--key-file"])
+        .arg(&key_file)
+        .arg("--data")
+        .arg(replica.dir.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("sync starts")
+}
+
 fn names(server: &TestServer, kind: &str) -> Vec<String> {
     let list = server
         .get(&format!("/v3/{kind}?order=name&dir=asc"))
@@ -669,16 +693,7 @@ fn a_sync_killed_midway_resumes() {
             )
             .expect(200);
     }
-    let key_file = replica.dir.path().join("remote-key.json");
-    let mut child = std::process::Command::new(copydesk_tests::server_binary())
-        .args(["sync", "--remote", &central.base, "--key-file"])
-        .arg(&key_file)
-        .arg("--data")
-        .arg(replica.dir.path())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("sync starts");
+    let mut child = sync_in_background(&replica, &central.base, &key, &[]);
     // Kill it once some of the tags have gone up.
     eventually("the first tags arriving", || {
         central.get("/v3/tag?per_page=1").expect(200).body["total_items"]
@@ -1141,28 +1156,10 @@ fn a_watching_sync_stopped_during_a_round_stops_once_the_round_is_done() {
     let central = TestServer::start();
     let replica = TestServer::start_replica();
     let key = central.key("laptop", &["editor"], &[]);
-    let key_file = replica.dir.path().join("remote-key.json");
-    std::fs::write(&key_file, serde_json::to_string(&key).expect("JSON")).expect("the key file");
     // The first round fails at once; the second waits on its first request
     // while the stop is sent.
     let (base, arrival, release) = unavailable_central(2);
-    let mut child = std::process::Command::new(copydesk_tests::server_binary())
-        .args([
-            "sync",
-            "--watch",
-            "--every",
-            "1",
-            "--remote",
-            &base,
-            "--key-file",
-        ])
-        .arg(&key_file)
-        .arg("--data")
-        .arg(replica.dir.path())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("sync starts");
+    let mut child = sync_in_background(&replica, &base, &key, &["--watch", "--every", "1"]);
     arrival
         .recv_timeout(std::time::Duration::from_secs(60))
         .expect("the second round reaches the central server");
