@@ -1151,37 +1151,71 @@ fn unavailable_central(
     (base, arrival, release)
 }
 
-#[test]
-fn a_watching_sync_stopped_during_a_round_stops_once_the_round_is_done() {
-    let central = TestServer::start();
-    let replica = TestServer::start_replica();
-    let key = central.key("laptop", &["editor"], &[]);
-    // The first round fails at once; the second waits on its first request
-    // while the stop is sent.
-    let (base, arrival, release) = unavailable_central(2);
-    let mut child = sync_in_background(&replica, &base, &key, &["--watch", "--every", "1"]);
-    arrival
-        .recv_timeout(std::time::Duration::from_secs(60))
-        .expect("the second round reaches the central server");
+/// Sends SIGTERM to `child`.
+fn terminate(child: &std::process::Child) {
     let sent = std::process::Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
         .status()
         .is_ok_and(|status| status.success());
     assert!(sent, "SIGTERM was sent");
-    std::thread::sleep(std::time::Duration::from_millis(300));
-    release.send(()).expect("the central server answers");
+}
+
+/// How `child` exited within 20 seconds, or `None` when it had to be killed.
+fn exit_within_20_s(child: &mut std::process::Child) -> Option<std::process::ExitStatus> {
     let started = std::time::Instant::now();
-    let status = loop {
+    loop {
         if let Some(status) = child.try_wait().expect("the sync's status") {
-            break Some(status);
+            return Some(status);
         }
         if started.elapsed() > std::time::Duration::from_secs(20) {
             let _ = child.kill();
             let _ = child.wait();
-            break None;
+            return None;
         }
         std::thread::sleep(std::time::Duration::from_millis(20));
-    };
-    let status = status.expect("the sync stopped after its round, not only when killed");
+    }
+}
+
+/// A replica syncing with `--watch` every second against a central server
+/// whose second answer waits to be released; returned once the sync's
+/// second round waits on it.
+fn sync_waiting_on_its_second_round()
+-> (TestServer, std::process::Child, std::sync::mpsc::Sender<()>) {
+    let central = TestServer::start();
+    let replica = TestServer::start_replica();
+    let key = central.key("laptop", &["editor"], &[]);
+    // The first round fails at once; the second waits on its first request.
+    let (base, arrival, release) = unavailable_central(2);
+    let child = sync_in_background(&replica, &base, &key, &["--watch", "--every", "1"]);
+    arrival
+        .recv_timeout(std::time::Duration::from_secs(60))
+        .expect("the second round reaches the central server");
+    (replica, child, release)
+}
+
+#[test]
+fn a_watching_sync_stopped_during_a_round_stops_once_the_round_is_done() {
+    let (_replica, mut child, release) = sync_waiting_on_its_second_round();
+    terminate(&child);
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    assert!(
+        child.try_wait().expect("the sync's status").is_none(),
+        "the sync waits for its round to end"
+    );
+    release.send(()).expect("the central server answers");
+    let status = exit_within_20_s(&mut child)
+        .expect("the sync stopped after its round, not only when killed");
+    assert!(status.success(), "a clean stop: {status}");
+}
+
+#[test]
+fn a_watching_sync_stopped_twice_stops_without_its_round() {
+    let (_replica, mut child, _release) = sync_waiting_on_its_second_round();
+    terminate(&child);
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    terminate(&child);
+    // The central server never answers: only the second stop ends the sync.
+    let status = exit_within_20_s(&mut child)
+        .expect("the second stop ended the sync with its round still waiting");
     assert!(status.success(), "a clean stop: {status}");
 }

@@ -12,43 +12,51 @@ use tokio::signal::unix::{Signal, SignalKind, signal};
 /// The system's requests to stop, caught from when this was made.
 pub struct StopRequests {
     #[cfg(unix)]
-    signals: Option<(Signal, Signal)>,
+    terminate: Option<Signal>,
+    #[cfg(unix)]
+    interrupt: Option<Signal>,
 }
 
 impl StopRequests {
     /// Starts catching SIGTERM and SIGINT. Must run inside a Tokio runtime.
-    /// Where they cannot be caught (no signal handler can be installed),
-    /// [`StopRequests::requested`] never resolves, and says so in the log.
+    /// A signal that cannot be caught (no handler can be installed for it)
+    /// is left to the system's default, and the log says so.
     pub fn catch() -> Self {
         #[cfg(unix)]
         {
-            let signals = match (
-                signal(SignalKind::terminate()),
-                signal(SignalKind::interrupt()),
-            ) {
-                (Ok(terminate), Ok(interrupt)) => Some((terminate, interrupt)),
-                (Err(err), _) | (_, Err(err)) => {
-                    tracing::warn!(%err, "stop signals cannot be caught");
-                    None
-                }
+            let caught = |kind: SignalKind, name: &str| {
+                signal(kind)
+                    .map_err(|err| tracing::warn!(%err, "{name} cannot be caught"))
+                    .ok()
             };
-            Self { signals }
+            Self {
+                terminate: caught(SignalKind::terminate(), "SIGTERM"),
+                interrupt: caught(SignalKind::interrupt(), "SIGINT"),
+            }
         }
         #[cfg(not(unix))]
         Self {}
     }
 
     /// Resolves when the system has asked the process to stop since the
-    /// signals were caught (at once if it already has).
+    /// signals were caught (at once if it has and this has not yet told).
     pub async fn requested(&mut self) {
         #[cfg(unix)]
-        if let Some((terminate, interrupt)) = &mut self.signals {
-            tokio::select! {
-                _ = terminate.recv() => {}
-                _ = interrupt.recv() => {}
+        {
+            async fn received(signal: Option<&mut Signal>) {
+                match signal {
+                    Some(signal) => {
+                        signal.recv().await;
+                    }
+                    None => std::future::pending::<()>().await,
+                }
             }
-            return;
+            tokio::select! {
+                () = received(self.terminate.as_mut()) => {}
+                () = received(self.interrupt.as_mut()) => {}
+            }
         }
+        #[cfg(not(unix))]
         std::future::pending::<()>().await;
     }
 }

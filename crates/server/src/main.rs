@@ -692,13 +692,34 @@ fn sync(args: SyncArgs) -> Result<()> {
         .build()
         .context("starting the async runtime")?;
     let synced = runtime.block_on(async move {
-        // Watching, a stop asked for during a round is kept and ends the
-        // loop once that round is done; a single round stops as any
-        // command does.
+        // Watching, a stop asked for during a round ends the loop once that
+        // round is done, and a second stop ends it at once (a round may
+        // wait long on a central server that does not answer); a single
+        // round stops as any command does.
         let mut stop = args.watch.then(StopRequests::catch);
         loop {
             let bar = SyncBar::new();
-            let result = copydesk_sync::sync_with_progress(&cms, &remote, &bar).await;
+            let round = copydesk_sync::sync_with_progress(&cms, &remote, &bar);
+            let (result, stopping) = match &mut stop {
+                Some(stop) => {
+                    tokio::pin!(round);
+                    tokio::select! {
+                        result = &mut round => (result, false),
+                        () = stop.requested() => {
+                            tracing::info!("stopping once this sync round is done; stop again to stop now");
+                            tokio::select! {
+                                result = &mut round => (result, true),
+                                () = stop.requested() => {
+                                    bar.finish();
+                                    tracing::info!("stopping without finishing the sync round");
+                                    return Ok(());
+                                }
+                            }
+                        }
+                    }
+                }
+                None => (round.await, false),
+            };
             bar.finish();
             match result {
                 Ok(summary) => println!(
@@ -729,7 +750,7 @@ fn sync(args: SyncArgs) -> Result<()> {
                     anyhow::bail!("sync with {} failed: {err}{hint}", remote.base());
                 }
             }
-            let Some(stop) = &mut stop else {
+            let Some(stop) = stop.as_mut().filter(|_| !stopping) else {
                 return Ok(());
             };
             tokio::select! {
