@@ -178,17 +178,54 @@ async fn start_local(dir: PathBuf, product: &str) -> anyhow::Result<Local> {
     })
 }
 
-/// Sizes WebKitGTK's caches for one document, not for browsing. (Drawing
-/// without GPU compositing would save some 80 MiB more, measured by
-/// `scripts/desktop-bench.sh`, but set on a live view it stops WebKitWebDriver
-/// from taking screenshots, so the desktop tests could no longer show the
-/// screens.)
+/// Sizes WebKitGTK's caches for one document, not for browsing.
 #[cfg(target_os = "linux")]
 fn lighten(webview: &webkit2gtk::WebView) {
     use webkit2gtk::{WebContextExt, WebViewExt};
     if let Some(context) = webview.context() {
         context.set_cache_model(webkit2gtk::CacheModel::DocumentViewer);
     }
+}
+
+/// Set by the user to keep WebKitGTK's GPU compositing (see [`draw_in_software`]).
+#[cfg(target_os = "linux")]
+const KEEP_COMPOSITING: &str = "COPYDESK_GPU_COMPOSITING";
+/// WebKitGTK's switch, read when it makes a view's settings: pages drawn
+/// without GPU compositing.
+#[cfg(target_os = "linux")]
+const NO_COMPOSITING: &str = "WEBKIT_DISABLE_COMPOSITING_MODE";
+
+/// Has WebKitGTK draw the window's pages on the CPU, without GPU
+/// compositing, by starting the app again (same process, same arguments)
+/// with WebKit's switch set, unless it is set already or the user set
+/// `COPYDESK_GPU_COMPOSITING`. Nothing in Copydesk's screens animates, and
+/// compositing held a layer tree and, on a machine drawing GL in software,
+/// Mesa's LLVM in the web process: the app's idle memory went from 322 to
+/// 242 MiB PSS (`scripts/desktop-bench.sh`). The switch is read when the
+/// view is made, so the page never composites; the view's own setting
+/// (`hardware-acceleration-policy`) reaches it only after Tauri has made it
+/// and started the page, and switches a live page out of compositing.
+/// (Either way WebKitWebDriver's screenshots can hang: the desktop tests that
+/// take them keep compositing.) Called first thing in `main`, before any
+/// thread starts; if the app cannot start again, it goes on with compositing.
+#[cfg(target_os = "linux")]
+pub fn draw_in_software() {
+    use std::os::unix::process::CommandExt;
+    if std::env::var_os(NO_COMPOSITING).is_some() || std::env::var_os(KEEP_COMPOSITING).is_some() {
+        return;
+    }
+    let mut args = std::env::args_os();
+    let (Some(name), Ok(exe)) = (args.next(), std::env::current_exe()) else {
+        return;
+    };
+    let err = std::process::Command::new(exe)
+        .arg0(name)
+        .args(args)
+        .env(NO_COMPOSITING, "1")
+        .exec();
+    eprintln!(
+        "copydesk: drawing with GPU compositing, as the app could not start again without it: {err}"
+    );
 }
 
 /// The product's name, as the Tauri config gives it.

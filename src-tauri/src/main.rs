@@ -4,5 +4,7 @@
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 
 fn main() {
+    #[cfg(target_os = "linux")]
+    copydesk_desktop::draw_in_software();
     copydesk_desktop::run();
 }

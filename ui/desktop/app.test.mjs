@@ -50,7 +50,10 @@ before(async () => {
   data = mkdtempSync(join(tmpdir(), 'copydesk-desktop-'));
   // A replica with stories already in it, written by the same service headless.
   await fillReplica(server, data, SEEDED);
-  await startDriver(driver, 4444, data);
+  // With GPU compositing, which the app leaves off by default: drawing in
+  // software, WebKitWebDriver's screenshots hang (stop.test.mjs runs the
+  // app as it starts by default).
+  await startDriver(driver, 4444, data, { COPYDESK_GPU_COMPOSITING: '1' });
   browser = await openApp(4444, app);
 });
 

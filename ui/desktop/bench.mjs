@@ -118,7 +118,11 @@ const seeding = performance.now();
 await fillReplica(server, data, Array.from({ length: items }, (_, n) => `Story ${n}`));
 console.log(`seeded ${items} stories in ${((performance.now() - seeding) / 1000).toFixed(1)} s`);
 
-await startDriver(driver, 4445, data);
+// Both apps draw without GPU compositing, as Copydesk does unless told
+// otherwise (`draw_in_software` in src-tauri/src/lib.rs), so the floor is the
+// same WebKit configuration; Copydesk, finding the switch set, starts as it
+// would after starting itself again with it.
+await startDriver(driver, 4445, data, { WEBKIT_DISABLE_COMPOSITING_MODE: '1' });
 
 /** What one launch's idle memory adds up to: PSS and RSS in all, by process, and shared libraries' part. */
 const samples = () => ({ pss: [], rss: [], each: [], libraries: [] });

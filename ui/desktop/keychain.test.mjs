@@ -48,7 +48,8 @@ before(async () => {
   scratch = mkdtempSync(join(tmpdir(), 'copydesk-login-'));
   data = mkdtempSync(join(tmpdir(), 'copydesk-desktop-'));
   login = await startKeychain(scratch);
-  login = await startDriver(driver, PORT, data, login);
+  // With GPU compositing, for the screenshot (see app.test.mjs).
+  login = await startDriver(driver, PORT, data, { ...login, COPYDESK_GPU_COMPOSITING: '1' });
   central = await startServer();
   desk = central.key('Desk', ['admin']);
   browser = await openApp(PORT, app);
