@@ -211,7 +211,9 @@ const NO_COMPOSITING: &str = "WEBKIT_DISABLE_COMPOSITING_MODE";
 #[cfg(target_os = "linux")]
 pub fn draw_in_software() {
     use std::os::unix::process::CommandExt;
-    if std::env::var_os(NO_COMPOSITING).is_some() || std::env::var_os(KEEP_COMPOSITING).is_some() {
+    if std::env::var_os(NO_COMPOSITING).is_some()
+        || asks_for_compositing(std::env::var_os(KEEP_COMPOSITING).as_deref())
+    {
         return;
     }
     let mut args = std::env::args_os();
@@ -226,6 +228,22 @@ pub fn draw_in_software() {
     eprintln!(
         "copydesk: drawing with GPU compositing, as the app could not start again without it: {err}"
     );
+}
+
+/// Whether `COPYDESK_GPU_COMPOSITING` asks to keep compositing: set to
+/// anything but an empty value, `0`, `false`, `no` or `off` (any case), so
+/// that `COPYDESK_GPU_COMPOSITING=0` means what it says.
+#[cfg(target_os = "linux")]
+fn asks_for_compositing(value: Option<&std::ffi::OsStr>) -> bool {
+    let Some(value) = value else {
+        return false;
+    };
+    let value = value.to_string_lossy();
+    let value = value.trim();
+    !(value.is_empty()
+        || ["0", "false", "no", "off"]
+            .iter()
+            .any(|no| value.eq_ignore_ascii_case(no)))
 }
 
 /// The product's name, as the Tauri config gives it.
@@ -302,4 +320,28 @@ pub fn run() {
             }
         }
     });
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use std::ffi::OsStr;
+
+    use super::asks_for_compositing;
+
+    #[test]
+    fn compositing_is_kept_only_when_asked_for() {
+        assert!(!asks_for_compositing(None));
+        for no in ["", " ", "0", "false", "FALSE", "no", "Off"] {
+            assert!(
+                !asks_for_compositing(Some(OsStr::new(no))),
+                "{no:?} keeps compositing"
+            );
+        }
+        for yes in ["1", "true", "yes", "on", "gpu"] {
+            assert!(
+                asks_for_compositing(Some(OsStr::new(yes))),
+                "{yes:?} drops compositing"
+            );
+        }
+    }
 }
