@@ -20,6 +20,7 @@ sqlite_file_tests=(
   hardening::a_backup_of_a_busy_server_holds_every_acknowledged_write
   hardening::a_clean_stop_leaves_every_story_in_the_database_file_alone
   hardening::a_damaged_database_is_refused_at_start_and_check_reports_it
+  hardening::a_database_checked_beside_serving_answers_reads_and_takes_no_write_once_found_damaged
 )
 skips=()
 for test in "${sqlite_file_tests[@]}"; do

@@ -460,18 +460,7 @@ fn a_damaged_database_is_refused_at_start_and_check_reports_it() {
     assert!(check.status.success(), "a sound database passes check");
     assert!(String::from_utf8_lossy(&check.stdout).contains("is sound"));
 
-    // Overwrite pages in the middle of the file, as a failing disk would.
-    let db = server.db_path();
-    let length = std::fs::metadata(&db).expect("metadata").len();
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .open(&db)
-        .expect("opens");
-    let middle = (length / 2 / 4096) * 4096;
-    std::io::Seek::seek(&mut file, std::io::SeekFrom::Start(middle)).expect("seeks");
-    file.write_all(&vec![0xA5; 8 * 4096]).expect("overwrites");
-    file.sync_all().expect("syncs");
-    drop(file);
+    damage_the_middle_of(&server.db_path());
 
     let said = refused_start(server.dir.path());
     assert!(said.contains("is damaged"), "{said}");
@@ -494,6 +483,56 @@ fn a_damaged_database_is_refused_at_start_and_check_reports_it() {
     assert_eq!(check.status.code(), Some(1), "check fails on damage");
     let report = String::from_utf8_lossy(&check.stdout);
     assert!(report.contains("is damaged"), "{report}");
+}
+
+/// Overwrites pages in the middle of `db`, as a failing disk would.
+fn damage_the_middle_of(db: &Path) {
+    let length = std::fs::metadata(db).expect("metadata").len();
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .open(db)
+        .expect("opens");
+    let middle = (length / 2 / 4096) * 4096;
+    std::io::Seek::seek(&mut file, std::io::SeekFrom::Start(middle)).expect("seeks");
+    file.write_all(&vec![0xA5; 8 * 4096]).expect("overwrites");
+    file.sync_all().expect("syncs");
+}
+
+#[test]
+fn a_database_checked_beside_serving_answers_reads_and_takes_no_write_once_found_damaged() {
+    let mut server = TestServer::start_with(&["--start-check", "beside"]);
+    let written = stories(&server, 200);
+    assert!(server.terminate(Duration::from_secs(30)));
+    damage_the_middle_of(&server.db_path());
+
+    // Checked beside serving, the server starts on the damaged file (the
+    // default, `auto`, checks a file this small before and refuses it).
+    server.restart();
+    let read = written
+        .iter()
+        .any(|uuid| server.get(&format!("/v3/content/{uuid}")).status == 200);
+    assert!(read, "reads are answered while and after the check runs");
+    let started = Instant::now();
+    let refused = loop {
+        let reply = server.post("/v3/content", &json!({"title": "Late", "type": "article"}));
+        if reply.code() != "database_unavailable" {
+            break reply;
+        }
+        // Refused while the check runs: retry after the time it names.
+        assert_eq!(reply.status.as_u16(), 503, "{}", reply.body);
+        assert_eq!(reply.retry_after.as_deref(), Some("10"));
+        assert!(reply.message().contains("checking"), "{}", reply.body);
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "the start check never ended"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    refused.expect_error(503, "database_damaged");
+    server
+        .post("/v3/content", &json!({"title": "Later", "type": "article"}))
+        .expect_error(503, "database_damaged");
+    assert!(server.terminate(Duration::from_secs(30)), "a clean stop");
 }
 
 #[test]

@@ -87,7 +87,7 @@ impl ApiError {
                 CoreError::Damaged(_) => {
                     (StatusCode::SERVICE_UNAVAILABLE, ErrorCode::DatabaseDamaged)
                 }
-                CoreError::Unavailable(_) => (
+                CoreError::Unavailable(_) | CoreError::Checking => (
                     StatusCode::SERVICE_UNAVAILABLE,
                     ErrorCode::DatabaseUnavailable,
                 ),
@@ -159,6 +159,12 @@ impl IntoResponse for ApiError {
                 axum::http::HeaderValue::from(DATABASE_RETRY_AFTER_SECS),
             );
         }
+        if let Self::Core(CoreError::Checking) = self {
+            response.headers_mut().insert(
+                axum::http::header::RETRY_AFTER,
+                axum::http::HeaderValue::from(CHECK_RETRY_AFTER_SECS),
+            );
+        }
         response
     }
 }
@@ -168,3 +174,7 @@ pub type ApiResult<T> = Result<T, ApiError>;
 /// How long a caller is asked to wait when the database cannot be reached:
 /// a PostgreSQL failover or restart takes seconds.
 const DATABASE_RETRY_AFTER_SECS: u64 = 2;
+
+/// How long a caller is asked to wait while the database is checked after
+/// a start: a large archive's check takes a minute or two.
+const CHECK_RETRY_AFTER_SECS: u64 = 10;

@@ -49,7 +49,9 @@ pub struct NotJson(ErrorBody);
 /// `offline`: a replica needs its central server for this (a lock) and
 /// cannot reach it; `database_damaged`: the server's database is damaged
 /// and takes no more changes; `database_unavailable`: the server cannot
-/// reach its database just now (try again after `Retry-After` seconds).
+/// reach its database just now, or is still checking it after a start and
+/// takes changes once the check has passed (try again after `Retry-After`
+/// seconds).
 #[derive(ToResponse)]
 #[allow(dead_code)]
 pub struct Unavailable(ErrorBody);

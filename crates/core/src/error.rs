@@ -68,6 +68,11 @@ pub enum CoreError {
     /// The caller may try again in a moment; details go to the log.
     #[error("{UNAVAILABLE_MESSAGE}")]
     Unavailable(String),
+    /// The server is still checking its database after a start (a large
+    /// file is checked beside serving): reads are answered, writes are
+    /// taken once the check passes. The caller may try again shortly.
+    #[error("{CHECKING_MESSAGE}")]
+    Checking,
     /// A failure that is not the caller's fault; details go to the log only.
     #[error("internal error: {0}")]
     Internal(String),
@@ -75,6 +80,9 @@ pub enum CoreError {
 
 /// What a caller is told while the database is damaged.
 pub const DAMAGED_MESSAGE: &str = "the server's database is damaged, so it takes no more changes; its operator must run `copydesk-server check` and restore a backup";
+
+/// What a caller is told while the database is checked after a start.
+pub const CHECKING_MESSAGE: &str = "the server is checking its database after a start (SQLite's quick_check), and takes changes once the check has passed; reads are answered meanwhile: try again in a moment";
 
 /// What a caller is told while the database cannot be reached.
 pub const UNAVAILABLE_MESSAGE: &str =

@@ -78,7 +78,21 @@ impl Cms {
     /// [`Cms::open`] with the memory the store may read with (see
     /// [`store::ReadMemory`]).
     pub fn open_with(dir: &Path, namespace: &str, memory: store::ReadMemory) -> Result<Self> {
-        Ok(Self::on(Store::open_with(dir, memory)?, namespace))
+        Self::open_checked(dir, namespace, memory, store::StartCheck::Before)
+    }
+
+    /// [`Cms::open_with`], running SQLite's `quick_check` when `check` says
+    /// (a server's large archive: beside serving).
+    pub fn open_checked(
+        dir: &Path,
+        namespace: &str,
+        memory: store::ReadMemory,
+        check: store::StartCheck,
+    ) -> Result<Self> {
+        Ok(Self::on(
+            Store::open_checked(dir, memory, check)?,
+            namespace,
+        ))
     }
 
     /// A central server whose data lives in the PostgreSQL database at

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use anyhow::{Context as _, Result};
 use clap::{Args, Parser, Subcommand};
 use copydesk_api::stop::StopRequests;
+use copydesk_core::store::StartCheck;
 use copydesk_core::{Cms, CoreError};
 
 #[derive(Parser)]
@@ -132,6 +133,30 @@ struct ServeArgs {
     /// as a remote that is not a Copydesk server would.
     #[arg(long)]
     plain: bool,
+    /// When SQLite's quick_check reads the database at start: `before`
+    /// serving (a damaged file is refused), `beside` serving (reads at once,
+    /// writes once it passes), or `auto`: before up to 1 GiB, beside above.
+    /// A replica (--remote) is always checked before.
+    #[arg(long, env = "COPYDESK_START_CHECK", value_enum, default_value_t = StartCheckArg::Auto)]
+    start_check: StartCheckArg,
+}
+
+/// `serve --start-check`.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum StartCheckArg {
+    Before,
+    Beside,
+    Auto,
+}
+
+impl StartCheckArg {
+    fn check(self) -> StartCheck {
+        match self {
+            Self::Before => StartCheck::Before,
+            Self::Beside => StartCheck::Beside,
+            Self::Auto => StartCheck::SERVER,
+        }
+    }
 }
 
 #[derive(Args)]
@@ -244,6 +269,11 @@ impl DataArgs {
     }
 
     fn open(&self) -> Result<(Cms, PathBuf)> {
+        self.open_checked(StartCheck::Before)
+    }
+
+    /// [`DataArgs::open`], running SQLite's `quick_check` when `check` says.
+    fn open_checked(&self, check: StartCheck) -> Result<(Cms, PathBuf)> {
         let dir = self.dir()?;
         let memory = copydesk_core::store::ReadMemory::SERVER;
         if let Some(url) = &self.database {
@@ -251,7 +281,7 @@ impl DataArgs {
                 .context("opening the PostgreSQL database")?;
             return Ok((cms, dir));
         }
-        let cms = match Cms::open_with(&dir, &self.namespace, memory) {
+        let cms = match Cms::open_checked(&dir, &self.namespace, memory, check) {
             Ok(cms) => cms,
             Err(CoreError::Damaged(problems)) => anyhow::bail!(
                 "{} is damaged, so it was not opened (SQLite's quick_check found {}; the first: {}). \
@@ -591,7 +621,12 @@ fn serve(args: ServeArgs) -> Result<()> {
         args.remote.is_none() || args.data.database.is_none(),
         REPLICAS_ON_SQLITE
     );
-    let (cms, dir) = args.data.open()?;
+    // A replica writes its central server's address at once.
+    let check = match &args.remote {
+        Some(_) => StartCheck::Before,
+        None => args.start_check.check(),
+    };
+    let (cms, dir) = args.data.open_checked(check)?;
     let cms = Arc::new(cms);
     let store = Arc::clone(&cms);
     let remote = match &args.remote {

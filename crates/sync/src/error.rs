@@ -92,6 +92,7 @@ impl SyncError {
                 err,
                 CoreError::Internal(_)
                     | CoreError::Unavailable(_)
+                    | CoreError::Checking
                     | CoreError::Locked(_)
                     | CoreError::Offline(_)
             ),

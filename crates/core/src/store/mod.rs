@@ -14,14 +14,16 @@
 //! change log rows are added by triggers in that same transaction.
 //!
 //! A damaged database is never written to: the store runs SQLite's
-//! `quick_check` when it opens and refuses a file that fails it, and once a
-//! query meets a damaged page while serving, every later write is refused.
+//! `quick_check` when it opens and refuses a file that fails it (a server's
+//! large file is checked beside serving, writes waiting for the check:
+//! `start_check.rs`), and once a query meets a damaged page while serving,
+//! every later write is refused.
 //! A clean close checkpoints the WAL into `copydesk.db`, so that file alone
 //! holds everything.
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 
@@ -36,11 +38,13 @@ mod import;
 mod migrations;
 mod pool;
 mod postgres;
+mod start_check;
 
 use checkpointer::Checkpointer;
 use copydesk_search_rank::snapshot::Snapshot;
 use group::GroupWriter;
 use pool::Pool;
+use start_check::{StartChecker, WriteGate};
 
 type CommitHook = Box<dyn FnOnce(&Transaction<'_>) -> Result<()>>;
 
@@ -52,19 +56,23 @@ thread_local! {
 
 pub use import::{ImportReport, import_sqlite};
 pub use postgres::{CheckReport, full_check as full_check_postgres};
+pub use start_check::StartCheck;
 
 /// One instance's data directory: `copydesk.db` and the attachment files.
 pub struct Store {
     engine: Engine,
     files_dir: PathBuf,
-    /// Set once a query met a damaged page: no write is tried after that.
-    damaged: AtomicBool,
+    /// Whether writes are taken: shut while a start check runs beside
+    /// serving, and for good once the database was found damaged.
+    writes: Arc<WriteGate>,
 }
 
 /// Where the data lives.
 enum Engine {
     /// One file: one writer, and readers beside it (WAL).
     Sqlite {
+        /// The check that runs beside serving, if one does.
+        start_check: Box<StartChecker>,
         writer: GroupWriter,
         readers: Pool<Connection>,
         /// Checkpoints the WAL beside the writes.
@@ -157,20 +165,42 @@ impl Store {
 
     /// [`Store::open`] with the memory its connections may read with.
     pub fn open_with(dir: &Path, memory: ReadMemory) -> Result<Self> {
+        Self::open_checked(dir, memory, StartCheck::Before)
+    }
+
+    /// [`Store::open_with`], running SQLite's `quick_check` when `check` says.
+    pub fn open_checked(dir: &Path, memory: ReadMemory, check: StartCheck) -> Result<Self> {
         create_private_dir(dir)?;
         let files_dir = dir.join("files");
         create_private_dir(&files_dir)?;
         let db_path = database_path(dir);
         create_private_file(&db_path)?;
         let mut writer = open_connection(&db_path, false, memory)?;
-        let problems = quick_check(&writer)?;
-        if !problems.is_empty() {
-            return Err(CoreError::Damaged(problems));
+        let size = fs::metadata(&db_path)?.len();
+        let beside = check.beside_for(size) && !migrations_pending(&writer)?;
+        if !beside {
+            let problems = quick_check(&writer)?;
+            if !problems.is_empty() {
+                return Err(CoreError::Damaged(problems));
+            }
         }
+        // Checked beside serving, nothing is pending: this only refuses a
+        // file of a newer schema.
         migrate(&mut writer)?;
-        index_pending(&mut writer)?;
-        write_a_wal_frame(&mut writer);
+        if !beside {
+            index_pending(&mut writer)?;
+            write_a_wal_frame(&mut writer);
+        }
         restrict_to_owner(&db_path)?;
+        let writes = Arc::new(WriteGate::new(beside));
+        let start_check = if beside {
+            StartChecker::start(
+                open_connection(&db_path, false, memory)?,
+                Arc::clone(&writes),
+            )?
+        } else {
+            StartChecker::none()
+        };
         let checkpointer = Checkpointer::start(&mut writer, {
             let db_path = db_path.clone();
             move || open_connection(&db_path, false, ReadMemory::default())
@@ -184,13 +214,14 @@ impl Store {
         );
         Ok(Self {
             engine: Engine::Sqlite {
+                start_check: Box::new(start_check),
                 writer: GroupWriter::new(writer)?,
                 readers,
                 checkpointer,
                 helpers: Box::new(beside::Helpers::new()),
             },
             files_dir,
-            damaged: AtomicBool::new(false),
+            writes,
         })
     }
 
@@ -205,7 +236,7 @@ impl Store {
         let store = Self {
             engine: Engine::Postgres(pool),
             files_dir,
-            damaged: AtomicBool::new(false),
+            writes: Arc::new(WriteGate::new(false)),
         };
         while store.write(crate::search_index::pending_batch)? > 0 {}
         Ok(store)
@@ -231,8 +262,8 @@ impl Store {
 
     /// Runs `work` in one write transaction; it commits only if `work` succeeds.
     pub fn write<T>(&self, work: impl FnOnce(&Transaction<'_>) -> Result<T>) -> Result<T> {
-        if self.damaged.load(Ordering::Relaxed) {
-            return Err(CoreError::Damaged(Vec::new()));
+        if let Some(refusal) = self.writes.refusal() {
+            return Err(refusal);
         }
         let written = match &self.engine {
             Engine::Sqlite { writer, .. } => {
@@ -248,7 +279,7 @@ impl Store {
     /// Remembers a damaged database, so that no later write touches it.
     fn note_damage<T>(&self, result: Result<T>) -> Result<T> {
         if let Err(CoreError::Damaged(_)) = &result
-            && !self.damaged.swap(true, Ordering::Relaxed)
+            && self.writes.shut_damaged()
         {
             tracing::error!(
                 "the database is damaged: from now on every write is refused; run `copydesk-server check`"
@@ -357,6 +388,9 @@ impl Store {
     /// Empties the search index and builds it again from the stored items, a
     /// batch per transaction; returns how many items it indexed.
     pub fn rebuild_search_index(&self) -> Result<usize> {
+        if let Some(refusal) = self.writes.refusal() {
+            return Err(refusal);
+        }
         match &self.engine {
             Engine::Sqlite { writer, .. } => {
                 // On the connection alone: a write would index everything
@@ -386,11 +420,14 @@ impl Store {
         let Engine::Sqlite {
             writer,
             checkpointer,
+            start_check,
             ..
         } = &self.engine
         else {
             return Ok(true);
         };
+        // A check still reading would hold the WAL back.
+        start_check.stop();
         let _no_background_checkpoint = checkpointer.pause()?;
         let conn = writer.connection()?;
         let (busy, _frames, _moved): (i64, i64, i64) =
@@ -631,6 +668,12 @@ fn write_a_wal_frame(conn: &mut Connection) {
     }
 }
 
+/// Whether `conn`'s database lacks a migration this program applies.
+fn migrations_pending(conn: &Connection) -> Result<bool> {
+    let current: i64 = conn.query_row("PRAGMA user_version", [], |row| row.get(0))?;
+    Ok(usize::try_from(current).map_or(true, |current| current < migrations::SQLITE.len()))
+}
+
 fn migrate(conn: &mut Connection) -> Result<()> {
     let current: i64 = conn.query_row("PRAGMA user_version", [], |row| row.get(0))?;
     for (index, (name, sql)) in migrations::SQLITE.iter().enumerate() {
@@ -699,6 +742,7 @@ fn restrict_to_owner(_path: &Path) -> Result<()> {
 mod tests {
     use super::*;
     use std::sync::Barrier;
+    use std::sync::atomic::Ordering;
 
     #[test]
     fn readers_are_opened_as_reads_overlap_up_to_the_limit() {
