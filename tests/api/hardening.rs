@@ -500,14 +500,14 @@ fn damage_the_middle_of(db: &Path) {
 
 #[test]
 fn a_database_checked_beside_serving_answers_reads_and_takes_no_write_once_found_damaged() {
-    let mut server = TestServer::start_with(&["--start-check", "beside"]);
+    let mut server = TestServer::start();
     let written = stories(&server, 200);
     assert!(server.terminate(Duration::from_secs(30)));
     damage_the_middle_of(&server.db_path());
 
     // Checked beside serving, the server starts on the damaged file (the
     // default, `auto`, checks a file this small before and refuses it).
-    server.restart();
+    server.restart_with(&["--start-check", "beside"]);
     let read = written
         .iter()
         .any(|uuid| server.get(&format!("/v3/content/{uuid}")).status == 200);
@@ -532,7 +532,10 @@ fn a_database_checked_beside_serving_answers_reads_and_takes_no_write_once_found
     server
         .post("/v3/content", &json!({"title": "Later", "type": "article"}))
         .expect_error(503, "database_damaged");
-    assert!(server.terminate(Duration::from_secs(30)), "a clean stop");
+    assert!(
+        server.terminate(Duration::from_secs(30)),
+        "the server stops"
+    );
 }
 
 #[test]

@@ -334,6 +334,13 @@ impl TestServer {
         self.launch().expect("the server starts again");
     }
 
+    /// Starts the server again on the same data directory, with `extra`
+    /// `serve` flags instead of those it had.
+    pub fn restart_with(&mut self, extra: &[&str]) {
+        self.extra_args = extra.iter().map(|s| (*s).to_owned()).collect();
+        self.restart();
+    }
+
     pub fn pid(&self) -> Option<u32> {
         self.child.as_ref().map(Child::id)
     }

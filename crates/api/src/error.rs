@@ -178,3 +178,25 @@ const DATABASE_RETRY_AFTER_SECS: u64 = 2;
 /// How long a caller is asked to wait while the database is checked after
 /// a start: a large archive's check takes a minute or two.
 const CHECK_RETRY_AFTER_SECS: u64 = 10;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_write_during_the_start_check_is_asked_to_come_back_later() {
+        let response = ApiError::Core(CoreError::Checking).into_response();
+        assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(
+            response.headers()[axum::http::header::RETRY_AFTER],
+            CHECK_RETRY_AFTER_SECS.to_string().as_str()
+        );
+        let (_, body) = ApiError::Core(CoreError::Checking).body();
+        assert_eq!(body.code, ErrorCode::DatabaseUnavailable);
+        assert!(
+            body.error.contains("checking its database"),
+            "{}",
+            body.error
+        );
+    }
+}

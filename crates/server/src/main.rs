@@ -706,6 +706,10 @@ fn finish_cleanly(cms: &Cms) {
         Ok(false) => tracing::warn!(
             "a reader held part of the WAL back; SQLite will checkpoint it at the next start"
         ),
+        Err(CoreError::Damaged(_)) => tracing::error!(
+            "the database is damaged: its WAL is left beside copydesk.db as it is, nothing copied \
+             into the file; run `copydesk-server check`"
+        ),
         Err(err) => tracing::error!(%err, "the database could not be checkpointed"),
     }
 }

@@ -25,6 +25,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use rusqlite::config::DbConfig;
 use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 
 use crate::db::{PgConnection, Transaction};
@@ -170,6 +171,25 @@ impl Store {
 
     /// [`Store::open_with`], running SQLite's `quick_check` when `check` says.
     pub fn open_checked(dir: &Path, memory: ReadMemory, check: StartCheck) -> Result<Self> {
+        Self::open_inner(dir, memory, check, Box::new(|_| ()))
+    }
+
+    /// A store checked beside serving whose check first runs `before_check`.
+    #[cfg(test)]
+    pub(crate) fn open_held(
+        dir: &Path,
+        memory: ReadMemory,
+        before_check: start_check::BeforeCheck,
+    ) -> Result<Self> {
+        Self::open_inner(dir, memory, StartCheck::Beside, before_check)
+    }
+
+    fn open_inner(
+        dir: &Path,
+        memory: ReadMemory,
+        check: StartCheck,
+        before_check: start_check::BeforeCheck,
+    ) -> Result<Self> {
         create_private_dir(dir)?;
         let files_dir = dir.join("files");
         create_private_dir(&files_dir)?;
@@ -197,6 +217,7 @@ impl Store {
             StartChecker::start(
                 open_connection(&db_path, false, memory)?,
                 Arc::clone(&writes),
+                before_check,
             )?
         } else {
             StartChecker::none()
@@ -428,8 +449,17 @@ impl Store {
         };
         // A check still reading would hold the WAL back.
         start_check.stop();
-        let _no_background_checkpoint = checkpointer.pause()?;
+        let no_background_checkpoint = checkpointer.pause()?;
         let conn = writer.connection()?;
+        if self.writes.is_damaged() {
+            // Nothing is copied into a damaged file, now or when the
+            // connections close: its WAL stays beside it as it is.
+            conn.set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)?;
+            if let Some(background) = no_background_checkpoint.as_ref() {
+                background.set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)?;
+            }
+            return Err(CoreError::Damaged(Vec::new()));
+        }
         let (busy, _frames, _moved): (i64, i64, i64) =
             conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |row| {
                 Ok((row.get(0)?, row.get(1)?, row.get(2)?))
@@ -459,8 +489,13 @@ fn commit_write<T>(
 /// that a large archive neither holds one huge transaction nor starts over
 /// when stopped halfway.
 fn index_pending(conn: &mut Connection) -> Result<()> {
+    index_pending_while(conn, &|| true)
+}
+
+/// [`index_pending`], a batch at a time while `go_on` says so.
+fn index_pending_while(conn: &mut Connection, go_on: &dyn Fn() -> bool) -> Result<()> {
     let mut indexed = 0usize;
-    loop {
+    while go_on() {
         let tx = Transaction::from_sqlite(
             conn.transaction_with_behavior(TransactionBehavior::Immediate)?,
         );
@@ -474,7 +509,7 @@ fn index_pending(conn: &mut Connection) -> Result<()> {
             tracing::info!("indexed {indexed} items for search");
         }
     }
-    if indexed > 0 {
+    if indexed > 0 && go_on() {
         let tx = Transaction::from_sqlite(
             conn.transaction_with_behavior(TransactionBehavior::Immediate)?,
         );

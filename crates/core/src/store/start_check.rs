@@ -12,7 +12,7 @@
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use rusqlite::Connection;
 
@@ -76,6 +76,16 @@ impl WriteGate {
         self.0.swap(DAMAGED, Ordering::AcqRel) != DAMAGED
     }
 
+    /// Whether writes wait for the start check still.
+    fn is_checking(&self) -> bool {
+        self.0.load(Ordering::Acquire) == CHECKING
+    }
+
+    /// Whether the database was found damaged.
+    pub(super) fn is_damaged(&self) -> bool {
+        self.0.load(Ordering::Acquire) == DAMAGED
+    }
+
     /// Opens writes after a check that passed, unless damage was met meanwhile.
     fn open_checked(&self) -> bool {
         self.0
@@ -84,6 +94,14 @@ impl WriteGate {
     }
 }
 
+/// Run on the checking thread before the check, with the flag a stop sets:
+/// nothing in a server; a test holds the check with it.
+pub(super) type BeforeCheck = Box<dyn FnOnce(&AtomicBool) + Send>;
+
+/// How long the checking thread waits before it runs again a check that
+/// could not finish (an I/O error, memory).
+const RETRY_AFTER_FAILURE: Duration = Duration::from_secs(10);
+
 /// The thread that checks the database beside serving, if one was started.
 pub(super) struct StartChecker {
     running: Mutex<Option<Running>>,
@@ -91,7 +109,6 @@ pub(super) struct StartChecker {
 
 struct Running {
     thread: JoinHandle<()>,
-    interrupt: rusqlite::InterruptHandle,
     stopping: Arc<AtomicBool>,
 }
 
@@ -106,25 +123,45 @@ impl StartChecker {
     /// Checks on `conn` (a connection that may write) on a thread of its
     /// own, then indexes what waits for the search index and opens `gate`;
     /// or shuts it when the database is damaged.
-    pub(super) fn start(mut conn: Connection, gate: Arc<WriteGate>) -> Result<Self> {
-        let interrupt = conn.get_interrupt_handle();
+    pub(super) fn start(
+        mut conn: Connection,
+        gate: Arc<WriteGate>,
+        before_check: BeforeCheck,
+    ) -> Result<Self> {
         let stopping = Arc::new(AtomicBool::new(false));
+        // Polled all through the check (SQLite's integrity check calls it
+        // as it goes), so a stop is never missed between two statements
+        // as an `interrupt` would be.
+        conn.progress_handler(
+            1_000,
+            Some({
+                let stopping = Arc::clone(&stopping);
+                move || stopping.load(Ordering::Acquire)
+            }),
+        )?;
         let thread = std::thread::Builder::new()
             .name("copydesk-start-check".into())
             .spawn({
                 let stopping = Arc::clone(&stopping);
-                move || check_then_open(&mut conn, &gate, &stopping)
+                move || {
+                    before_check(&stopping);
+                    let checked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        check_then_open(&mut conn, &gate, &stopping);
+                    }));
+                    if checked.is_err() {
+                        tracing::error!(
+                            "the start check panicked: writes stay refused; start the server again, \
+                             or run `copydesk-server check`"
+                        );
+                    }
+                }
             })
             .map_err(|err| CoreError::Internal(format!("starting the start check: {err}")))?;
         tracing::info!(
             "checking the database (SQLite's quick_check) beside serving: reads are answered now, writes once it passes"
         );
         Ok(Self {
-            running: Mutex::new(Some(Running {
-                thread,
-                interrupt,
-                stopping,
-            })),
+            running: Mutex::new(Some(Running { thread, stopping })),
         })
     }
 
@@ -136,7 +173,6 @@ impl StartChecker {
         };
         if let Some(running) = running {
             running.stopping.store(true, Ordering::Release);
-            running.interrupt.interrupt();
             if running.thread.join().is_err() {
                 tracing::error!("the start check's thread panicked");
             }
@@ -152,14 +188,26 @@ impl Drop for StartChecker {
 
 fn check_then_open(conn: &mut Connection, gate: &WriteGate, stopping: &AtomicBool) {
     let began = Instant::now();
-    let checked = super::quick_check(conn);
-    if stopping.load(Ordering::Acquire) {
-        tracing::info!("the start check was stopped with the server; writes stay refused");
-        return;
-    }
-    let problems = match checked {
-        Ok(problems) => problems,
-        Err(err) => vec![format!("the check could not finish: {err}")],
+    let go_on = || !stopping.load(Ordering::Acquire) && gate.is_checking();
+    let problems = loop {
+        if !go_on() {
+            return;
+        }
+        match super::quick_check(conn) {
+            Ok(problems) => break problems,
+            Err(_) if !go_on() => return,
+            Err(err) => {
+                tracing::warn!(
+                    %err,
+                    "the start check could not finish; writes stay refused, and it runs again in {} s",
+                    RETRY_AFTER_FAILURE.as_secs()
+                );
+                let waited = Instant::now();
+                while waited.elapsed() < RETRY_AFTER_FAILURE && go_on() {
+                    std::thread::sleep(Duration::from_millis(50));
+                }
+            }
+        }
     };
     if let Some(first) = problems.first() {
         gate.shut_damaged();
@@ -171,11 +219,25 @@ fn check_then_open(conn: &mut Connection, gate: &WriteGate, stopping: &AtomicBoo
         );
         return;
     }
-    if let Err(err) = super::index_pending(conn) {
-        tracing::warn!(%err, "items waiting for the search index were not indexed at start");
+    match super::index_pending_while(conn, &go_on) {
+        Ok(()) => {}
+        Err(CoreError::Damaged(_)) => {
+            gate.shut_damaged();
+            tracing::error!(
+                "the database is damaged (met while indexing for search at start): every write is refused; \
+                 run `copydesk-server check`"
+            );
+            return;
+        }
+        Err(err) => {
+            tracing::warn!(%err, "items waiting for the search index were not indexed at start");
+        }
+    }
+    if !go_on() {
+        return;
     }
     super::write_a_wal_frame(conn);
-    if gate.open_checked() {
+    if !stopping.load(Ordering::Acquire) && gate.open_checked() {
         tracing::info!(
             seconds = began.elapsed().as_secs_f64(),
             "the database passed SQLite's quick_check: writes are open"
@@ -185,6 +247,8 @@ fn check_then_open(conn: &mut Connection, gate: &WriteGate, stopping: &AtomicBoo
 
 #[cfg(test)]
 mod tests {
+    use std::sync::mpsc;
+
     use super::*;
     use crate::store::{ReadMemory, Store, database_path};
 
@@ -223,6 +287,45 @@ mod tests {
         assert!(store.checkpoint().expect("the checkpoint runs"));
     }
 
+    /// Overwrites pages in the middle of `dir`'s database, as a failing disk would.
+    fn damage(dir: &std::path::Path) {
+        let db = database_path(dir);
+        let length = std::fs::metadata(&db).expect("the file").len();
+        let middle = length / 2 / 4096 * 4096;
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .open(&db)
+            .expect("opens");
+        std::io::Seek::seek(&mut file, std::io::SeekFrom::Start(middle)).expect("seeks");
+        std::io::Write::write_all(&mut file, &vec![0xA5; 8 * 4096]).expect("overwrites");
+    }
+
+    /// A check held until the sender is used or dropped, or the store
+    /// stops; a receiver told when the check starts waiting; and a flag
+    /// set when a stop ended the wait.
+    fn held() -> (
+        BeforeCheck,
+        mpsc::Sender<()>,
+        mpsc::Receiver<()>,
+        Arc<AtomicBool>,
+    ) {
+        let (release, released) = mpsc::channel::<()>();
+        let (waiting, started) = mpsc::channel::<()>();
+        let stopped = Arc::new(AtomicBool::new(false));
+        let saw_stop = Arc::clone(&stopped);
+        let before: BeforeCheck = Box::new(move |stopping: &AtomicBool| {
+            let _ = waiting.send(());
+            while !stopping.load(Ordering::Acquire) {
+                match released.recv_timeout(Duration::from_millis(10)) {
+                    Err(mpsc::RecvTimeoutError::Timeout) => {}
+                    _ => return,
+                }
+            }
+            saw_stop.store(true, Ordering::Release);
+        });
+        (before, release, started, stopped)
+    }
+
     fn tag_count(store: &Store) -> Result<i64> {
         store.read(|tx| {
             Ok(
@@ -233,29 +336,35 @@ mod tests {
         })
     }
 
-    fn add_tag(store: &Store, uuid: &str) -> Result<()> {
-        store.write(|tx| {
+    /// Adds a tag: what the write answered, and whether its work ran (a
+    /// write the store refuses runs none of it).
+    fn add_tag(store: &Store, uuid: &str) -> (Result<()>, bool) {
+        let mut ran = false;
+        let written = store.write(|tx| {
+            ran = true;
             tx.execute(
                 "INSERT INTO tags (uuid, name, slug, created_at, modified_at)
                  VALUES (?1, ?1, ?1, '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z')",
                 crate::params![uuid],
             )?;
             Ok(())
-        })
+        });
+        (written, ran)
     }
 
     /// Tries to write until the start check has ended: what the first write
-    /// not refused for the check answered.
-    fn write_once_checked(store: &Store) -> Result<()> {
+    /// not refused for the check answered, and whether its work ran.
+    fn write_once_checked(store: &Store) -> (Result<()>, bool) {
         let waited = Instant::now();
         loop {
             match add_tag(store, "after-the-check") {
-                Err(CoreError::Checking) => {
+                (Err(CoreError::Checking), ran) => {
+                    assert!(!ran, "a write refused for the check runs nothing");
                     assert!(
-                        waited.elapsed() < std::time::Duration::from_secs(60),
+                        waited.elapsed() < Duration::from_secs(60),
                         "the start check never ended"
                     );
-                    std::thread::sleep(std::time::Duration::from_millis(10));
+                    std::thread::sleep(Duration::from_millis(10));
                 }
                 other => return other,
             }
@@ -263,59 +372,80 @@ mod tests {
     }
 
     #[test]
-    fn a_sound_store_checked_beside_serving_reads_at_once_and_then_writes() {
+    fn a_sound_store_checked_beside_serving_reads_at_once_and_writes_once_checked() {
         let dir = tempfile::tempdir().expect("a temporary directory");
         store_with_tags(dir.path(), 2_000);
-        let store = Store::open_checked(dir.path(), ReadMemory::default(), StartCheck::Beside)
-            .expect("the store opens");
+        let (before, release, started, _) = held();
+        let store =
+            Store::open_held(dir.path(), ReadMemory::default(), before).expect("the store opens");
+        started.recv().expect("the check starts");
         assert_eq!(
-            tag_count(&store).expect("a read is answered at once"),
+            tag_count(&store).expect("a read is answered during the check"),
             2_000
         );
-        write_once_checked(&store).expect("the write is taken once the check has passed");
+        let (written, ran) = add_tag(&store, "during-the-check");
+        assert!(matches!(written, Err(CoreError::Checking)), "{written:?}");
+        assert!(!ran, "nothing of a write refused for the check runs");
+        release.send(()).expect("the check goes on");
+        let (written, ran) = write_once_checked(&store);
+        written.expect("the write is taken once the check has passed");
+        assert!(ran);
         assert_eq!(tag_count(&store).expect("reads"), 2_001);
         assert!(store.checkpoint().expect("a clean stop's checkpoint runs"));
     }
 
     #[test]
-    fn a_damaged_store_checked_beside_serving_takes_no_write() {
+    fn a_damaged_store_checked_beside_serving_takes_no_write_and_is_not_checkpointed() {
         let dir = tempfile::tempdir().expect("a temporary directory");
         store_with_tags(dir.path(), 2_000);
-        let db = database_path(dir.path());
-        let length = std::fs::metadata(&db).expect("the file").len();
-        let middle = length / 2 / 4096 * 4096;
-        let mut file = std::fs::OpenOptions::new()
-            .write(true)
-            .open(&db)
-            .expect("opens");
-        std::io::Seek::seek(&mut file, std::io::SeekFrom::Start(middle)).expect("seeks");
-        std::io::Write::write_all(&mut file, &vec![0xA5; 8 * 4096]).expect("overwrites");
-        drop(file);
+        damage(dir.path());
         assert!(
             matches!(Store::open(dir.path()), Err(CoreError::Damaged(problems)) if !problems.is_empty()),
             "checked before opening, the file is refused"
         );
-        let store = Store::open_checked(dir.path(), ReadMemory::default(), StartCheck::Beside)
+        let (before, release, started, _) = held();
+        let store = Store::open_held(dir.path(), ReadMemory::default(), before)
             .expect("checked beside serving, the store opens");
-        assert!(
-            matches!(write_once_checked(&store), Err(CoreError::Damaged(_))),
-            "once the check has found the damage, writes are refused"
-        );
+        started.recv().expect("the check starts");
         assert!(matches!(
-            add_tag(&store, "later"),
-            Err(CoreError::Damaged(_))
+            add_tag(&store, "early"),
+            (Err(CoreError::Checking), false)
         ));
+        drop(release);
+        let (written, ran) = write_once_checked(&store);
+        assert!(matches!(written, Err(CoreError::Damaged(_))), "{written:?}");
+        assert!(!ran, "refused by the store, not by a damaged page");
+        assert!(
+            matches!(store.checkpoint(), Err(CoreError::Damaged(_))),
+            "nothing is copied into a damaged file at a stop"
+        );
     }
 
     #[test]
-    fn a_stop_ends_a_check_under_way() {
+    fn a_stop_ends_a_check_under_way_and_opens_no_write() {
         let dir = tempfile::tempdir().expect("a temporary directory");
         store_with_tags(dir.path(), 2_000);
-        let store = Store::open_checked(dir.path(), ReadMemory::default(), StartCheck::Beside)
-            .expect("the store opens");
-        // Stopped at once, the check is interrupted or has just ended;
-        // either way the stop's checkpoint empties the WAL.
-        assert!(store.checkpoint().expect("the checkpoint runs"));
+        let (before, _release, started, stopped) = held();
+        let store =
+            Store::open_held(dir.path(), ReadMemory::default(), before).expect("the store opens");
+        started.recv().expect("the check starts");
+        let stopping = Instant::now();
+        assert!(store.checkpoint().expect("the stop's checkpoint runs"));
+        assert!(
+            stopping.elapsed() < Duration::from_secs(5),
+            "the stop waited for the check"
+        );
+        assert!(
+            stopped.load(Ordering::Acquire),
+            "the stop ended the check before the checkpoint"
+        );
+        assert!(
+            matches!(
+                add_tag(&store, "after-the-stop"),
+                (Err(CoreError::Checking), false)
+            ),
+            "a check stopped before it passed opens nothing"
+        );
         drop(store);
         let store = Store::open(dir.path()).expect("the store opens again, checked before");
         assert_eq!(tag_count(&store).expect("reads"), 2_000);
