@@ -195,7 +195,10 @@ fn check_then_open(conn: &mut Connection, gate: &WriteGate, stopping: &AtomicBoo
         }
         match super::quick_check(conn) {
             Ok(problems) => break problems,
-            Err(_) if !go_on() => return,
+            Err(_) if !go_on() => {
+                tracing::info!("the start check was stopped before it ended; writes stay refused");
+                return;
+            }
             Err(err) => {
                 tracing::warn!(
                     %err,
