@@ -32,6 +32,8 @@ struct Shared {
     /// the first checkpoint (the desktop app may never need one).
     conn: Mutex<Option<Connection>>,
     open: Box<dyn Fn() -> Result<Connection> + Send + Sync>,
+    /// Whether the file may be written (not once found damaged).
+    allowed: Box<dyn Fn() -> bool + Send + Sync>,
 }
 
 #[derive(Default)]
@@ -42,17 +44,19 @@ struct Asked {
 
 impl Checkpointer {
     /// Starts the thread, which checkpoints on a connection that `open`
-    /// makes (one that may write), and has `writer`'s commits ask it for
-    /// checkpoints instead of running them.
+    /// makes (one that may write) while `allowed` says so, and has
+    /// `writer`'s commits ask it for checkpoints instead of running them.
     pub(super) fn start(
         writer: &mut Connection,
         open: impl Fn() -> Result<Connection> + Send + Sync + 'static,
+        allowed: impl Fn() -> bool + Send + Sync + 'static,
     ) -> Result<Self> {
         let shared = Arc::new(Shared {
             asked: Mutex::new(Asked::default()),
             wake: Condvar::new(),
             conn: Mutex::new(None),
             open: Box::new(open),
+            allowed: Box::new(allowed),
         });
         let thread = std::thread::Builder::new()
             .name("copydesk-checkpoint".into())
@@ -110,6 +114,9 @@ fn checkpoint_when_asked(shared: &Shared) {
         let Ok(mut conn) = shared.conn.lock() else {
             return;
         };
+        if !(shared.allowed)() {
+            continue;
+        }
         if conn.is_none() {
             match (shared.open)() {
                 Ok(opened) => *conn = Some(opened),

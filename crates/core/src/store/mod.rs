@@ -201,6 +201,8 @@ impl Store {
         if !beside {
             let problems = quick_check(&writer)?;
             if !problems.is_empty() {
+                // Closing the only connection would copy the WAL into the file.
+                let _ = writer.set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true);
                 return Err(CoreError::Damaged(problems));
             }
         }
@@ -222,10 +224,17 @@ impl Store {
         } else {
             StartChecker::none()
         };
-        let checkpointer = Checkpointer::start(&mut writer, {
-            let db_path = db_path.clone();
-            move || open_connection(&db_path, false, ReadMemory::default())
-        })?;
+        let checkpointer = Checkpointer::start(
+            &mut writer,
+            {
+                let db_path = db_path.clone();
+                move || open_connection(&db_path, false, ReadMemory::default())
+            },
+            {
+                let writes = Arc::clone(&writes);
+                move || !writes.is_damaged()
+            },
+        )?;
         let first_reader = open_connection(&db_path, true, memory)?;
         let readers = Pool::new(
             Some(first_reader),
@@ -436,7 +445,9 @@ impl Store {
     /// Moves everything in the WAL into `copydesk.db` and empties the WAL
     /// (`wal_checkpoint(TRUNCATE)`): for a clean stop, after the last write.
     /// Says whether every frame made it (a reader still open can hold some back).
-    /// PostgreSQL keeps its own log: nothing to do there.
+    /// PostgreSQL keeps its own log: nothing to do there. A start check
+    /// still running is stopped first, and writes stay refused after it; a
+    /// damaged database is not checkpointed (`CoreError::Damaged`).
     pub fn checkpoint(&self) -> Result<bool> {
         let Engine::Sqlite {
             writer,
@@ -449,22 +460,48 @@ impl Store {
         };
         // A check still reading would hold the WAL back.
         start_check.stop();
-        let no_background_checkpoint = checkpointer.pause()?;
-        let conn = writer.connection()?;
         if self.writes.is_damaged() {
-            // Nothing is copied into a damaged file, now or when the
-            // connections close: its WAL stays beside it as it is.
-            conn.set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)?;
-            if let Some(background) = no_background_checkpoint.as_ref() {
-                background.set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)?;
-            }
+            // Nothing is copied into a damaged file (see `Drop for Store`).
             return Err(CoreError::Damaged(Vec::new()));
         }
+        let _no_background_checkpoint = checkpointer.pause()?;
+        let conn = writer.connection()?;
         let (busy, _frames, _moved): (i64, i64, i64) =
             conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |row| {
                 Ok((row.get(0)?, row.get(1)?, row.get(2)?))
             })?;
         Ok(busy == 0)
+    }
+}
+
+impl Drop for Store {
+    /// A damaged file keeps its WAL beside it as it is: the connections
+    /// that may write close without checkpointing.
+    fn drop(&mut self) {
+        let Engine::Sqlite {
+            writer,
+            checkpointer,
+            ..
+        } = &self.engine
+        else {
+            return;
+        };
+        if !self.writes.is_damaged() {
+            return;
+        }
+        let no_checkpoint = |conn: &Connection| {
+            if let Err(err) = conn.set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true) {
+                tracing::error!(%err, "a connection to the damaged database may checkpoint as it closes");
+            }
+        };
+        if let Ok(conn) = writer.connection() {
+            no_checkpoint(&conn);
+        }
+        if let Ok(background) = checkpointer.pause()
+            && let Some(conn) = background.as_ref()
+        {
+            no_checkpoint(conn);
+        }
     }
 }
 

@@ -129,16 +129,7 @@ impl StartChecker {
         before_check: BeforeCheck,
     ) -> Result<Self> {
         let stopping = Arc::new(AtomicBool::new(false));
-        // Polled all through the check (SQLite's integrity check calls it
-        // as it goes), so a stop is never missed between two statements
-        // as an `interrupt` would be.
-        conn.progress_handler(
-            1_000,
-            Some({
-                let stopping = Arc::clone(&stopping);
-                move || stopping.load(Ordering::Acquire)
-            }),
-        )?;
+        stop_when_set(&mut conn, Arc::clone(&stopping))?;
         let thread = std::thread::Builder::new()
             .name("copydesk-start-check".into())
             .spawn({
@@ -186,6 +177,22 @@ impl Drop for StartChecker {
     }
 }
 
+/// Ends whatever `conn` runs once `stopping` is set: polled all through a
+/// statement (SQLite's integrity check calls it as it goes), so a stop is
+/// never missed between two statements as an `interrupt` would be.
+fn stop_when_set(conn: &mut Connection, stopping: Arc<AtomicBool>) -> Result<()> {
+    conn.progress_handler(1_000, Some(move || stopping.load(Ordering::Acquire)))?;
+    Ok(())
+}
+
+/// Waits `RETRY_AFTER_FAILURE`, or less if `go_on` turns false.
+fn wait_to_retry(go_on: &dyn Fn() -> bool) {
+    let waited = Instant::now();
+    while waited.elapsed() < RETRY_AFTER_FAILURE && go_on() {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
 fn check_then_open(conn: &mut Connection, gate: &WriteGate, stopping: &AtomicBool) {
     let began = Instant::now();
     let go_on = || !stopping.load(Ordering::Acquire) && gate.is_checking();
@@ -205,15 +212,16 @@ fn check_then_open(conn: &mut Connection, gate: &WriteGate, stopping: &AtomicBoo
                     "the start check could not finish; writes stay refused, and it runs again in {} s",
                     RETRY_AFTER_FAILURE.as_secs()
                 );
-                let waited = Instant::now();
-                while waited.elapsed() < RETRY_AFTER_FAILURE && go_on() {
-                    std::thread::sleep(Duration::from_millis(50));
-                }
+                wait_to_retry(&go_on);
             }
         }
     };
     if let Some(first) = problems.first() {
         gate.shut_damaged();
+        let _ = conn.set_db_config(
+            rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE,
+            true,
+        );
         tracing::error!(
             problems = problems.len(),
             first = first.as_str(),
@@ -222,21 +230,32 @@ fn check_then_open(conn: &mut Connection, gate: &WriteGate, stopping: &AtomicBoo
         );
         return;
     }
-    match super::index_pending_while(conn, &go_on) {
-        Ok(()) => {}
-        Err(CoreError::Damaged(_)) => {
-            gate.shut_damaged();
-            tracing::error!(
-                "the database is damaged (met while indexing for search at start): every write is refused; \
-                 run `copydesk-server check`"
-            );
-            return;
-        }
-        Err(err) => {
-            tracing::warn!(%err, "items waiting for the search index were not indexed at start");
+    // Indexed before writes open: the first write would otherwise index
+    // the whole queue in its one transaction.
+    loop {
+        match super::index_pending_while(conn, &go_on) {
+            Ok(()) => break,
+            Err(CoreError::Damaged(_)) => {
+                gate.shut_damaged();
+                tracing::error!(
+                    "the database is damaged (met while indexing for search at start): every write is refused; \
+                     run `copydesk-server check`"
+                );
+                return;
+            }
+            Err(_) if !go_on() => break,
+            Err(err) => {
+                tracing::warn!(
+                    %err,
+                    "items waiting for the search index could not be indexed; writes stay refused, and it runs again in {} s",
+                    RETRY_AFTER_FAILURE.as_secs()
+                );
+                wait_to_retry(&go_on);
+            }
         }
     }
     if !go_on() {
+        tracing::info!("the start check was stopped before it ended; writes stay refused");
         return;
     }
     super::write_a_wal_frame(conn);
@@ -452,6 +471,29 @@ mod tests {
         drop(store);
         let store = Store::open(dir.path()).expect("the store opens again, checked before");
         assert_eq!(tag_count(&store).expect("reads"), 2_000);
+    }
+
+    #[test]
+    fn a_stop_ends_the_check_itself_and_is_not_taken_for_damage() {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        store_with_tags(dir.path(), 2_000);
+        let db = database_path(dir.path());
+        let stopping = Arc::new(AtomicBool::new(false));
+        let mut conn =
+            crate::store::open_connection(&db, false, ReadMemory::default()).expect("opens");
+        stop_when_set(&mut conn, Arc::clone(&stopping)).expect("the stop is polled");
+        assert!(
+            crate::store::quick_check(&conn).expect("checks").is_empty(),
+            "not stopped, the check runs"
+        );
+        stopping.store(true, Ordering::Release);
+        assert!(
+            matches!(
+                crate::store::quick_check(&conn),
+                Err(CoreError::Internal(_))
+            ),
+            "stopped, the check ends with an error, not with problems found"
+        );
     }
 
     #[test]
