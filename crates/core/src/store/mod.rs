@@ -202,7 +202,7 @@ impl Store {
             let problems = quick_check(&writer)?;
             if !problems.is_empty() {
                 // Closing the only connection would copy the WAL into the file.
-                let _ = writer.set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true);
+                keep_wal_on_close(&writer);
                 return Err(CoreError::Damaged(problems));
             }
         }
@@ -489,19 +489,22 @@ impl Drop for Store {
         if !self.writes.is_damaged() {
             return;
         }
-        let no_checkpoint = |conn: &Connection| {
-            if let Err(err) = conn.set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true) {
-                tracing::error!(%err, "a connection to the damaged database may checkpoint as it closes");
-            }
-        };
         if let Ok(conn) = writer.connection() {
-            no_checkpoint(&conn);
+            keep_wal_on_close(&conn);
         }
         if let Ok(background) = checkpointer.pause()
             && let Some(conn) = background.as_ref()
         {
-            no_checkpoint(conn);
+            keep_wal_on_close(conn);
         }
+    }
+}
+
+/// Has `conn`, a connection to a damaged file, close without checkpointing,
+/// so that nothing of the WAL is copied into the file.
+fn keep_wal_on_close(conn: &Connection) {
+    if let Err(err) = conn.set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true) {
+        tracing::error!(%err, "a connection to the damaged database may checkpoint as it closes");
     }
 }
 

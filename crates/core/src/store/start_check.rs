@@ -218,10 +218,7 @@ fn check_then_open(conn: &mut Connection, gate: &WriteGate, stopping: &AtomicBoo
     };
     if let Some(first) = problems.first() {
         gate.shut_damaged();
-        let _ = conn.set_db_config(
-            rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE,
-            true,
-        );
+        super::keep_wal_on_close(conn);
         tracing::error!(
             problems = problems.len(),
             first = first.as_str(),
