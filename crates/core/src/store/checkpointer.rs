@@ -222,6 +222,20 @@ mod tests {
 
     use super::super::{Store, database_path};
 
+    /// One write of its own: a tag named `name`.
+    fn write_tag(store: &Store, uuid: &str, name: &str) {
+        store
+            .write(|tx| {
+                tx.execute(
+                    "INSERT INTO tags (uuid, name, slug, created_at, modified_at)
+                     VALUES (?1, ?2, ?1, '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z')",
+                    crate::params![uuid, name],
+                )?;
+                Ok(())
+            })
+            .expect("the write commits");
+    }
+
     #[test]
     fn the_wal_is_copied_into_the_database_beside_the_writes() {
         let dir = tempfile::tempdir().expect("a temporary directory");
@@ -233,16 +247,7 @@ mod tests {
         // 1,000 that ask for a checkpoint.
         let name = "x".repeat(20_000);
         for i in 0..300 {
-            store
-                .write(|tx| {
-                    tx.execute(
-                        "INSERT INTO tags (uuid, name, slug, created_at, modified_at)
-                         VALUES (?1, ?2, ?1, '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z')",
-                        crate::params![format!("tag-{i}"), name],
-                    )?;
-                    Ok(())
-                })
-                .expect("the write commits");
+            write_tag(&store, &format!("tag-{i}"), &name);
         }
         // Only a checkpoint moves pages from the WAL into the file.
         let waited = Instant::now();
@@ -271,16 +276,7 @@ mod tests {
                 let (store, name) = (&store, &name);
                 scope.spawn(move || {
                     for i in 0..1_000 {
-                        store
-                            .write(|tx| {
-                                tx.execute(
-                                    "INSERT INTO tags (uuid, name, slug, created_at, modified_at)
-                                     VALUES (?1, ?2, ?1, '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z')",
-                                    crate::params![format!("tag-{thread}-{i}"), name],
-                                )?;
-                                Ok(())
-                            })
-                            .expect("the write commits");
+                        write_tag(store, &format!("tag-{thread}-{i}"), name);
                     }
                 });
             }
