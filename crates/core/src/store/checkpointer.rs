@@ -11,10 +11,10 @@
 //! the writer adds frames while it copies, so the WAL is never wholly copied
 //! and SQLite never starts it again from its beginning, and it grows without
 //! end (half a gigabyte in eight seconds of creates at 16 connections),
-//! every frame a new block of the file. So a commit that finds the WAL past `CATCH_UP_PAGES` waits
-//! for a checkpoint begun after it, with no write in between: that one
-//! copies what is left, and the next write starts the WAL again from its
-//! beginning, over pages already in memory.
+//! every frame a new block of the file. So a commit that finds the WAL
+//! past `CATCH_UP_PAGES` waits for a checkpoint begun after it, with no
+//! write in between: that one copies what is left, and the next write
+//! starts the WAL again from its beginning, over pages already in memory.
 
 use std::os::raw::c_int;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
