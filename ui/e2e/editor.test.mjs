@@ -145,12 +145,15 @@ describe('the editor keeps unsaved text', () => {
       await page.goto(`${srv.base}/#/content/${story.uuid}`);
       return true;
     }, 'opening the story again');
-    // The restore says so until the save it starts goes through; on a quick
-    // server that save's "Draft saved" can replace it before it is seen.
-    await page.getByText(/Restored what you typed at .* that had not reached the server|Draft saved at/).first().waitFor();
+    // The restore says so, and the notice outlasts the save it starts.
+    const note = page.getByText(/Restored what you typed at .* that had not reached the server/);
+    await note.waitFor();
     assert.match(await page.getByRole('textbox', { name: 'Body' }).innerText(), /The river rose all evening\. The levee held at midnight\./);
     await until(async () => (await lastDraft(srv, admin, story))?.content.includes('The levee held at midnight.'), 'the draft on the server');
     await page.getByText(/Draft saved at/).waitFor({ timeout: 10000 });
+    assert.ok(await note.isVisible(), 'the restore notice stays once the draft is saved');
+    await page.getByRole('button', { name: 'Dismiss' }).click();
+    await note.waitFor({ state: 'detached' });
     await until(async () => (await kept()).length === 0, 'the kept copy cleared once the server has it');
     await context.close();
   });

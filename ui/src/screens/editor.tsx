@@ -251,8 +251,11 @@ function Story(props: {
   const [bodyText, setBodyText] = useState('');
   const body = useRef<Body | undefined>(undefined);
   const fields = useRef({ title, abstract: summary });
-  const [draftState, setDraftState] = useState(
-    fromLocal ? `Restored what you typed at ${clock(fromLocal.at)} that had not reached the server.` : (restored?.said ?? ''),
+  const [draftState, setDraftState] = useState(restored?.said ?? '');
+  // Stays until dismissed: the save the restore starts says "Draft saved"
+  // within a moment, and the journalist should still learn where the text came from.
+  const [restoredNote, setRestoredNote] = useState(
+    fromLocal ? `Restored what you typed at ${clock(fromLocal.at)} that had not reached the server.` : undefined,
   );
   const [problem, setProblem] = useState<string>();
   const [refusal, setRefusal] = useState<Refusal>();
@@ -560,6 +563,14 @@ function Story(props: {
             Body: {countsOf(bodyText)}
           </p>
           <CountsSpoken title={title} type={item.type} body={bodyText} />
+          {restoredNote && (
+            <p class="restored-note" role="status">
+              {restoredNote}{' '}
+              <button type="button" onClick={() => setRestoredNote(undefined)}>
+                Dismiss
+              </button>
+            </p>
+          )}
           <p class="draft-state" role="status" aria-live="polite">
             {draftState}
           </p>
