@@ -218,6 +218,51 @@ fn repeated_failures_are_held_off_with_429() {
     sign_in(&server, &json!({"link": "anything"})).expect_error(429, "too_many_requests");
 }
 
+/// A failed sign-in, sent as though through a proxy that forwards `from`.
+fn fail_from(server: &TestServer, from: &str, name: &str) -> Reply {
+    server.send(
+        server
+            .request(Method::POST, "/v3/sign-in")
+            .header("x-forwarded-for", from)
+            .json(&json!({"name": name, "password": "guess"})),
+    )
+}
+
+#[test]
+fn behind_a_trusted_proxy_each_client_address_is_held_off_on_its_own() {
+    // The tests reach the server from 127.0.0.1, here the newsroom's proxy.
+    let server = TestServer::start_with(&["--trusted-proxy", "127.0.0.1"]);
+    server.key("ann", &["reader"], &[]);
+    set_password(&server, "ann", "ann's real password");
+    for n in 0..20 {
+        fail_from(&server, "198.51.100.7", &format!("someone{n}"))
+            .expect_error(401, "sign_in_refused");
+    }
+    fail_from(&server, "198.51.100.7", "fresh").expect_error(429, "too_many_requests");
+    // What the client wrote in the header itself, left of what the proxy
+    // added, does not get it out.
+    fail_from(&server, "192.0.2.1, 198.51.100.7", "fresh").expect_error(429, "too_many_requests");
+    // Another journalist behind the same proxy still signs in.
+    let signed_in = server.send(
+        server
+            .request(Method::POST, "/v3/sign-in")
+            .header("x-forwarded-for", "198.51.100.8")
+            .json(&json!({"name": "ann", "password": "ann's real password"})),
+    );
+    assert_eq!(signed_in.status, 200, "{}", signed_in.body);
+}
+
+#[test]
+fn without_a_trusted_proxy_a_forwarded_address_is_not_believed() {
+    let server = TestServer::start();
+    // Each guess claims another address: all are counted against the peer.
+    for n in 0..20 {
+        fail_from(&server, &format!("198.51.100.{n}"), &format!("someone{n}"))
+            .expect_error(401, "sign_in_refused");
+    }
+    fail_from(&server, "198.51.100.200", "fresh").expect_error(429, "too_many_requests");
+}
+
 #[test]
 fn a_burst_of_guesses_is_held_to_the_limit_and_the_right_one_is_not_told_apart() {
     let server = TestServer::start();

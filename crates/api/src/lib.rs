@@ -277,7 +277,15 @@ pub struct Options {
     pub local_only: Option<LocalOnly>,
     /// How long a client may pause while sending a body.
     pub body_idle_timeout: std::time::Duration,
+    /// Reverse proxies whose `X-Forwarded-For` names the client: sign-in
+    /// counts failures by that address instead of the proxy's own.
+    pub trusted_proxies: Vec<std::net::IpAddr>,
 }
+
+/// `Options::trusted_proxies`, as handlers read them (IPv4 addresses mapped
+/// into IPv6 made plain).
+#[derive(Clone)]
+pub(crate) struct TrustedProxies(pub(crate) Arc<[std::net::IpAddr]>);
 
 impl Default for Options {
     fn default() -> Self {
@@ -286,6 +294,7 @@ impl Default for Options {
             plain: false,
             local_only: None,
             body_idle_timeout: BODY_IDLE_TIMEOUT,
+            trusted_proxies: Vec::new(),
         }
     }
 }
@@ -338,6 +347,13 @@ pub fn router(cms: Arc<Cms>, options: Options) -> Router {
             options.body_idle_timeout,
         ))
         .layer(axum::Extension(BodyLimit(body_limit)))
+        .layer(axum::Extension(TrustedProxies(
+            options
+                .trusted_proxies
+                .iter()
+                .map(std::net::IpAddr::to_canonical)
+                .collect(),
+        )))
         .layer(CatchPanicLayer::custom(
             |_panic: Box<dyn std::any::Any + Send>| {
                 use axum::response::IntoResponse as _;

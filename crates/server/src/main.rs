@@ -129,6 +129,16 @@ struct ServeArgs {
     /// Milliseconds between background sync rounds.
     #[arg(long, default_value_t = 1000, requires = "remote")]
     sync_every_ms: u64,
+    /// A reverse proxy in front of this server (an IP address; repeat, or
+    /// separate with commas): for requests from it, the client is the
+    /// address it forwarded in X-Forwarded-For (sign-in counts failures by
+    /// it). Requests from any other address are taken as their own.
+    #[arg(
+        long = "trusted-proxy",
+        env = "COPYDESK_TRUSTED_PROXIES",
+        value_delimiter = ','
+    )]
+    trusted_proxies: Vec<std::net::IpAddr>,
     /// Serve only the plain /v3 service (no change feed, no idempotency keys),
     /// as a remote that is not a Copydesk server would.
     #[arg(long)]
@@ -667,6 +677,7 @@ fn serve(args: ServeArgs) -> Result<()> {
                 plain: args.plain,
                 local_only: None,
                 body_idle_timeout: std::time::Duration::from_secs(args.body_timeout.max(1)),
+                trusted_proxies: args.trusted_proxies.clone(),
             },
         );
         // Caught before the server says it listens, so a stop asked for as
