@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 pub mod postgres;
+pub mod tls;
 
 /// Where the server binary is: `COPYDESK_SERVER_BIN`, or beside the running test in `target/<profile>/`.
 pub fn server_binary() -> PathBuf {

@@ -27,6 +27,23 @@ pub struct Capabilities {
     pub change_feed: bool,
 }
 
+/// A request that got no answer, with every cause in its words: reqwest's
+/// own says only "error sending request", and the cause (a refused
+/// connection, a certificate not trusted) is what the operator needs.
+fn unreachable(err: reqwest::Error) -> SyncError {
+    let mut words = err.to_string();
+    let mut cause = std::error::Error::source(&err);
+    while let Some(next) = cause {
+        let said = next.to_string();
+        if !words.contains(&said) {
+            words.push_str(": ");
+            words.push_str(&said);
+        }
+        cause = next.source();
+    }
+    SyncError::Unreachable(words)
+}
+
 pub struct Remote {
     base: String,
     http: reqwest::Client,
@@ -146,7 +163,7 @@ impl Remote {
             .bearer_auth(self.token()?)
             .send()
             .await
-            .map_err(|err| SyncError::Unreachable(err.to_string()))?;
+            .map_err(unreachable)?;
         if !response.status().is_success() {
             let status = response.status();
             let bytes = response.bytes().await.unwrap_or_default();
@@ -154,11 +171,7 @@ impl Remote {
         }
         let local = |err: std::io::Error| local_file(dest, &err);
         let mut file = tokio::fs::File::create(dest).await.map_err(local)?;
-        while let Some(chunk) = response
-            .chunk()
-            .await
-            .map_err(|err| SyncError::Unreachable(err.to_string()))?
-        {
+        while let Some(chunk) = response.chunk().await.map_err(unreachable)? {
             file.write_all(&chunk).await.map_err(local)?;
         }
         file.flush().await.map_err(local)?;
@@ -170,15 +183,9 @@ impl Remote {
         request: reqwest::RequestBuilder,
         path: &str,
     ) -> Result<T, SyncError> {
-        let response = request
-            .send()
-            .await
-            .map_err(|err| SyncError::Unreachable(err.to_string()))?;
+        let response = request.send().await.map_err(unreachable)?;
         let status = response.status();
-        let bytes = response
-            .bytes()
-            .await
-            .map_err(|err| SyncError::Unreachable(err.to_string()))?;
+        let bytes = response.bytes().await.map_err(unreachable)?;
         if status.is_success() {
             return serde_json::from_slice(&bytes)
                 .map_err(|err| SyncError::Protocol(format!("{path}: {err}")));

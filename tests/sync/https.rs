@@ -1,0 +1,74 @@
+//! Sync with a central server behind HTTPS, as a newsroom serves it to
+//! laptops outside its building: the replica trusts what the system trusts
+//! (or `SSL_CERT_FILE`), and a certificate it does not trust is refused in
+//! words while the offline work waits, pending, for the next round.
+
+use std::path::Path;
+use std::process::Command;
+
+use copydesk_tests::tls::TlsFront;
+use copydesk_tests::{KeyPair, TestServer};
+
+/// `copydesk-server sync` of `replica` with `remote`, trusting the
+/// authorities in `trusted` only (`SSL_CERT_FILE`).
+fn sync_trusting(
+    replica: &TestServer,
+    remote: &str,
+    key: &KeyPair,
+    trusted: &Path,
+) -> (bool, String) {
+    let key_file = replica.dir.path().join("remote-key.json");
+    std::fs::write(&key_file, serde_json::to_string(key).expect("JSON")).expect("the key file");
+    let output = Command::new(copydesk_tests::server_binary())
+        .args(["sync", "--remote", remote, "--key-file"])
+        .arg(&key_file)
+        .arg("--data")
+        .arg(replica.dir.path())
+        .env("SSL_CERT_FILE", trusted)
+        .env_remove("SSL_CERT_DIR")
+        .output()
+        .expect("sync runs");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    (output.status.success(), text)
+}
+
+#[test]
+fn a_replica_syncs_over_https_with_a_server_it_trusts_and_refuses_one_it_does_not() {
+    let central = TestServer::start();
+    let front = TlsFront::start(&central.base);
+    let replica = TestServer::start_replica();
+    let key = central.key("laptop", &["editor"], &[]);
+    replica
+        .post("/v3/author", &serde_json::json!({"name": "Ann Abroad"}))
+        .expect(200);
+
+    // An authority the replica was not told to trust: refused, nothing lost.
+    let stranger = TlsFront::start(&central.base);
+    let (ok, out) = sync_trusting(&replica, &front.base, &key, &stranger.authority_file);
+    assert!(
+        !ok,
+        "a certificate from an unknown authority was taken: {out}"
+    );
+    assert!(
+        out.lines()
+            .any(|line| line.starts_with("Error:") && line.contains("invalid peer certificate")),
+        "the refusal names the certificate: {out}"
+    );
+    let status = replica.get("/v3/sync/status").expect(200).body;
+    assert_eq!(status["pending"], "1", "the offline work waits: {status}");
+    let central_authors = central.get("/v3/author").expect(200).body;
+    assert_eq!(central_authors["items"].as_array().map(Vec::len), Some(0));
+
+    // The newsroom's authority: the work reaches the central server.
+    let (ok, out) = sync_trusting(&replica, &front.base, &key, &front.authority_file);
+    assert!(ok, "{out}");
+    assert!(out.contains("pushed 1"), "{out}");
+    let central_authors = central.get("/v3/author").expect(200).body;
+    assert_eq!(central_authors["items"][0]["name"], "Ann Abroad");
+    let status = replica.get("/v3/sync/status").expect(200).body;
+    assert_eq!(status["pending"], "0");
+}
