@@ -630,16 +630,27 @@ pub fn png_base64(width: u32, height: u32) -> String {
 /// server at `central_base`, as the user of `key`: whether it succeeded,
 /// and what it printed.
 pub fn sync_once(replica: &TestServer, central_base: &str, key: &KeyPair) -> (bool, String) {
+    run_sync(&mut sync_command(replica, central_base, key))
+}
+
+/// The command `copydesk-server sync` for `replica` against `central_base`,
+/// with `key` written to the replica's key file; not started yet.
+pub fn sync_command(replica: &TestServer, central_base: &str, key: &KeyPair) -> Command {
     let key_file = replica.dir.path().join("remote-key.json");
     std::fs::write(&key_file, serde_json::to_string(key).expect("JSON"))
         .expect("writes the key file");
-    let output = Command::new(server_binary())
+    let mut command = Command::new(server_binary());
+    command
         .args(["sync", "--remote", central_base, "--key-file"])
         .arg(&key_file)
         .arg("--data")
-        .arg(replica.dir.path())
-        .output()
-        .expect("sync runs");
+        .arg(replica.dir.path());
+    command
+}
+
+/// Runs a sync command to its end: whether it succeeded, and what it printed.
+pub fn run_sync(command: &mut Command) -> (bool, String) {
+    let output = command.output().expect("sync runs");
     let text = format!(
         "{}{}",
         String::from_utf8_lossy(&output.stdout),

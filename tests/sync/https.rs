@@ -4,7 +4,6 @@
 //! words while the offline work waits, pending, for the next round.
 
 use std::path::Path;
-use std::process::Command;
 
 use copydesk_tests::tls::TlsFront;
 use copydesk_tests::{KeyPair, TestServer};
@@ -17,23 +16,11 @@ fn sync_trusting(
     key: &KeyPair,
     trusted: &Path,
 ) -> (bool, String) {
-    let key_file = replica.dir.path().join("remote-key.json");
-    std::fs::write(&key_file, serde_json::to_string(key).expect("JSON")).expect("the key file");
-    let output = Command::new(copydesk_tests::server_binary())
-        .args(["sync", "--remote", remote, "--key-file"])
-        .arg(&key_file)
-        .arg("--data")
-        .arg(replica.dir.path())
-        .env("SSL_CERT_FILE", trusted)
-        .env_remove("SSL_CERT_DIR")
-        .output()
-        .expect("sync runs");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    (output.status.success(), text)
+    copydesk_tests::run_sync(
+        copydesk_tests::sync_command(replica, remote, key)
+            .env("SSL_CERT_FILE", trusted)
+            .env_remove("SSL_CERT_DIR"),
+    )
 }
 
 #[test]
