@@ -9,6 +9,7 @@
 # directory with fsync and synchronous commit on (scripts/setup.sh installs it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/sqlite-flags.sh
 ITEMS=${ITEMS:-10000}
 FILES=${FILES:-200}
 FILE_KIB=${FILE_KIB:-1024}

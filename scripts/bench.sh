@@ -7,6 +7,7 @@
 # made are kept in DIR and searched again by later runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/sqlite-flags.sh
 cargo build --release -p copydesk-server -p copydesk-tests --bin copydesk-server --bin copydesk-bench --bin copydesk-search-bench
 target/release/copydesk-bench "$@"
 if [ "${SEARCH_STORIES:-1000000}" != 0 ]; then

@@ -6,6 +6,7 @@
 # scripts/package-deb.sh, if it was).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/sqlite-flags.sh
 
 bash scripts/setup.sh desktop
 if [ ! -x target/tools/bin/tauri-driver ]; then

@@ -4,6 +4,7 @@
 # the main screens land in ui/desktop/artifacts/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/sqlite-flags.sh
 
 bash scripts/setup.sh desktop
 

@@ -4,6 +4,7 @@
 # package lands in target/release/bundle/deb/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/sqlite-flags.sh
 
 bash scripts/setup.sh desktop
 (cd ui && npm run build)

@@ -6,6 +6,7 @@
 # Extra arguments go to `copydesk-server serve` in that case.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/sqlite-flags.sh
 
 if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
   bash scripts/setup.sh desktop

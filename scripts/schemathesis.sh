@@ -5,6 +5,7 @@
 # does not match the document, or a crash.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/sqlite-flags.sh
 
 venv=target/schemathesis-venv
 if [ ! -x "$venv/bin/st" ]; then

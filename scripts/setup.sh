@@ -6,6 +6,7 @@
 #   bash scripts/setup.sh desktop   also the desktop app (WebKitGTK) and its tests
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/sqlite-flags.sh
 
 # postgresql: the suites start their own PostgreSQL 15 (initdb in a temporary
 # directory, no system service) to run the central server on it.

@@ -10,6 +10,7 @@
 # checks are PostgreSQL's own (see the README's deployment section).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/sqlite-flags.sh
 
 sqlite_file_tests=(
   access::data_is_private

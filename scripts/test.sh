@@ -6,6 +6,7 @@
 # in a real browser) and the desktop app in its real window.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/sqlite-flags.sh
 
 bash scripts/setup.sh desktop
 

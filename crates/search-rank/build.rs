@@ -1,7 +1,7 @@
 //! Tells the crate whether the bundled SQLite has its snapshot interface:
 //! `libsqlite3-sys` builds SQLite with the flags in `LIBSQLITE3_FLAGS`, so
 //! the same variable says whether `SQLITE_ENABLE_SNAPSHOT` is among them
-//! (the workspace's `.cargo/config.toml` sets it for every build).
+//! (the project's scripts set it: `scripts/sqlite-flags.sh`).
 
 fn main() {
     println!("cargo::rerun-if-env-changed=LIBSQLITE3_FLAGS");

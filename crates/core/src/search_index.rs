@@ -1080,7 +1080,7 @@ mod tests {
             .expect("the passes run");
         prop_assert!(
             side_by_side,
-            "the newer half ran on a second reader (SQLite needs SQLITE_ENABLE_SNAPSHOT: .cargo/config.toml)"
+            "the newer half ran on a second reader (SQLite needs SQLITE_ENABLE_SNAPSHOT: scripts/sqlite-flags.sh)"
         );
         prop_assert_eq!(whole, halves);
         Ok(())

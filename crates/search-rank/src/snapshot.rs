@@ -4,8 +4,8 @@
 //!
 //! SQLite shares a snapshot only through its C interface
 //! (`sqlite3_snapshot_get`, `sqlite3_snapshot_open`), which rusqlite does not
-//! wrap, and only when built with `SQLITE_ENABLE_SNAPSHOT`: the
-//! workspace's `.cargo/config.toml` passes it in `LIBSQLITE3_FLAGS`, and
+//! wrap, and only when built with `SQLITE_ENABLE_SNAPSHOT`: the project's
+//! scripts pass it in `LIBSQLITE3_FLAGS` (`scripts/sqlite-flags.sh`), and
 //! `build.rs` sees the same variable. Built without it, a snapshot is never
 //! given, and a search runs in one pass. A search splits its first pass over
 //! the index this way (the core's `Store::read_beside`).
@@ -83,7 +83,7 @@ impl Snapshot {
     pub fn of(_conn: &Connection) -> rusqlite::Result<Self> {
         Err(failure(
             ffi::SQLITE_ERROR,
-            "this SQLite was built without SQLITE_ENABLE_SNAPSHOT (LIBSQLITE3_FLAGS in .cargo/config.toml)",
+            "this SQLite was built without SQLITE_ENABLE_SNAPSHOT (scripts/sqlite-flags.sh)",
         ))
     }
 

@@ -116,7 +116,7 @@ impl Default for ReadMemory {
 
 impl ReadMemory {
     /// A central server's: the whole file mapped (up to 1 TiB: the bundled
-    /// SQLite's cap of 2 GiB is raised by `.cargo/config.toml`) and 16 MiB of page cache
+    /// SQLite's cap of 2 GiB is raised by `scripts/sqlite-flags.sh`) and 16 MiB of page cache
     /// per connection, so that a search over an archive reads its pages
     /// without a `pread` each; eight readers.
     pub const SERVER: Self = Self {
@@ -711,7 +711,7 @@ fn open_connection(path: &Path, read_only: bool, memory: ReadMemory) -> Result<C
             SAID.call_once(|| {
                 tracing::warn!(
                     "SQLite maps at most {mapped} bytes of the database, not the {} asked for: \
-                     it was built without the LIBSQLITE3_FLAGS of .cargo/config.toml",
+                     it was built without scripts/sqlite-flags.sh",
                     memory.mapped_bytes
                 );
             });
@@ -881,7 +881,7 @@ mod tests {
     #[test]
     fn a_server_maps_as_much_of_the_file_as_it_asks_for() {
         // The bundled SQLite quietly caps the map at its build's largest
-        // (2 GiB unless `.cargo/config.toml` raises it), which left most of
+        // (2 GiB unless `scripts/sqlite-flags.sh` raises it), which left most of
         // a million-story archive read with `pread`.
         let dir = tempfile::tempdir().expect("a temporary directory");
         let store = Store::open_with(dir.path(), ReadMemory::SERVER).expect("the store opens");
@@ -891,7 +891,7 @@ mod tests {
         assert_eq!(
             mapped,
             ReadMemory::SERVER.mapped_bytes,
-            "SQLite built without the LIBSQLITE3_FLAGS of .cargo/config.toml"
+            "SQLite built without LIBSQLITE3_FLAGS from scripts/sqlite-flags.sh"
         );
     }
 
@@ -922,7 +922,7 @@ mod tests {
                 })?;
                 let (near, far) = store
                     .read_beside(tx, count, count)?
-                    .expect("the halves ran side by side (SQLite needs SQLITE_ENABLE_SNAPSHOT: .cargo/config.toml)");
+                    .expect("the halves ran side by side (SQLite needs SQLITE_ENABLE_SNAPSHOT: scripts/sqlite-flags.sh)");
                 Ok((before, near, far))
             })
             .expect("the reads run");
@@ -960,7 +960,7 @@ mod tests {
         assert_eq!(
             both,
             Some((0, 0)),
-            "the halves ran side by side (SQLite needs SQLITE_ENABLE_SNAPSHOT: .cargo/config.toml)"
+            "the halves ran side by side (SQLite needs SQLITE_ENABLE_SNAPSHOT: scripts/sqlite-flags.sh)"
         );
         assert_eq!(store.readers_opened(), Some(2));
     }
