@@ -106,6 +106,14 @@ struct DataArgs {
     database: Option<String>,
 }
 
+/// A `--trusted-proxy` address, spaces around it allowed (`a, b` in the
+/// environment variable).
+fn proxy_address(text: &str) -> Result<std::net::IpAddr, String> {
+    text.trim()
+        .parse()
+        .map_err(|err| format!("{text:?} is not an IP address: {err}"))
+}
+
 #[derive(Args)]
 struct ServeArgs {
     /// Address to listen on; port 0 picks a free port.
@@ -132,11 +140,13 @@ struct ServeArgs {
     /// A reverse proxy in front of this server (an IP address; repeat, or
     /// separate with commas): for requests from it, the client is the
     /// address it forwarded in X-Forwarded-For (sign-in counts failures by
-    /// it). Requests from any other address are taken as their own.
+    /// it). Requests from any other address are taken as their own. The
+    /// server's port must be reachable only through the proxy.
     #[arg(
         long = "trusted-proxy",
         env = "COPYDESK_TRUSTED_PROXIES",
-        value_delimiter = ','
+        value_delimiter = ',',
+        value_parser = proxy_address
     )]
     trusted_proxies: Vec<std::net::IpAddr>,
     /// Serve only the plain /v3 service (no change feed, no idempotency keys),

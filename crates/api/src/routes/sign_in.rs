@@ -17,10 +17,12 @@ use crate::extract::{Bearer, RawJson};
 use crate::openapi::{Refusals, SignInRefusals};
 use crate::present;
 
-/// The client's IP address, when the server knows it (the desktop app's
-/// own server does not ask: only its window reaches it). Behind a reverse
-/// proxy the server was told to trust (`Options::trusted_proxies`), the
-/// address that proxy forwarded in `X-Forwarded-For`.
+/// Where the client signs in from, as sign-in counts its failures: its IP
+/// address (an IPv6 one by its /64, the block one machine is given), when
+/// the server knows it (the desktop app's own server does not ask: only
+/// its window reaches it). Behind a reverse proxy the server was told to
+/// trust (`Options::trusted_proxies`), the address that proxy forwarded in
+/// `X-Forwarded-For`.
 pub struct ClientAddress(Option<String>);
 
 impl<S: Send + Sync> FromRequestParts<S> for ClientAddress {
@@ -38,10 +40,12 @@ impl<S: Send + Sync> FromRequestParts<S> for ClientAddress {
             .headers
             .get_all("x-forwarded-for")
             .iter()
-            .filter_map(|value| value.to_str().ok());
-        Ok(Self(Some(
-            client_address(peer.ip(), trusted, forwarded).to_string(),
-        )))
+            .map(axum::http::HeaderValue::as_bytes);
+        Ok(Self(Some(counted_as(client_address(
+            peer.ip(),
+            trusted,
+            forwarded,
+        )))))
     }
 }
 
@@ -51,20 +55,31 @@ impl<S: Send + Sync> FromRequestParts<S> for ClientAddress {
 /// trusted proxy. Only trusted proxies' words are taken: what a client put
 /// in the header itself sits left of the address its proxy added, and is
 /// never reached while that address is not trusted. An entry that is not
-/// an address ends the walk at the proxy that passed it on.
+/// an address (or an address with a port) ends the walk at the proxy that
+/// passed it on.
 pub(crate) fn client_address<'h>(
     peer: IpAddr,
     trusted: &[IpAddr],
-    forwarded: impl DoubleEndedIterator<Item = &'h str>,
+    forwarded: impl DoubleEndedIterator<Item = &'h [u8]>,
 ) -> IpAddr {
     let trusted_one = |address: &IpAddr| trusted.contains(&address.to_canonical());
     let mut client = peer.to_canonical();
     if !trusted_one(&client) {
         return client;
     }
-    let hops = forwarded.rev().flat_map(|value| value.rsplit(','));
+    let hops = forwarded
+        .rev()
+        .flat_map(|value| value.rsplit(|byte| *byte == b','));
     for hop in hops {
-        let Ok(address) = hop.trim().parse::<IpAddr>() else {
+        let Some(address) = std::str::from_utf8(hop)
+            .ok()
+            .map(str::trim)
+            .and_then(|hop| {
+                hop.parse::<IpAddr>()
+                    .or_else(|_| hop.parse::<SocketAddr>().map(|with_port| with_port.ip()))
+                    .ok()
+            })
+        else {
             break;
         };
         client = address.to_canonical();
@@ -73,6 +88,20 @@ pub(crate) fn client_address<'h>(
         }
     }
     client
+}
+
+/// What failures are counted under for `client`: an IPv4 address as it
+/// is; an IPv6 one by its /64, since one machine is given a whole /64 and
+/// may pick a new address in it for every attempt.
+fn counted_as(client: IpAddr) -> String {
+    match client {
+        IpAddr::V4(v4) => v4.to_string(),
+        IpAddr::V6(v6) => {
+            let mut segments = v6.segments();
+            segments[4..].fill(0);
+            format!("{}/64", std::net::Ipv6Addr::from(segments))
+        }
+    }
 }
 
 /// What the body asks for: a link, or a name with a password.
@@ -143,10 +172,15 @@ pub async fn sign_out(
 mod tests {
     use std::net::IpAddr;
 
-    use super::client_address;
+    use super::{client_address, counted_as};
 
     fn ip(text: &str) -> IpAddr {
         text.parse().expect("an address")
+    }
+
+    /// The client of a request from `peer` with these `X-Forwarded-For` lines.
+    fn client(peer: &str, trusted: &[IpAddr], lines: &[&[u8]]) -> IpAddr {
+        client_address(ip(peer), trusted, lines.iter().copied())
     }
 
     #[test]
@@ -154,23 +188,17 @@ mod tests {
         let proxy = [ip("10.0.0.2")];
         // Not trusted: whatever it says in the header is not taken.
         assert_eq!(
-            client_address(ip("203.0.113.9"), &proxy, ["198.51.100.1"].into_iter()),
+            client("203.0.113.9", &proxy, &[b"198.51.100.1"]),
             ip("203.0.113.9")
         );
-        assert_eq!(
-            client_address(ip("10.0.0.2"), &[], ["198.51.100.1"].into_iter()),
-            ip("10.0.0.2")
-        );
+        assert_eq!(client("10.0.0.2", &[], &[b"198.51.100.1"]), ip("10.0.0.2"));
         // Trusted: the address it forwarded, the last in the header.
         assert_eq!(
-            client_address(ip("10.0.0.2"), &proxy, ["198.51.100.1"].into_iter()),
+            client("10.0.0.2", &proxy, &[b"198.51.100.1"]),
             ip("198.51.100.1")
         );
         // Trusted but nothing forwarded: the proxy itself.
-        assert_eq!(
-            client_address(ip("10.0.0.2"), &proxy, std::iter::empty()),
-            ip("10.0.0.2")
-        );
+        assert_eq!(client("10.0.0.2", &proxy, &[]), ip("10.0.0.2"));
     }
 
     #[test]
@@ -178,32 +206,55 @@ mod tests {
         let proxy = [ip("10.0.0.2")];
         // The client sent "X-Forwarded-For: 192.0.2.1"; its proxy added the
         // address it saw: the last one counts.
-        let sent = ["192.0.2.1, 198.51.100.7"];
-        assert_eq!(
-            client_address(ip("10.0.0.2"), &proxy, sent.into_iter()),
-            ip("198.51.100.7")
-        );
+        let sent: &[&[u8]] = &[b"192.0.2.1, 198.51.100.7"];
+        assert_eq!(client("10.0.0.2", &proxy, sent), ip("198.51.100.7"));
         // Two trusted proxies in a row, the header over two lines.
         let proxies = [ip("10.0.0.2"), ip("10.0.0.3")];
-        let sent = ["192.0.2.1, 198.51.100.7", "10.0.0.3"];
-        assert_eq!(
-            client_address(ip("10.0.0.2"), &proxies, sent.into_iter()),
-            ip("198.51.100.7")
-        );
+        let sent: &[&[u8]] = &[b"192.0.2.1, 198.51.100.7", b"10.0.0.3"];
+        assert_eq!(client("10.0.0.2", &proxies, sent), ip("198.51.100.7"));
         // Garbage ends the walk at the proxy that passed it on.
-        let sent = ["192.0.2.1, not-an-address, 10.0.0.3"];
-        assert_eq!(
-            client_address(ip("10.0.0.2"), &proxies, sent.into_iter()),
-            ip("10.0.0.3")
-        );
+        let sent: &[&[u8]] = &[b"192.0.2.1, not-an-address, 10.0.0.3"];
+        assert_eq!(client("10.0.0.2", &proxies, sent), ip("10.0.0.3"));
+        // So do bytes that are not text, on the line the proxy added to.
+        let sent: &[&[u8]] = &[b"\xff, 198.51.100.7"];
+        assert_eq!(client("10.0.0.2", &proxy, sent), ip("198.51.100.7"));
+        let sent: &[&[u8]] = &[b"198.51.100.7, \xff"];
+        assert_eq!(client("10.0.0.2", &proxy, sent), ip("10.0.0.2"));
+        // An address with its port, as some proxies write it.
+        let sent: &[&[u8]] = &[b"198.51.100.7:53211"];
+        assert_eq!(client("10.0.0.2", &proxy, sent), ip("198.51.100.7"));
+        let sent: &[&[u8]] = &[b"[2001:db8::7]:53211"];
+        assert_eq!(client("10.0.0.2", &proxy, sent), ip("2001:db8::7"));
     }
 
     #[test]
     fn an_ipv4_address_mapped_into_ipv6_is_the_same_address() {
         let proxy = [ip("127.0.0.1")];
         assert_eq!(
-            client_address(ip("::ffff:127.0.0.1"), &proxy, ["198.51.100.1"].into_iter()),
+            client("::ffff:127.0.0.1", &proxy, &[b"198.51.100.1"]),
             ip("198.51.100.1")
         );
+        assert_eq!(
+            counted_as(ip("::ffff:198.51.100.1").to_canonical()),
+            "198.51.100.1"
+        );
+    }
+
+    #[test]
+    fn an_ipv6_client_is_counted_by_its_64_block() {
+        assert_eq!(
+            counted_as(ip("2001:db8:1:2:aaaa:bbbb:cccc:dddd")),
+            "2001:db8:1:2::/64"
+        );
+        assert_eq!(
+            counted_as(ip("2001:db8:1:2::1")),
+            counted_as(ip("2001:db8:1:2:ffff::9")),
+            "one machine's addresses share one allowance"
+        );
+        assert_ne!(
+            counted_as(ip("2001:db8:1:2::1")),
+            counted_as(ip("2001:db8:1:3::1"))
+        );
+        assert_eq!(counted_as(ip("198.51.100.1")), "198.51.100.1");
     }
 }
