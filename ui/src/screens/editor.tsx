@@ -251,7 +251,7 @@ function Story(props: {
   const [bodyText, setBodyText] = useState('');
   const body = useRef<Body | undefined>(undefined);
   const fields = useRef({ title, abstract: summary });
-  const [draftState, setDraftState] = useState(restored?.said ?? '');
+  const [draftState, setDraftState] = useState(fromLocal ? '' : (restored?.said ?? ''));
   // Stays until dismissed: the save the restore starts says "Draft saved"
   // within a moment, and the journalist should still learn where the text came from.
   const [restoredNote, setRestoredNote] = useState(
