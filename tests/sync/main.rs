@@ -164,15 +164,8 @@ fn sync_in_background(
     key: &KeyPair,
     more: &[&str],
 ) -> std::process::Child {
-    let key_file = replica.dir.path().join("remote-key.json");
-    std::fs::write(&key_file, serde_json::to_string(key).expect("JSON")).expect("the key file");
-    std::process::Command::new(copydesk_tests::server_binary())
-        .arg("sync")
+    copydesk_tests::sync_command(replica, remote, key)
         .args(more)
-        .args(["--remote", remote, "--key-file"])
-        .arg(&key_file)
-        .arg("--data")
-        .arg(replica.dir.path())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()

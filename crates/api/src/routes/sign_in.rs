@@ -55,14 +55,15 @@ impl<S: Send + Sync> FromRequestParts<S> for ClientAddress {
 /// trusted proxy. Only trusted proxies' words are taken: what a client put
 /// in the header itself sits left of the address its proxy added, and is
 /// never reached while that address is not trusted. An entry that is not
-/// an address (or an address with a port) ends the walk at the proxy that
-/// passed it on.
+/// an address ends the walk at the proxy that passed it on; an address
+/// with a port is taken as the address. `trusted` holds canonical
+/// addresses (the router makes them so).
 pub(crate) fn client_address<'h>(
     peer: IpAddr,
     trusted: &[IpAddr],
     forwarded: impl DoubleEndedIterator<Item = &'h [u8]>,
 ) -> IpAddr {
-    let trusted_one = |address: &IpAddr| trusted.contains(&address.to_canonical());
+    let trusted_one = |address: &IpAddr| trusted.contains(address);
     let mut client = peer.to_canonical();
     if !trusted_one(&client) {
         return client;
