@@ -2,6 +2,7 @@
 //! idempotency key and the change feed hold across nodes, not just across
 //! one server's threads.
 
+mod database_tls;
 mod import;
 
 use std::collections::BTreeSet;

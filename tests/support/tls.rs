@@ -30,13 +30,13 @@ impl TlsFront {
             .trim_start_matches("http://")
             .parse()
             .expect("a loopback address");
-        let (authority_pem, chain, key) = certificates();
+        let issued = issue(&["localhost", "127.0.0.1"]);
         let dir = tempfile::tempdir().expect("a temporary directory");
         let authority_file = dir.path().join("newsroom-ca.pem");
-        std::fs::write(&authority_file, authority_pem).expect("writes the authority");
+        std::fs::write(&authority_file, &issued.authority_pem).expect("writes the authority");
         let config = ServerConfig::builder()
             .with_no_client_auth()
-            .with_single_cert(chain, key)
+            .with_single_cert(issued.chain, issued.key)
             .expect("a server certificate");
         let acceptor = TlsAcceptor::from(Arc::new(config));
         let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -71,9 +71,21 @@ impl TlsFront {
     }
 }
 
-/// A new authority (its PEM) and a certificate for `localhost` and
-/// 127.0.0.1 that it signed, with that certificate's key.
-fn certificates() -> (String, Vec<CertificateDer<'static>>, PrivateKeyDer<'static>) {
+/// A certificate authority of its own and a certificate it signed.
+pub struct Issued {
+    /// The authority's certificate, PEM: the file a client is told to trust.
+    pub authority_pem: String,
+    /// The certificate it signed, PEM.
+    pub certificate_pem: String,
+    /// That certificate's private key, PEM (PKCS #8).
+    pub key_pem: String,
+    chain: Vec<CertificateDer<'static>>,
+    key: PrivateKeyDer<'static>,
+}
+
+/// A new authority and a certificate for `names` (host names or IP
+/// addresses) that it signed.
+pub fn issue(names: &[&str]) -> Issued {
     let authority_key = KeyPair::generate().expect("a key");
     let mut authority = CertificateParams::default();
     authority
@@ -84,14 +96,20 @@ fn certificates() -> (String, Vec<CertificateDer<'static>>, PrivateKeyDer<'stati
     let authority =
         rcgen::CertifiedIssuer::self_signed(authority, authority_key).expect("an authority");
     let server_key = KeyPair::generate().expect("a key");
-    let server = CertificateParams::new(vec!["localhost".to_owned(), "127.0.0.1".to_owned()])
-        .expect("names")
-        .signed_by(&server_key, &authority)
-        .expect("a server certificate");
-    let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(server_key.serialize_der()));
-    (
-        authority.pem(),
-        vec![server.der().clone(), authority.der().clone()],
-        key,
+    let server = CertificateParams::new(
+        names
+            .iter()
+            .map(|name| (*name).to_owned())
+            .collect::<Vec<_>>(),
     )
+    .expect("names")
+    .signed_by(&server_key, &authority)
+    .expect("a server certificate");
+    Issued {
+        authority_pem: authority.pem(),
+        certificate_pem: server.pem(),
+        key_pem: server_key.serialize_pem(),
+        chain: vec![server.der().clone(), authority.der().clone()],
+        key: PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(server_key.serialize_der())),
+    }
 }

@@ -39,6 +39,7 @@ mod import;
 mod migrations;
 mod pool;
 mod postgres;
+mod postgres_tls;
 mod start_check;
 
 use checkpointer::Checkpointer;

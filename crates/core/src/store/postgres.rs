@@ -11,8 +11,6 @@
 //! order, and a replica's cursor would skip the late one). Reads take no
 //! lock and run at `REPEATABLE READ`, one snapshot each, on any node.
 
-use postgres::NoTls;
-
 use super::migrations;
 use super::pool::Pool;
 use crate::db::{PgConnection, PgTransaction, Transaction};
@@ -69,11 +67,12 @@ pub(super) fn in_transaction<T>(
 /// database and applies any pending migration; the pool of up to
 /// `connections` connections.
 pub(super) fn open(url: &str, connections: usize) -> Result<Pool<PgConnection>> {
-    let config: postgres::Config = url
-        .parse()
-        .map_err(|err| CoreError::invalid(format!("the database URL does not parse: {err}")))?;
+    let connector = super::postgres_tls::connector(url)?;
     let connect = move || -> Result<PgConnection> {
-        let client = config.connect(NoTls).map_err(crate::db::Error::from)?;
+        let client = connector
+            .config
+            .connect(connector.tls.clone())
+            .map_err(connection_failed)?;
         Ok(PgConnection::new(client))
     };
     let mut first = connect()?;
@@ -85,6 +84,19 @@ pub(super) fn open(url: &str, connections: usize) -> Result<Pool<PgConnection>> 
         Box::new(connect),
         |conn| !conn.client().is_closed(),
     ))
+}
+
+/// A connection that could not be made: a passing outage stays one (the
+/// caller may try again); anything else (a certificate not trusted, a
+/// password refused) is the setup's, and says so with PostgreSQL's or
+/// the TLS check's words.
+fn connection_failed(err: postgres::Error) -> CoreError {
+    let err = crate::db::Error::from(err);
+    if err.is_unavailable() {
+        err.into()
+    } else {
+        CoreError::invalid(format!("the connection to PostgreSQL failed: {err}"))
+    }
 }
 
 /// Text must sort byte by byte and fold only ASCII, as on SQLite: the
@@ -190,10 +202,11 @@ pub struct CheckReport {
 /// when the extension is installed, and every attachment's file. Only
 /// reads, so it is safe beside running nodes.
 pub fn full_check(url: &str) -> Result<CheckReport> {
-    let config: postgres::Config = url
-        .parse()
-        .map_err(|err| CoreError::invalid(format!("the database URL does not parse: {err}")))?;
-    let mut client = config.connect(NoTls).map_err(crate::db::Error::from)?;
+    let connector = super::postgres_tls::connector(url)?;
+    let mut client = connector
+        .config
+        .connect(connector.tls)
+        .map_err(connection_failed)?;
     let mut report = CheckReport::default();
     let failed = |err: postgres::Error| {
         err.as_db_error()
