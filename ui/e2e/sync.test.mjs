@@ -1,9 +1,17 @@
 // The sync screen on a replica: a conflict made by two real servers, shown
-// side by side and resolved.
+// side by side and resolved; why a replica is offline, a certificate it
+// does not trust told apart from an outage.
 
 import { after, before, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, shot, signedIn, startServer, syncOnce } from './support.mjs';
+import { execFile, execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import tls from 'node:tls';
+import { promisify } from 'node:util';
+import { launch, server, shot, signedIn, startServer, syncOnce } from './support.mjs';
 
 let central;
 let replica;
@@ -99,4 +107,80 @@ it('settles a paragraph conflict in its context, the rest of the story merged', 
   syncOnce(replica.dir, central.base, laptop);
   const there = await central.call(desk, 'GET', `/v3/content/${story.uuid}`);
   assert.equal(there.content, body('The board met on Monday.', 'Fees rise by 6% next year.', 'Students protest loudly.'));
+});
+
+/**
+ * An HTTPS front for `target` with a self-signed certificate for localhost
+ * (made with openssl), as a network that intercepts secure connections
+ * shows one: no authority this machine trusts signed it.
+ */
+async function untrustedFront(target) {
+  const dir = mkdtempSync(join(tmpdir(), 'copydesk-tls-'));
+  execFileSync('openssl', [
+    'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2', '-subj', '/CN=localhost',
+    '-addext', 'subjectAltName=DNS:localhost',
+    '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'),
+  ], { stdio: 'ignore' });
+  const port = Number(new URL(target).port);
+  const front = tls.createServer({ key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) }, (client) => {
+    const upstream = net.connect(port, '127.0.0.1');
+    client.pipe(upstream).pipe(client);
+    client.on('error', () => upstream.destroy());
+    upstream.on('error', () => client.destroy());
+  });
+  front.on('tlsClientError', () => {});
+  await new Promise((resolve) => front.listen(0, '127.0.0.1', resolve));
+  return {
+    base: `https://localhost:${front.address().port}`,
+    close: () => {
+      front.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * A sync that must fail; what it printed. Run without blocking this process,
+ * which serves the HTTPS front.
+ */
+async function failingSync(dir, base, key) {
+  const keyFile = join(dir, 'remote-key.json');
+  writeFileSync(keyFile, JSON.stringify(key));
+  try {
+    await promisify(execFile)(server, ['sync', '--data', dir, '--remote', base, '--key-file', keyFile]);
+  } catch (err) {
+    return `${err.stdout ?? ''}${err.stderr ?? ''}`;
+  }
+  assert.fail(`the sync with ${base} passed`);
+}
+
+it('says why it is offline, and tells a certificate it does not trust from an outage', async () => {
+  const laptop = central.key('Laptop three', ['editor']);
+  const away = await startServer();
+  const hotel = await startServer();
+  const front = await untrustedFront(central.base);
+  try {
+    // A server that is not there: offline, and why.
+    await failingSync(away.dir, 'http://127.0.0.1:1', laptop);
+    const me = away.key('Me away', ['admin']);
+    let { context, page } = await signedIn(browser, away, me);
+    await page.getByRole('link', { name: /^Offline · 0 waiting/ }).click();
+    await page.getByText('Offline: your work is kept here').waitFor();
+    assert.match(await page.locator('dd.offline-reason').innerText(), /Connection refused/);
+    await context.close();
+
+    // A certificate this machine does not trust: said so, not "offline".
+    assert.match(await failingSync(hotel.dir, front.base, laptop), /invalid peer certificate/);
+    const guest = hotel.key('Me at the hotel', ['admin']);
+    ({ context, page } = await signedIn(browser, hotel, guest));
+    await page.getByRole('link', { name: /^Server not trusted · 0 waiting/ }).click();
+    await page.getByText(/does not trust the newsroom server’s certificate, so nothing was sent/).waitFor();
+    assert.match(await page.locator('dd.offline-reason').innerText(), /invalid peer certificate/);
+    await shot(page, 'sync-certificate-untrusted');
+    await context.close();
+  } finally {
+    front.close();
+    hotel.stop();
+    away.stop();
+  }
 });

@@ -1579,6 +1579,14 @@ export interface components {
             /** @description The central server this replica syncs with (`null`: none, it is its own source of truth). */
             remote?: string | null;
             online: boolean;
+            /** @description When the last round did not reach the central server: why, in words. */
+            offline_reason?: string | null;
+            /**
+             * @description When the last round did not reach it because this copy does not
+             *     trust its certificate (the newsroom's authority is not installed
+             *     here, or a network in between intercepts HTTPS): a person must look.
+             */
+            certificate_untrusted?: boolean;
             last_sync_at?: string | null;
             pending: string;
             conflicts: string;

@@ -260,6 +260,8 @@ pub struct SyncConflict {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SyncStatus {
     pub online: bool,
+    /// Why the last round did not reach the remote (`None` once one has).
+    pub offline: Option<Unreached>,
     pub remote: Option<String>,
     pub last_sync_at: Option<String>,
     pub pending: i64,
@@ -267,6 +269,17 @@ pub struct SyncStatus {
     pub needs_attention: i64,
     /// A round running in this process now, with its counts so far.
     pub progress: Option<SyncProgress>,
+}
+
+/// Why a sync round did not reach its remote.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unreached {
+    /// The failure in words, with its causes.
+    pub reason: String,
+    /// The remote's certificate is not one this copy trusts: not an outage
+    /// that passes, but something a person must look at (the newsroom's
+    /// authority missing here, or a network that intercepts HTTPS).
+    pub certificate_untrusted: bool,
 }
 
 /// How far a running sync round has come.
@@ -930,17 +943,27 @@ impl Cms {
     /// The sync state, for the engine itself.
     pub fn sync_state(&self) -> Result<SyncStatus> {
         self.store.read(|tx| {
-            let remote: Option<(String, Option<String>, bool)> = tx
-                .query_row("SELECT url, last_sync_at, online FROM sync_remote WHERE id = 1", [], |row| {
-                    Ok((row.get(0)?, row.get(1)?, row.get(2)?))
-                })
+            type RemoteRow = (String, Option<String>, bool, Option<String>, bool);
+            let remote: Option<RemoteRow> = tx
+                .query_row(
+                    "SELECT url, last_sync_at, online, offline_reason, certificate_untrusted
+                     FROM sync_remote WHERE id = 1",
+                    [],
+                    |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?, row.get(4)?)),
+                )
                 .optional()?;
             let count = |sql: &str| -> Result<i64> { Ok(tx.query_row(sql, [], |row| row.get(0))?) };
             Ok(SyncStatus {
                 // A server with no remote is its own source of truth: online.
-                online: remote.as_ref().is_none_or(|(_, _, online)| *online),
-                last_sync_at: remote.as_ref().and_then(|(_, at, _)| at.clone()),
-                remote: remote.map(|(url, _, _)| url),
+                online: remote.as_ref().is_none_or(|(_, _, online, _, _)| *online),
+                offline: remote.as_ref().and_then(|(_, _, online, reason, untrusted)| {
+                    (!online).then(|| Unreached {
+                        reason: reason.clone().unwrap_or_default(),
+                        certificate_untrusted: *untrusted,
+                    })
+                }),
+                last_sync_at: remote.as_ref().and_then(|(_, at, _, _, _)| at.clone()),
+                remote: remote.map(|(url, _, _, _, _)| url),
                 pending: count("SELECT COUNT(DISTINCT record_type || ':' || uuid) FROM outbox WHERE state = 'pending'")?,
                 conflicts: count("SELECT COUNT(*) FROM sync_conflicts WHERE resolved_at IS NULL")?,
                 needs_attention: count("SELECT COUNT(DISTINCT record_type || ':' || uuid) FROM outbox WHERE state = 'attention'")?,
@@ -1120,10 +1143,18 @@ impl Cms {
         })
     }
 
-    /// Records whether the last round reached the remote.
-    pub fn set_online(&self, online: bool) -> Result<()> {
+    /// Records whether the last round reached the remote, and why not.
+    pub fn set_reached(&self, unreached: Option<&Unreached>) -> Result<()> {
         self.write(|tx| {
-            tx.execute("UPDATE sync_remote SET online = ?1 WHERE id = 1", [online])?;
+            tx.execute(
+                "UPDATE sync_remote SET online = ?1, offline_reason = ?2, certificate_untrusted = ?3
+                 WHERE id = 1",
+                params![
+                    unreached.is_none(),
+                    unreached.map(|u| u.reason.as_str()),
+                    unreached.is_some_and(|u| u.certificate_untrusted)
+                ],
+            )?;
             Ok(())
         })
     }

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use copydesk_core::replica::{
     Fields, PendingRecord, RecordType, RemoteAccess, RemoteChange, SyncProgress, SyncedType,
-    field_text, synced_types,
+    Unreached, field_text, synced_types,
 };
 use copydesk_core::{Cms, CoreError};
 use serde_json::Value;
@@ -168,7 +168,7 @@ async fn push(
                 })
                 .await?;
                 // The remote is gone: the rest would fail the same way.
-                if matches!(err, SyncError::Unreachable(_)) {
+                if err.is_unreached() {
                     break;
                 }
             }
@@ -511,8 +511,16 @@ pub async fn sync_with_progress(
     };
     let round = round(cms, remote, &recorded).await;
     cms.set_sync_progress(None);
-    let reached = !matches!(round, Err(SyncError::Unreachable(_)));
-    blocking(cms, move |cms| cms.set_online(reached)).await?;
+    let unreached = match &round {
+        Err(err @ (SyncError::Unreachable(reason) | SyncError::Untrusted(reason))) => {
+            Some(Unreached {
+                reason: reason.clone(),
+                certificate_untrusted: matches!(err, SyncError::Untrusted(_)),
+            })
+        }
+        _ => None,
+    };
+    blocking(cms, move |cms| cms.set_reached(unreached.as_ref())).await?;
     round
 }
 

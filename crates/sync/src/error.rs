@@ -41,6 +41,11 @@ pub enum SyncError {
     /// The remote could not be reached, or the connection broke.
     #[error("the central server cannot be reached: {0}")]
     Unreachable(String),
+    /// The remote's TLS certificate is not one this copy trusts (the
+    /// newsroom's authority is not installed here, or a network in between
+    /// intercepts HTTPS): nothing was sent.
+    #[error("the central server's certificate is not trusted here: {0}")]
+    Untrusted(String),
     /// The remote answered with an error status; `code` is the contract's
     /// code when the answer carried one (a body not in the contract's shape
     /// carries none, except that a 5xx is taken as `internal`).
@@ -85,7 +90,10 @@ impl SyncError {
     /// backup), and neither does a record the local rules refuse.
     pub fn is_transient(&self) -> bool {
         match self {
-            Self::Unreachable(_) => true,
+            // Tried again each round too: on another network (away from a
+            // hotel's that intercepts HTTPS) it may pass; the status says
+            // a person should look.
+            Self::Unreachable(_) | Self::Untrusted(_) => true,
             Self::Remote { status, .. } => *status >= 500 || *status == 408 || *status == 429,
             Self::Protocol(_) | Self::Key(_) => false,
             Self::Local(err) => matches!(
@@ -120,6 +128,11 @@ impl SyncError {
         }
     }
 
+    /// Whether the round did not reach the remote at all.
+    pub fn is_unreached(&self) -> bool {
+        matches!(self, Self::Unreachable(_) | Self::Untrusted(_))
+    }
+
     /// Whether this copy's own store failed (rather than the remote or the network).
     pub fn is_local(&self) -> bool {
         matches!(self, Self::Local(_))
@@ -145,6 +158,9 @@ mod tests {
     #[test]
     fn transient_or_not() {
         assert!(SyncError::Unreachable("down".into()).is_transient());
+        assert!(SyncError::Untrusted("a hotel's Wi-Fi".into()).is_transient());
+        assert!(SyncError::Untrusted("x".into()).is_unreached());
+        assert!(!remote(503).is_unreached());
         assert!(remote(500).is_transient());
         assert!(remote(503).is_transient());
         assert!(remote(429).is_transient());

@@ -32,6 +32,11 @@ fn refusal(err: SyncError) -> CoreError {
     match err {
         SyncError::Remote { status: 409, message, .. } => CoreError::Locked(format!("on the central server: {message}")),
         SyncError::Remote { status: 404, message, .. } => CoreError::not_found(format!("on the central server: {message}")),
+        SyncError::Untrusted(_) => CoreError::Offline(
+            "this computer does not trust the central server's certificate, and a lock needs the server; \
+             ask whoever runs it"
+                .into(),
+        ),
         SyncError::Unreachable(_) => CoreError::Offline(
             "the central server cannot be reached, and a lock needs it; try again when you are online".into(),
         ),

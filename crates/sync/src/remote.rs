@@ -32,8 +32,10 @@ pub struct Capabilities {
 /// connection, a certificate not trusted) is what the operator needs.
 fn unreachable(err: reqwest::Error) -> SyncError {
     let mut words = err.to_string();
+    let mut untrusted = false;
     let mut cause = std::error::Error::source(&err);
     while let Some(next) = cause {
+        untrusted |= matches!(tls_error(next), Some(rustls::Error::InvalidCertificate(_)));
         let said = next.to_string();
         if !words.contains(&said) {
             words.push_str(": ");
@@ -41,7 +43,23 @@ fn unreachable(err: reqwest::Error) -> SyncError {
         }
         cause = next.source();
     }
-    SyncError::Unreachable(words)
+    if untrusted {
+        SyncError::Untrusted(words)
+    } else {
+        SyncError::Unreachable(words)
+    }
+}
+
+/// The rustls error in `err`, which comes wrapped in I/O errors (two, from
+/// hyper's connector) whose `source` skips it.
+fn tls_error<'a>(err: &'a (dyn std::error::Error + 'static)) -> Option<&'a rustls::Error> {
+    let mut current = err;
+    loop {
+        if let Some(tls) = current.downcast_ref::<rustls::Error>() {
+            return Some(tls);
+        }
+        current = current.downcast_ref::<std::io::Error>()?.get_ref()?;
+    }
 }
 
 pub struct Remote {
@@ -311,6 +329,19 @@ fn refusal(status: StatusCode, body: &[u8]) -> SyncError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_certificate_refused_is_found_inside_the_io_errors_that_wrap_it() {
+        use std::io::{Error, ErrorKind};
+        let refused = rustls::Error::InvalidCertificate(rustls::CertificateError::BadSignature);
+        let wrapped = Error::other(Error::new(ErrorKind::InvalidData, refused));
+        assert!(matches!(
+            tls_error(&wrapped),
+            Some(rustls::Error::InvalidCertificate(_))
+        ));
+        let outage = Error::other(Error::from(ErrorKind::ConnectionRefused));
+        assert!(tls_error(&outage).is_none());
+    }
 
     #[test]
     fn refusals_keep_the_contract_code() {

@@ -717,6 +717,14 @@ pub struct SyncStatus {
     #[serde(default)]
     pub remote: Option<String>,
     pub online: bool,
+    /// When the last round did not reach the central server: why, in words.
+    #[serde(default)]
+    pub offline_reason: Option<String>,
+    /// When the last round did not reach it because this copy does not
+    /// trust its certificate (the newsroom's authority is not installed
+    /// here, or a network in between intercepts HTTPS): a person must look.
+    #[serde(default)]
+    pub certificate_untrusted: bool,
     pub last_sync_at: Option<String>,
     pub pending: String,
     pub conflicts: String,

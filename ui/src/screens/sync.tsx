@@ -108,9 +108,19 @@ export function SyncBadge() {
       </a>
     );
   }
-  const label = status.syncing ? 'Syncing…' : status.online ? 'Online' : 'Offline';
+  const label = status.syncing
+    ? 'Syncing…'
+    : status.online
+      ? 'Online'
+      : status.certificate_untrusted
+        ? 'Server not trusted'
+        : 'Offline';
   return (
-    <a href="#/sync" class={`badge ${status.online ? 'online' : 'offline'}`}>
+    <a
+      href="#/sync"
+      class={`badge ${status.online ? 'online' : status.certificate_untrusted ? 'untrusted' : 'offline'}`}
+      title={status.offline_reason ?? undefined}
+    >
       {label} · {status.pending} waiting
       {Number(status.conflicts) > 0 ? ` · ${counted(status.conflicts, 'conflict')}` : ''}
     </a>
@@ -141,8 +151,16 @@ export function SyncScreen() {
               ? 'Not syncing: there is no newsroom server to reach.'
               : status.online
                 ? 'Online: the newsroom server answered the last sync.'
-                : 'Offline: your work is kept here and goes up when the server answers again.'}
+                : status.certificate_untrusted
+                  ? 'Not connected: this computer does not trust the newsroom server’s certificate, so nothing was sent. Your work is kept here. Tell whoever runs the server; on a network that intercepts secure connections (some hotels and cafés do), syncing waits until you are on another.'
+                  : 'Offline: your work is kept here and goes up when the server answers again.'}
           </dd>
+          {!status.online && status.offline_reason && (
+            <>
+              <dt>Why</dt>
+              <dd class="offline-reason">{status.offline_reason}</dd>
+            </>
+          )}
           <dt>Last sync</dt>
           <dd>{status.last_sync_at ?? 'never'}</dd>
           <dt>Changes waiting to go</dt>

@@ -25,6 +25,8 @@ pub async fn status(
     Ok(Json(wire::SyncStatus {
         remote: status.remote,
         online: status.online,
+        offline_reason: status.offline.as_ref().map(|why| why.reason.clone()),
+        certificate_untrusted: status.offline.is_some_and(|why| why.certificate_untrusted),
         last_sync_at: status.last_sync_at,
         pending: status.pending.to_string(),
         conflicts: status.conflicts.to_string(),

@@ -82,6 +82,10 @@ pub(super) const SQLITE: &[(&str, &str)] = &[
         "0020_content_search_filter_mark",
         include_str!("../../migrations/sqlite/0020_content_search_filter_mark.sql"),
     ),
+    (
+        "0021_sync_offline_reason",
+        include_str!("../../migrations/sqlite/0021_sync_offline_reason.sql"),
+    ),
 ];
 
 /// PostgreSQL's migrations.
@@ -165,5 +169,9 @@ pub(super) const POSTGRES: &[(&str, &str)] = &[
     (
         "0020_content_search_filter_mark",
         include_str!("../../migrations/postgres/0020_content_search_filter_mark.sql"),
+    ),
+    (
+        "0021_sync_offline_reason",
+        include_str!("../../migrations/postgres/0021_sync_offline_reason.sql"),
     ),
 ];
