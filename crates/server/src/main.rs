@@ -288,8 +288,10 @@ impl DataArgs {
         }
     }
 
+    /// Opens the store for a command: a large file is checked only for
+    /// its schema and free pages ([`StartCheck::COMMAND`]).
     fn open(&self) -> Result<(Cms, PathBuf)> {
-        self.open_checked(StartCheck::Before)
+        self.open_checked(StartCheck::COMMAND)
     }
 
     /// [`DataArgs::open`], running SQLite's `quick_check` when `check` says.

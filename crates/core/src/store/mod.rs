@@ -15,9 +15,10 @@
 //!
 //! A damaged database is never written to: the store runs SQLite's
 //! `quick_check` when it opens and refuses a file that fails it (a server's
-//! large file is checked beside serving, writes waiting for the check:
-//! `start_check.rs`), and once a query meets a damaged page while serving,
-//! every later write is refused.
+//! large file is checked beside serving, writes waiting for the check, and
+//! a command's only for its schema and free pages: `start_check.rs`), and
+//! once a query meets a damaged page while serving, every later write is
+//! refused.
 //! A clean close checkpoints the WAL into `copydesk.db`, so that file alone
 //! holds everything.
 
@@ -198,9 +199,19 @@ impl Store {
         create_private_file(&db_path)?;
         let mut writer = open_connection(&db_path, false, memory)?;
         let size = fs::metadata(&db_path)?.len();
-        let beside = check.beside_for(size) && !migrations_pending(&writer)?;
+        let pending = migrations_pending(&writer)?;
+        let beside = check.beside_for(size) && !pending;
         if !beside {
-            let problems = quick_check(&writer)?;
+            let problems = if check.schema_only_for(size) && !pending {
+                tracing::info!(
+                    bytes = size,
+                    "checked the database's schema and free pages only (a large file): \
+                     `copydesk-server check` reads it whole"
+                );
+                schema_check(&writer)?
+            } else {
+                quick_check(&writer)?
+            };
             if !problems.is_empty() {
                 // Closing the only connection would copy the WAL into the file.
                 keep_wal_on_close(&writer);
@@ -564,6 +575,12 @@ fn index_pending_while(conn: &mut Connection, go_on: &dyn Fn() -> bool) -> Resul
 /// Runs SQLite's `quick_check` on `conn`; the problems it found, none when sound.
 fn quick_check(conn: &Connection) -> Result<Vec<String>> {
     check_with(conn, "PRAGMA quick_check")
+}
+
+/// `quick_check` of the schema's B-tree and the list of free pages only
+/// (SQLite checks the free pages when the one table named is the schema's).
+fn schema_check(conn: &Connection) -> Result<Vec<String>> {
+    check_with(conn, "PRAGMA quick_check(sqlite_schema)")
 }
 
 fn check_with(conn: &Connection, pragma: &str) -> Result<Vec<String>> {
