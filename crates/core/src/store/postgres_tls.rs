@@ -262,7 +262,10 @@ pub(crate) fn connector(url: &str) -> Result<Connector> {
                 if mode == SslMode::VerifyFull {
                     webpki
                 } else {
-                    Arc::new(ChainOnly(webpki))
+                    Arc::new(Lenient {
+                        chain: Some(webpki),
+                        algorithms: provider.signature_verification_algorithms,
+                    })
                 }
             }
             None if verifies => {
@@ -277,7 +280,10 @@ pub(crate) fn connector(url: &str) -> Result<Connector> {
                     }
                 )));
             }
-            None => Arc::new(Unverified(provider.signature_verification_algorithms)),
+            None => Arc::new(Lenient {
+                chain: None,
+                algorithms: provider.signature_verification_algorithms,
+            }),
         }
     };
     let tls = rustls::ClientConfig::builder_with_provider(provider)
@@ -317,13 +323,20 @@ fn load_roots(file: &Path) -> Result<RootCertStore> {
     Ok(roots)
 }
 
-/// `verify-ca`, and a lower mode with a root file: the chain must lead to
-/// a trusted authority; the name it was issued for is not compared with
-/// the host. (rustls checks the name only once the chain holds.)
+/// The verifier of every mode but `verify-full`. With `chain` (`verify-ca`,
+/// or a lower mode with a root file), the chain must lead to a trusted
+/// authority, and the name it was issued for is not compared with the host
+/// (rustls checks the name only once the chain holds). Without (`prefer`
+/// and `require` with no root file, as in libpq), the connection is
+/// encrypted and whose certificate it is is not checked. The handshake's
+/// signatures are verified either way.
 #[derive(Debug)]
-struct ChainOnly(Arc<WebPkiServerVerifier>);
+struct Lenient {
+    chain: Option<Arc<WebPkiServerVerifier>>,
+    algorithms: WebPkiSupportedAlgorithms,
+}
 
-impl ServerCertVerifier for ChainOnly {
+impl ServerCertVerifier for Lenient {
     fn verify_server_cert(
         &self,
         end_entity: &CertificateDer<'_>,
@@ -332,10 +345,10 @@ impl ServerCertVerifier for ChainOnly {
         ocsp_response: &[u8],
         now: UnixTime,
     ) -> std::result::Result<ServerCertVerified, rustls::Error> {
-        match self
-            .0
-            .verify_server_cert(end_entity, intermediates, server_name, ocsp_response, now)
-        {
+        let Some(chain) = &self.chain else {
+            return Ok(ServerCertVerified::assertion());
+        };
+        match chain.verify_server_cert(end_entity, intermediates, server_name, ocsp_response, now) {
             Err(rustls::Error::InvalidCertificate(
                 CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. },
             )) => Ok(ServerCertVerified::assertion()),
@@ -349,7 +362,7 @@ impl ServerCertVerifier for ChainOnly {
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> std::result::Result<HandshakeSignatureValid, rustls::Error> {
-        self.0.verify_tls12_signature(message, cert, dss)
+        rustls::crypto::verify_tls12_signature(message, cert, dss, &self.algorithms)
     }
 
     fn verify_tls13_signature(
@@ -358,52 +371,11 @@ impl ServerCertVerifier for ChainOnly {
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> std::result::Result<HandshakeSignatureValid, rustls::Error> {
-        self.0.verify_tls13_signature(message, cert, dss)
+        rustls::crypto::verify_tls13_signature(message, cert, dss, &self.algorithms)
     }
 
     fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        self.0.supported_verify_schemes()
-    }
-}
-
-/// `prefer` and `require` with no root file, as in libpq: the connection is
-/// encrypted, and whose certificate it is is not checked. The handshake's
-/// signatures are still verified.
-#[derive(Debug)]
-struct Unverified(WebPkiSupportedAlgorithms);
-
-impl ServerCertVerifier for Unverified {
-    fn verify_server_cert(
-        &self,
-        _end_entity: &CertificateDer<'_>,
-        _intermediates: &[CertificateDer<'_>],
-        _server_name: &ServerName<'_>,
-        _ocsp_response: &[u8],
-        _now: UnixTime,
-    ) -> std::result::Result<ServerCertVerified, rustls::Error> {
-        Ok(ServerCertVerified::assertion())
-    }
-
-    fn verify_tls12_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> std::result::Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls12_signature(message, cert, dss, &self.0)
-    }
-
-    fn verify_tls13_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> std::result::Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls13_signature(message, cert, dss, &self.0)
-    }
-
-    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        self.0.supported_schemes()
+        self.algorithms.supported_schemes()
     }
 }
 
