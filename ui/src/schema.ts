@@ -1584,7 +1584,8 @@ export interface components {
             /**
              * @description When the last round did not reach it because this copy does not
              *     trust its certificate (the newsroom's authority is not installed
-             *     here, or a network in between intercepts HTTPS): a person must look.
+             *     here, a network in between intercepts HTTPS, or the certificate is
+             *     out of date, or this computer's clock): a person must look.
              */
             certificate_untrusted?: boolean;
             last_sync_at?: string | null;

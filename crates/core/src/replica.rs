@@ -274,8 +274,9 @@ pub struct SyncStatus {
 /// Why a sync round did not reach its remote.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Unreached {
-    /// The failure in words, with its causes.
-    pub reason: String,
+    /// The failure in words, with its causes (`None`: not recorded, as
+    /// before the round that records it, or a copy that never synced).
+    pub reason: Option<String>,
     /// The remote's certificate is not one this copy trusts: not an outage
     /// that passes, but something a person must look at (the newsroom's
     /// authority missing here, or a network that intercepts HTTPS).
@@ -958,7 +959,7 @@ impl Cms {
                 online: remote.as_ref().is_none_or(|(_, _, online, _, _)| *online),
                 offline: remote.as_ref().and_then(|(_, _, online, reason, untrusted)| {
                     (!online).then(|| Unreached {
-                        reason: reason.clone().unwrap_or_default(),
+                        reason: reason.clone().filter(|reason| !reason.is_empty()),
                         certificate_untrusted: *untrusted,
                     })
                 }),
@@ -1151,7 +1152,7 @@ impl Cms {
                  WHERE id = 1",
                 params![
                     unreached.is_none(),
-                    unreached.map(|u| u.reason.as_str()),
+                    unreached.and_then(|u| u.reason.as_deref()),
                     unreached.is_some_and(|u| u.certificate_untrusted)
                 ],
             )?;

@@ -288,9 +288,15 @@ impl DataArgs {
         }
     }
 
-    /// Opens the store for a command: a large file is checked only for
-    /// its schema and free pages ([`StartCheck::COMMAND`]).
+    /// Opens the store, the whole file checked first.
     fn open(&self) -> Result<(Cms, PathBuf)> {
+        self.open_checked(StartCheck::Before)
+    }
+
+    /// Opens the store for a short command that writes a row or two (the
+    /// `key` and `user` commands): a large file is checked only for its
+    /// schema and free pages ([`StartCheck::COMMAND`]).
+    fn open_for_a_few_rows(&self) -> Result<(Cms, PathBuf)> {
         self.open_checked(StartCheck::COMMAND)
     }
 
@@ -494,7 +500,7 @@ fn main() -> Result<()> {
         Command::Key {
             command: KeyCommand::List { data, name },
         } => {
-            let (cms, _) = data.open()?;
+            let (cms, _) = data.open_for_a_few_rows()?;
             for key in cms.list_keys(&name)? {
                 let label = if key.label.is_empty() {
                     "made with key create"
@@ -508,7 +514,7 @@ fn main() -> Result<()> {
         Command::Key {
             command: KeyCommand::Revoke { data, public_key },
         } => {
-            let (cms, _) = data.open()?;
+            let (cms, _) = data.open_for_a_few_rows()?;
             cms.revoke_key(&public_key)?;
             println!("key {public_key} revoked: its tokens are refused from now on");
             Ok(())
@@ -540,7 +546,7 @@ fn main() -> Result<()> {
                     content_as_array,
                 },
         } => {
-            let (cms, _) = data.open()?;
+            let (cms, _) = data.open_for_a_few_rows()?;
             cms.set_key_content_as_array(&public_key, content_as_array)?;
             println!(
                 "key {public_key}: single content items as {}",
@@ -563,7 +569,7 @@ fn main() -> Result<()> {
                     content_as_array,
                 },
         } => {
-            let (cms, _) = data.open()?;
+            let (cms, _) = data.open_for_a_few_rows()?;
             let key = cms.create_key(&name, &roles, &actions)?;
             if content_as_array {
                 cms.set_key_content_as_array(&key.public_key, true)?;
@@ -593,13 +599,13 @@ fn user(command: UserCommand) -> Result<()> {
     match command {
         UserCommand::Password { name, data } => {
             let password = read_password(&name)?;
-            let (cms, _) = data.open()?;
+            let (cms, _) = data.open_for_a_few_rows()?;
             cms.set_password(&name, &password)?;
             println!("{name} can now sign in with this password");
             Ok(())
         }
         UserCommand::Link { name, data, base } => {
-            let (cms, _) = data.open()?;
+            let (cms, _) = data.open_for_a_few_rows()?;
             let token = cms.make_sign_in_link(&name)?;
             println!("{}/#/sign-in/{token}", base.trim_end_matches('/'));
             eprintln!("The link signs {name} in once, within 15 minutes.");

@@ -514,7 +514,7 @@ pub async fn sync_with_progress(
     let unreached = match &round {
         Err(err @ (SyncError::Unreachable(reason) | SyncError::Untrusted(reason))) => {
             Some(Unreached {
-                reason: reason.clone(),
+                reason: Some(reason.clone()),
                 certificate_untrusted: matches!(err, SyncError::Untrusted(_)),
             })
         }

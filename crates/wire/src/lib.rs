@@ -722,7 +722,8 @@ pub struct SyncStatus {
     pub offline_reason: Option<String>,
     /// When the last round did not reach it because this copy does not
     /// trust its certificate (the newsroom's authority is not installed
-    /// here, or a network in between intercepts HTTPS): a person must look.
+    /// here, a network in between intercepts HTTPS, or the certificate is
+    /// out of date, or this computer's clock): a person must look.
     #[serde(default)]
     pub certificate_untrusted: bool,
     pub last_sync_at: Option<String>,

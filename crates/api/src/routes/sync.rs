@@ -25,7 +25,7 @@ pub async fn status(
     Ok(Json(wire::SyncStatus {
         remote: status.remote,
         online: status.online,
-        offline_reason: status.offline.as_ref().map(|why| why.reason.clone()),
+        offline_reason: status.offline.as_ref().and_then(|why| why.reason.clone()),
         certificate_untrusted: status.offline.is_some_and(|why| why.certificate_untrusted),
         last_sync_at: status.last_sync_at,
         pending: status.pending.to_string(),

@@ -61,8 +61,9 @@ impl Error {
     /// Whether the database could not be reached or does not take this
     /// work now, rather than refusing the work itself: the connection was
     /// lost or refused (its cause is the socket's), the server shuts down,
-    /// starts up or recovers (class 08, `57P01`..`57P03`), or it is a
-    /// standby that takes no writes (`25006`).
+    /// starts up or recovers (class 08, `57P01`..`57P03`), has no
+    /// connection to spare (`53300`), or it is a standby that takes no
+    /// writes (`25006`).
     pub fn is_unavailable(&self) -> bool {
         use ::postgres::error::SqlState;
         let Self::Postgres(err) = self else {
@@ -78,6 +79,7 @@ impl Error {
                         SqlState::ADMIN_SHUTDOWN,
                         SqlState::CRASH_SHUTDOWN,
                         SqlState::CANNOT_CONNECT_NOW,
+                        SqlState::TOO_MANY_CONNECTIONS,
                         SqlState::READ_ONLY_SQL_TRANSACTION,
                     ]
                     .contains(code)

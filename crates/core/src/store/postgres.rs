@@ -68,14 +68,21 @@ pub(super) fn in_transaction<T>(
 /// `connections` connections.
 pub(super) fn open(url: &str, connections: usize) -> Result<Pool<PgConnection>> {
     let connector = super::postgres_tls::connector(url)?;
+    let mut first = PgConnection::new(
+        connector
+            .config
+            .connect(connector.tls.clone())
+            .map_err(connection_failed)?,
+    );
+    // Later connections (the pool growing, or reconnecting after a
+    // failover) fail as any database failure does while serving.
     let connect = move || -> Result<PgConnection> {
         let client = connector
             .config
             .connect(connector.tls.clone())
-            .map_err(connection_failed)?;
+            .map_err(crate::db::Error::from)?;
         Ok(PgConnection::new(client))
     };
-    let mut first = connect()?;
     check_collation(&mut first)?;
     migrate(&mut first)?;
     Ok(Pool::new(
@@ -86,10 +93,10 @@ pub(super) fn open(url: &str, connections: usize) -> Result<Pool<PgConnection>> 
     ))
 }
 
-/// A connection that could not be made: a passing outage stays one (the
-/// caller may try again); anything else (a certificate not trusted, a
-/// password refused) is the setup's, and says so with PostgreSQL's or
-/// the TLS check's words.
+/// A node's first connection, or `check`'s, that could not be made: a
+/// passing outage stays one (the caller may try again); anything else (a
+/// certificate not trusted, a password refused) is the setup's, and says
+/// so with PostgreSQL's or the TLS check's words.
 fn connection_failed(err: postgres::Error) -> CoreError {
     let err = crate::db::Error::from(err);
     if err.is_unavailable() {

@@ -111,9 +111,17 @@ type Taken = (String, Vec<(TlsKey, String)>);
 
 /// The URL form: the query's `key=value` pairs, percent-encoded.
 fn take_from_url(url: &str) -> Result<Taken> {
-    let Some((head, query)) = url.split_once('?') else {
+    // The query starts at the first `?` after the credentials, which end
+    // at the first `@`, as rust-postgres reads them: a password may hold a
+    // `?` of its own.
+    let after_credentials = url.find('@').map_or(0, |at| at + 1);
+    let Some(mark) = url[after_credentials..].find('?') else {
         return Ok((url.to_owned(), Vec::new()));
     };
+    let (head, query) = (
+        &url[..after_credentials + mark],
+        &url[after_credentials + mark + 1..],
+    );
     let decode = |text: &str| {
         percent_decode_str(text)
             .decode_utf8()
@@ -233,6 +241,13 @@ pub(crate) fn connector(url: &str) -> Result<Connector> {
              authorities vouch for names, so a certificate is trusted only for its own host",
         ));
     }
+    // With only `hostaddr` given, rust-postgres has no name to hand the TLS
+    // check: the address is the name, as for libpq.
+    if config.get_hosts().is_empty() {
+        for address in config.get_hostaddrs().to_vec() {
+            config.host(&address.to_string());
+        }
+    }
     config.ssl_mode(match mode {
         SslMode::Disable => postgres::config::SslMode::Disable,
         SslMode::Allow | SslMode::Prefer => postgres::config::SslMode::Prefer,
@@ -240,7 +255,16 @@ pub(crate) fn connector(url: &str) -> Result<Connector> {
             postgres::config::SslMode::Require
         }
     });
-    let verifier: Arc<dyn ServerCertVerifier> = if system {
+    let lenient = |chain| -> Arc<dyn ServerCertVerifier> {
+        Arc::new(Lenient {
+            chain,
+            algorithms: provider.signature_verification_algorithms,
+        })
+    };
+    let verifier: Arc<dyn ServerCertVerifier> = if mode == SslMode::Disable {
+        // No TLS: no root file is read.
+        lenient(None)
+    } else if system {
         Arc::new(
             rustls_platform_verifier::Verifier::new(Arc::clone(&provider)).map_err(|err| {
                 CoreError::invalid(format!("the system's authorities do not load: {err}"))
@@ -262,10 +286,7 @@ pub(crate) fn connector(url: &str) -> Result<Connector> {
                 if mode == SslMode::VerifyFull {
                     webpki
                 } else {
-                    Arc::new(Lenient {
-                        chain: Some(webpki),
-                        algorithms: provider.signature_verification_algorithms,
-                    })
+                    lenient(Some(webpki))
                 }
             }
             None if verifies => {
@@ -280,18 +301,18 @@ pub(crate) fn connector(url: &str) -> Result<Connector> {
                     }
                 )));
             }
-            None => Arc::new(Lenient {
-                chain: None,
-                algorithms: provider.signature_verification_algorithms,
-            }),
+            None => lenient(None),
         }
     };
-    let tls = rustls::ClientConfig::builder_with_provider(provider)
+    let mut tls = rustls::ClientConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
         .map_err(|err| CoreError::Internal(format!("TLS versions: {err}")))?
         .dangerous()
         .with_custom_certificate_verifier(verifier)
         .with_no_client_auth();
+    // PostgreSQL 17 takes a TLS handshake straight away
+    // (`sslnegotiation=direct`) only with this ALPN; older servers ignore it.
+    tls.alpn_protocols = vec![b"postgresql".to_vec()];
     Ok(Connector {
         config,
         tls: MakeRustlsConnect::new(tls),
@@ -406,6 +427,9 @@ mod tests {
         assert_eq!(plain.rest, "postgresql://db/desk");
         assert_eq!(plain.mode, Some(SslMode::Disable));
         assert_eq!(taken("postgres://db/desk").rest, "postgres://db/desk");
+        let odd_password = taken("postgres://desk:pa?ss@db/desk?sslmode=require");
+        assert_eq!(odd_password.rest, "postgres://desk:pa?ss@db/desk");
+        assert_eq!(odd_password.mode, Some(SslMode::Require));
     }
 
     #[test]
@@ -451,6 +475,20 @@ mod tests {
             .expect("system roots need verify-full")
             .to_string();
         assert!(err.contains("verify-full"), "{err}");
+    }
+
+    #[test]
+    fn an_address_without_a_host_name_is_the_name_the_tls_check_sees() {
+        let bare = connector("hostaddr=10.0.0.5 dbname=desk").expect("reads");
+        assert_eq!(
+            bare.config.get_hosts(),
+            [postgres::config::Host::Tcp("10.0.0.5".to_owned())]
+        );
+        let named = connector("host=db.internal hostaddr=10.0.0.5").expect("reads");
+        assert_eq!(
+            named.config.get_hosts(),
+            [postgres::config::Host::Tcp("db.internal".to_owned())]
+        );
     }
 
     #[test]

@@ -31,14 +31,15 @@ pub enum StartCheck {
     Beside,
     /// `Beside` for a file larger than `bytes`, `Before` for a smaller one.
     BesideAbove { bytes: u64 },
-    /// A short command's (`key create`, `grant`, ...): `Before` for a file
-    /// of up to `bytes`; for a larger one, before it opens, only what a
-    /// write relies on beyond the pages it touches: the schema and the list
-    /// of free pages (a damaged list would hand out a page in use, and a
-    /// write would overwrite a story). A damaged page the command reads is
-    /// met as it reads it, and refused. Reading a whole archive (90 to 110
-    /// s for 14 GB) to add a key is `check`'s work, and a server's at its
-    /// start.
+    /// A command that writes a row or two (`key create`, `user password`):
+    /// `Before` for a file of up to `bytes`; for a larger one, before it
+    /// opens, only the schema's B-tree and the structure of the list of
+    /// free pages (its pages, and page numbers within the file: a disk's
+    /// garbage there would hand out pages at random). Not checked: whether
+    /// a free page is also a table's, which only the whole check can tell.
+    /// A damaged page the command reads is met as it reads it, and refused.
+    /// Reading a whole archive (90 to 110 s for 14 GB) to add a key is
+    /// `check`'s work, and a server's at its start.
     SchemaAbove { bytes: u64 },
 }
 
