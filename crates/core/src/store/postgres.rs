@@ -68,19 +68,12 @@ pub(super) fn in_transaction<T>(
 /// `connections` connections.
 pub(super) fn open(url: &str, connections: usize) -> Result<Pool<PgConnection>> {
     let connector = super::postgres_tls::connector(url)?;
-    let mut first = PgConnection::new(
-        connector
-            .config
-            .connect(connector.tls.clone())
-            .map_err(connection_failed)?,
-    );
+    let connect_client = move || connector.config.connect(connector.tls.clone());
+    let mut first = PgConnection::new(connect_client().map_err(connection_failed)?);
     // Later connections (the pool growing, or reconnecting after a
     // failover) fail as any database failure does while serving.
     let connect = move || -> Result<PgConnection> {
-        let client = connector
-            .config
-            .connect(connector.tls.clone())
-            .map_err(crate::db::Error::from)?;
+        let client = connect_client().map_err(crate::db::Error::from)?;
         Ok(PgConnection::new(client))
     };
     check_collation(&mut first)?;
