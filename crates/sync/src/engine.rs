@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use copydesk_core::replica::{
     Fields, PendingRecord, RecordType, RemoteAccess, RemoteChange, SyncProgress, SyncedType,
-    Unreached, field_text, synced_types,
+    field_text, synced_types,
 };
 use copydesk_core::{Cms, CoreError};
 use serde_json::Value;
@@ -511,15 +511,7 @@ pub async fn sync_with_progress(
     };
     let round = round(cms, remote, &recorded).await;
     cms.set_sync_progress(None);
-    let unreached = match &round {
-        Err(err @ (SyncError::Unreachable(reason) | SyncError::Untrusted(reason))) => {
-            Some(Unreached {
-                reason: Some(reason.clone()),
-                certificate_untrusted: matches!(err, SyncError::Untrusted(_)),
-            })
-        }
-        _ => None,
-    };
+    let unreached = round.as_ref().err().and_then(SyncError::unreached);
     blocking(cms, move |cms| cms.set_reached(unreached.as_ref())).await?;
     round
 }

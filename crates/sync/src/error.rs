@@ -2,6 +2,7 @@
 //! attention), and the central server's refusal from a failure of this copy's own store.
 
 use copydesk_core::CoreError;
+use copydesk_core::replica::Unreached;
 use copydesk_wire::ErrorCode;
 use thiserror::Error;
 
@@ -131,6 +132,18 @@ impl SyncError {
     /// Whether the round did not reach the remote at all.
     pub fn is_unreached(&self) -> bool {
         matches!(self, Self::Unreachable(_) | Self::Untrusted(_))
+    }
+
+    /// Why the round did not reach the remote, as the sync state keeps it;
+    /// `None` when it did.
+    pub fn unreached(&self) -> Option<Unreached> {
+        match self {
+            Self::Unreachable(reason) | Self::Untrusted(reason) => Some(Unreached {
+                reason: Some(reason.clone()),
+                certificate_untrusted: matches!(self, Self::Untrusted(_)),
+            }),
+            _ => None,
+        }
     }
 
     /// Whether this copy's own store failed (rather than the remote or the network).

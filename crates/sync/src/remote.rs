@@ -7,6 +7,7 @@
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use copydesk_core::error::{tls_error, with_causes};
 use copydesk_wire::{self as wire, ErrorCode};
 use reqwest::{Method, StatusCode};
 use serde::Serialize;
@@ -31,35 +32,15 @@ pub struct Capabilities {
 /// own says only "error sending request", and the cause (a refused
 /// connection, a certificate not trusted) is what the operator needs.
 fn unreachable(err: reqwest::Error) -> SyncError {
-    let mut words = err.to_string();
-    let mut untrusted = false;
+    let words = with_causes(&err);
     let mut cause = std::error::Error::source(&err);
     while let Some(next) = cause {
-        untrusted |= matches!(tls_error(next), Some(rustls::Error::InvalidCertificate(_)));
-        let said = next.to_string();
-        if !words.contains(&said) {
-            words.push_str(": ");
-            words.push_str(&said);
+        if matches!(tls_error(next), Some(rustls::Error::InvalidCertificate(_))) {
+            return SyncError::Untrusted(words);
         }
         cause = next.source();
     }
-    if untrusted {
-        SyncError::Untrusted(words)
-    } else {
-        SyncError::Unreachable(words)
-    }
-}
-
-/// The rustls error in `err`, which comes wrapped in I/O errors (two, from
-/// hyper's connector) whose `source` skips it.
-fn tls_error<'a>(err: &'a (dyn std::error::Error + 'static)) -> Option<&'a rustls::Error> {
-    let mut current = err;
-    loop {
-        if let Some(tls) = current.downcast_ref::<rustls::Error>() {
-            return Some(tls);
-        }
-        current = current.downcast_ref::<std::io::Error>()?.get_ref()?;
-    }
+    SyncError::Unreachable(words)
 }
 
 pub struct Remote {

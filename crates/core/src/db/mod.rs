@@ -87,12 +87,9 @@ impl Error {
             // A TLS handshake refused (a certificate not trusted) comes as
             // an I/O error too, but it is the setup's fault, not a passing
             // outage: trying again does not help.
-            None => StdError::source(err)
-                .and_then(|cause| cause.downcast_ref::<std::io::Error>())
-                .is_some_and(|io| {
-                    !io.get_ref()
-                        .is_some_and(|inner| inner.is::<rustls::Error>())
-                }),
+            None => StdError::source(err).is_some_and(|cause| {
+                cause.is::<std::io::Error>() && crate::error::tls_error(cause).is_none()
+            }),
         }
     }
 
@@ -125,19 +122,7 @@ impl fmt::Display for Error {
                 Some(db) => write!(f, "{}: {}", db.code().code(), db.message()),
                 // rust-postgres says only what failed ("error performing
                 // TLS handshake"); its causes say why.
-                None => {
-                    let mut said = err.to_string();
-                    let mut cause = StdError::source(err);
-                    while let Some(inner) = cause {
-                        let why = inner.to_string();
-                        if !said.contains(&why) {
-                            said.push_str(": ");
-                            said.push_str(&why);
-                        }
-                        cause = inner.source();
-                    }
-                    f.write_str(&said)
-                }
+                None => f.write_str(&crate::error::with_causes(err)),
             },
         }
     }
