@@ -7,6 +7,7 @@ pub mod access;
 pub mod assignments;
 pub mod attachments;
 pub mod authors;
+pub mod causes;
 pub mod changes;
 pub mod clock;
 pub mod comments;

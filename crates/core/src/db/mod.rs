@@ -88,7 +88,7 @@ impl Error {
             // an I/O error too, but it is the setup's fault, not a passing
             // outage: trying again does not help.
             None => StdError::source(err).is_some_and(|cause| {
-                cause.is::<std::io::Error>() && crate::error::tls_error(cause).is_none()
+                cause.is::<std::io::Error>() && crate::causes::tls_error(cause).is_none()
             }),
         }
     }
@@ -122,7 +122,7 @@ impl fmt::Display for Error {
                 Some(db) => write!(f, "{}: {}", db.code().code(), db.message()),
                 // rust-postgres says only what failed ("error performing
                 // TLS handshake"); its causes say why.
-                None => f.write_str(&crate::error::with_causes(err)),
+                None => f.write_str(&crate::causes::with_causes(err)),
             },
         }
     }
