@@ -1,25 +1,36 @@
 //! A node reaches PostgreSQL over TLS as libpq's `sslmode` asks, on a real
 //! cluster with `ssl = on` and a certificate its own authority signed:
 //! encrypted when asked, verified when asked, refused in words when the
-//! certificate is not the one the URL trusts.
+//! certificate is not the one the URL trusts; showing a certificate of its
+//! own where pg_hba asks for one (the `cert` method).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use copydesk_tests::postgres::Cluster;
-use copydesk_tests::tls::issue;
+use copydesk_tests::tls::{Issued, issue};
 use copydesk_tests::{TestServer, server_binary};
 use serde_json::json;
 
 /// A cluster serving TLS with a certificate for `localhost` only, the file
 /// of the authority that signed it, and that of an unrelated authority.
+/// The user `reporter` signs in with a client certificate from the same
+/// authority, over TLS only; `postgres` is trusted.
 struct TlsCluster {
     cluster: Cluster,
+    issued: Issued,
     authority: PathBuf,
     other_authority: PathBuf,
     databases: std::cell::Cell<usize>,
-    _files: tempfile::TempDir,
+    files: tempfile::TempDir,
 }
+
+/// Who signs in how: `reporter` only with a certificate over TLS.
+const HBA: &str = "local all all trust
+hostssl all reporter 127.0.0.1/32 cert
+host all reporter 127.0.0.1/32 reject
+host all all 127.0.0.1/32 trust
+";
 
 impl TlsCluster {
     fn start() -> Self {
@@ -34,26 +45,33 @@ impl TlsCluster {
         let certificate = write("server.crt", &issued.certificate_pem);
         let key = write("server.key", &issued.key_pem);
         let authority = write("newsroom-ca.pem", &issued.authority_pem);
+        let hba = write("pg_hba.conf", HBA);
         let other_authority = write("other-ca.pem", &issue(&["localhost"]).authority_pem);
         use std::os::unix::fs::PermissionsExt as _;
         std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o600))
             .expect("the key is private");
         // PostgreSQL runs as `postgres` when the tests run as root.
-        for path in [dir, key.as_path(), certificate.as_path()] {
+        for path in [dir, key.as_path(), certificate.as_path(), hba.as_path()] {
             let _ = Command::new("chown").arg("postgres").arg(path).status();
         }
         let cluster = Cluster::start(&[
             "ssl=on",
             &format!("ssl_cert_file={}", certificate.display()),
             &format!("ssl_key_file={}", key.display()),
+            &format!("ssl_ca_file={}", authority.display()),
+            &format!("hba_file={}", hba.display()),
         ])
         .expect("a cluster serving TLS starts");
+        cluster
+            .sql("CREATE ROLE reporter LOGIN SUPERUSER")
+            .expect("the role signing in with a certificate");
         Self {
             cluster,
+            issued,
             authority,
             other_authority,
             databases: std::cell::Cell::new(0),
-            _files: files,
+            files,
         }
     }
 
@@ -67,10 +85,29 @@ impl TlsCluster {
 
     /// A key-value URL for `database` on `host` with the given TLS settings.
     fn url(&self, host: &str, database: &str, tls: &str) -> String {
+        self.url_as("postgres", host, database, tls)
+    }
+
+    /// The same, signing in as `user`.
+    fn url_as(&self, user: &str, host: &str, database: &str, tls: &str) -> String {
         format!(
-            "host={host} port={} user=postgres dbname={database} {tls}",
+            "host={host} port={} user={user} dbname={database} {tls}",
             self.cluster.port
         )
+    }
+
+    /// A client certificate for `user` written to `dir` as `NAME.crt` and
+    /// `NAME.key` (the key readable by its owner only): the two files.
+    fn client_files(&self, user: &str, dir: &Path, name: &str) -> (PathBuf, PathBuf) {
+        use std::os::unix::fs::PermissionsExt as _;
+        let (certificate_pem, key_pem) = self.issued.client_certificate(user);
+        let certificate = dir.join(format!("{name}.crt"));
+        let key = dir.join(format!("{name}.key"));
+        std::fs::write(&certificate, certificate_pem).expect("writes the certificate");
+        std::fs::write(&key, key_pem).expect("writes the key");
+        std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o600))
+            .expect("the key is private");
+        (certificate, key)
     }
 
     /// How many of the connections to `database` are encrypted, and how
@@ -94,11 +131,17 @@ impl TlsCluster {
 /// `copydesk-server key create` on `url`: whether it connected, and what
 /// it printed on standard error.
 fn key_create(url: &str) -> (bool, String) {
+    key_create_in(url, &[])
+}
+
+/// The same, with these environment variables set.
+fn key_create_in(url: &str, environment: &[(&str, &Path)]) -> (bool, String) {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let output = Command::new(server_binary())
         .args(["key", "create", "--json", "--name", "probe", "--data"])
         .arg(dir.path())
         .args(["--database", url])
+        .envs(environment.iter().copied())
         .output()
         .expect("key create runs");
     (
@@ -205,4 +248,127 @@ fn require_encrypts_without_verifying_and_disable_does_not_encrypt() {
     .expect(200);
     let (encrypted, all) = tls.encrypted_connections(&plain);
     assert!(all >= 1 && encrypted == 0, "{encrypted} of {all} encrypted");
+}
+
+#[test]
+fn a_node_shows_its_own_certificate_where_postgres_asks_for_one() {
+    let tls = TlsCluster::start();
+    let database = tls.database();
+    let (certificate, key) = tls.client_files("reporter", tls.files.path(), "reporter");
+    let url = tls.url_as(
+        "reporter",
+        "localhost",
+        &database,
+        &format!(
+            "sslmode=verify-full sslrootcert={} sslcert={} sslkey={}",
+            file(&tls.authority),
+            file(&certificate),
+            file(&key)
+        ),
+    );
+    let node = TestServer::start_on_database(&url);
+    node.post(
+        "/v3/content",
+        &json!({"title": "Signed in by certificate", "type": "article"}),
+    )
+    .expect(200);
+    let shown = tls
+        .cluster
+        .sql(&format!(
+            "SELECT count(*) FROM pg_stat_ssl s JOIN pg_stat_activity a USING (pid) \
+             WHERE a.datname = '{database}' AND a.usename = 'reporter' \
+             AND s.client_dn = '/CN=reporter'"
+        ))
+        .expect("pg_stat_ssl reads");
+    assert_ne!(shown, "0", "the node's connections show its certificate");
+
+    // Without a certificate, pg_hba refuses the user, in the server's words.
+    let (connected, said) = key_create(&tls.url_as(
+        "reporter",
+        "localhost",
+        &database,
+        &format!("sslmode=verify-full sslrootcert={}", file(&tls.authority)),
+    ));
+    assert!(!connected, "no certificate, no connection");
+    assert!(
+        said.contains("the connection to PostgreSQL failed") && said.contains("certificate"),
+        "the refusal says why: {said}"
+    );
+
+    // A certificate for another user is not this user's.
+    let (editor_certificate, editor_key) = tls.client_files("editor", tls.files.path(), "editor");
+    let (connected, said) = key_create(&tls.url_as(
+        "reporter",
+        "localhost",
+        &database,
+        &format!(
+            "sslmode=verify-full sslrootcert={} sslcert={} sslkey={}",
+            file(&tls.authority),
+            file(&editor_certificate),
+            file(&editor_key)
+        ),
+    ));
+    assert!(
+        !connected,
+        "editor's certificate does not sign in reporter: {said}"
+    );
+
+    // A key others may read is refused before anything is sent.
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o644)).expect("chmod");
+    let (connected, said) = key_create(&url);
+    assert!(!connected, "a key others may read");
+    assert!(said.contains("may be read by others"), "{said}");
+}
+
+#[test]
+fn the_environment_and_the_home_directory_supply_what_the_url_leaves_out() {
+    let tls = TlsCluster::start();
+    let database = tls.database();
+    let home = tempfile::tempdir().expect("a home directory");
+    let dot = home.path().join(".postgresql");
+    std::fs::create_dir(&dot).expect("~/.postgresql");
+    std::fs::copy(&tls.authority, dot.join("root.crt")).expect("~/.postgresql/root.crt");
+    tls.client_files("reporter", &dot, "postgresql");
+    let bare = tls.url_as("reporter", "localhost", &database, "");
+    let (connected, said) = key_create_in(
+        &bare,
+        &[
+            ("HOME", home.path()),
+            ("PGSSLMODE", Path::new("verify-full")),
+        ],
+    );
+    assert!(connected, "libpq's files in HOME and PGSSLMODE: {said}");
+
+    // PGSSLROOTCERT is read too: another authority's file fails the check.
+    let (connected, said) = key_create_in(
+        &bare,
+        &[
+            ("HOME", home.path()),
+            ("PGSSLMODE", Path::new("verify-full")),
+            ("PGSSLROOTCERT", &tls.other_authority),
+        ],
+    );
+    assert!(
+        !connected,
+        "PGSSLROOTCERT names an authority that did not sign it"
+    );
+    assert!(said.contains("invalid peer certificate"), "{said}");
+
+    // PGSSLCERT and PGSSLKEY name the files; the URL's own settings win.
+    let elsewhere = tempfile::tempdir().expect("a directory");
+    let (certificate, key) = tls.client_files("reporter", elsewhere.path(), "node");
+    let (connected, said) = key_create_in(
+        &tls.url_as("reporter", "localhost", &database, "sslmode=require"),
+        &[
+            ("HOME", elsewhere.path()),
+            ("PGSSLMODE", Path::new("disable")),
+            ("PGSSLCERT", &certificate),
+            ("PGSSLKEY", &key),
+        ],
+    );
+    assert!(
+        connected,
+        "PGSSLCERT and PGSSLKEY, with the URL's sslmode: {said}"
+    );
 }

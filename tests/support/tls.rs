@@ -81,6 +81,22 @@ pub struct Issued {
     pub key_pem: String,
     chain: Vec<CertificateDer<'static>>,
     key: PrivateKeyDer<'static>,
+    authority: rcgen::CertifiedIssuer<'static, KeyPair>,
+}
+
+impl Issued {
+    /// A client certificate for the PostgreSQL user `user` (its common
+    /// name, which pg_hba's `cert` method compares with the user), signed
+    /// by this authority: the certificate and its key, PEM.
+    pub fn client_certificate(&self, user: &str) -> (String, String) {
+        let key = KeyPair::generate().expect("a key");
+        let mut params = CertificateParams::new(Vec::<String>::new()).expect("no names");
+        params.distinguished_name.push(DnType::CommonName, user);
+        let certificate = params
+            .signed_by(&key, &self.authority)
+            .expect("a client certificate");
+        (certificate.pem(), key.serialize_pem())
+    }
 }
 
 /// A new authority and a certificate for `names` (host names or IP
@@ -111,5 +127,6 @@ pub fn issue(names: &[&str]) -> Issued {
         key_pem: server_key.serialize_pem(),
         chain: vec![server.der().clone(), authority.der().clone()],
         key: PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(server_key.serialize_der())),
+        authority,
     }
 }

@@ -15,6 +15,12 @@
 //! there (`sslrootcert`, or `~/.postgresql/root.crt` as for libpq); then its
 //! chain is verified as for `verify-ca`. `sslrootcert=system` trusts the
 //! system's authorities and, as in libpq, asks for `verify-full`.
+//!
+//! A node shows the server a certificate of its own (for pg_hba's `cert`
+//! method, or `clientcert=verify-full`) from `sslcert` and `sslkey`, else
+//! from `~/.postgresql/postgresql.crt` and `.key` when they are there. The
+//! environment's `PGSSLMODE`, `PGSSLROOTCERT`, `PGSSLCERT` and `PGSSLKEY`
+//! stand in for what the URL does not say, as they do for libpq.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -24,7 +30,7 @@ use rustls::client::WebPkiServerVerifier;
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
 use rustls::crypto::WebPkiSupportedAlgorithms;
 use rustls::pki_types::pem::PemObject as _;
-use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
+use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
 use rustls::{CertificateError, DigitallySignedStruct, RootCertStore, SignatureScheme};
 use tokio_postgres_rustls::MakeRustlsConnect;
 
@@ -67,9 +73,14 @@ pub(crate) struct TlsRequest {
     pub rest: String,
     pub mode: Option<SslMode>,
     pub root_certificates: Option<String>,
+    /// `sslcert`: the node's own certificate, shown to the server.
+    pub certificate: Option<String>,
+    /// `sslkey`: that certificate's private key.
+    pub key: Option<String>,
 }
 
-/// Takes `sslmode` and `sslrootcert` out of a libpq URL
+/// Takes `sslmode`, `sslrootcert`, `sslcert` and `sslkey` (and
+/// `sslpassword`, which only an encrypted key would need) out of a libpq URL
 /// (`postgres://...?sslmode=...`) or key-value string (`host=... sslmode=...`).
 pub(crate) fn take_tls_settings(url: &str) -> Result<TlsRequest> {
     let is_url = url.starts_with("postgres://") || url.starts_with("postgresql://");
@@ -83,11 +94,18 @@ pub(crate) fn take_tls_settings(url: &str) -> Result<TlsRequest> {
         rest,
         mode: None,
         root_certificates: None,
+        certificate: None,
+        key: None,
     };
     for (key, value) in taken {
         match key {
             TlsKey::Mode => request.mode = Some(SslMode::parse(&value)?),
             TlsKey::RootCertificates => request.root_certificates = Some(value),
+            TlsKey::Certificate => request.certificate = Some(value),
+            TlsKey::Key => request.key = Some(value),
+            // Only an encrypted key needs it, and those are refused as
+            // they are read.
+            TlsKey::KeyPassword => {}
         }
     }
     Ok(request)
@@ -97,13 +115,57 @@ pub(crate) fn take_tls_settings(url: &str) -> Result<TlsRequest> {
 enum TlsKey {
     Mode,
     RootCertificates,
+    Certificate,
+    Key,
+    KeyPassword,
 }
 
 fn tls_key(key: &str) -> Option<TlsKey> {
     match key {
         "sslmode" => Some(TlsKey::Mode),
         "sslrootcert" => Some(TlsKey::RootCertificates),
+        "sslcert" => Some(TlsKey::Certificate),
+        "sslkey" => Some(TlsKey::Key),
+        "sslpassword" => Some(TlsKey::KeyPassword),
         _ => None,
+    }
+}
+
+/// What a connection reads from its surroundings, as libpq does: the
+/// environment's `PG...` settings and `HOME`.
+pub(crate) trait Surroundings {
+    /// An environment variable's value; none when unset or empty.
+    fn var(&self, name: &str) -> Option<String>;
+}
+
+/// The process's own environment.
+struct ProcessEnvironment;
+
+impl Surroundings for ProcessEnvironment {
+    fn var(&self, name: &str) -> Option<String> {
+        std::env::var(name).ok().filter(|value| !value.is_empty())
+    }
+}
+
+impl TlsRequest {
+    /// The environment's `PGSSL...` settings where the URL says nothing.
+    fn with_defaults(mut self, around: &dyn Surroundings) -> Result<Self> {
+        if self.mode.is_none()
+            && let Some(mode) = around.var("PGSSLMODE")
+        {
+            self.mode = Some(SslMode::parse(&mode).map_err(|_| {
+                CoreError::invalid(format!(
+                    "PGSSLMODE {mode:?} is not one of disable, allow, prefer, require, \
+                     verify-ca, verify-full"
+                ))
+            })?);
+        }
+        self.root_certificates = self
+            .root_certificates
+            .or_else(|| around.var("PGSSLROOTCERT"));
+        self.certificate = self.certificate.or_else(|| around.var("PGSSLCERT"));
+        self.key = self.key.or_else(|| around.var("PGSSLKEY"));
+        Ok(self)
     }
 }
 
@@ -223,7 +285,13 @@ pub(crate) struct Connector {
 
 /// Reads a database URL with its TLS settings.
 pub(crate) fn connector(url: &str) -> Result<Connector> {
-    let request = take_tls_settings(url)?;
+    connector_in(url, &ProcessEnvironment)
+}
+
+/// [`connector`], with the environment given.
+fn connector_in(url: &str, around: &dyn Surroundings) -> Result<Connector> {
+    let request = take_tls_settings(url)?.with_defaults(around)?;
+    let home = around.var("HOME").map(PathBuf::from);
     let mut config: postgres::Config = request
         .rest
         .parse()
@@ -274,7 +342,10 @@ pub(crate) fn connector(url: &str) -> Result<Connector> {
         let verifies = matches!(mode, SslMode::VerifyCa | SslMode::VerifyFull);
         let root_file = match &request.root_certificates {
             Some(file) => Some(PathBuf::from(file)),
-            None => default_root_file().filter(|file| file.exists()),
+            None => home
+                .as_deref()
+                .map(|home| home.join(".postgresql").join("root.crt"))
+                .filter(|file| file.exists()),
         };
         match root_file {
             Some(file) => {
@@ -304,12 +375,28 @@ pub(crate) fn connector(url: &str) -> Result<Connector> {
             None => lenient(None),
         }
     };
-    let mut tls = rustls::ClientConfig::builder_with_provider(provider)
+    let identity = if mode == SslMode::Disable {
+        None
+    } else {
+        client_identity(&request, home.as_deref())?
+    };
+    let builder = rustls::ClientConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
         .map_err(|err| CoreError::Internal(format!("TLS versions: {err}")))?
         .dangerous()
-        .with_custom_certificate_verifier(verifier)
-        .with_no_client_auth();
+        .with_custom_certificate_verifier(verifier);
+    let mut tls = match identity {
+        None => builder.with_no_client_auth(),
+        Some(identity) => builder
+            .with_client_auth_cert(identity.chain, identity.key)
+            .map_err(|err| {
+                CoreError::invalid(format!(
+                    "sslcert {} and sslkey {} do not make a client certificate: {err}",
+                    identity.certificate_file.display(),
+                    identity.key_file.display()
+                ))
+            })?,
+    };
     // PostgreSQL 17 takes a TLS handshake straight away
     // (`sslnegotiation=direct`) only with this ALPN; older servers ignore it.
     tls.alpn_protocols = vec![b"postgresql".to_vec()];
@@ -319,10 +406,109 @@ pub(crate) fn connector(url: &str) -> Result<Connector> {
     })
 }
 
-/// libpq's default root file: `~/.postgresql/root.crt`.
-fn default_root_file() -> Option<PathBuf> {
-    let home = std::env::var_os("HOME")?;
-    Some(Path::new(&home).join(".postgresql").join("root.crt"))
+/// The certificate a node shows the server, and its key.
+struct ClientIdentity {
+    chain: Vec<CertificateDer<'static>>,
+    key: PrivateKeyDer<'static>,
+    certificate_file: PathBuf,
+    key_file: PathBuf,
+}
+
+/// The node's own certificate, as libpq finds it: `sslcert`, else
+/// `~/.postgresql/postgresql.crt` when it is there (none when it is not);
+/// its key from `sslkey`, else `~/.postgresql/postgresql.key`. Stricter
+/// than libpq, which goes on without a certificate whose file is missing:
+/// a file the URL names must be there, or the server's refusal would hide
+/// a typo.
+fn client_identity(request: &TlsRequest, home: Option<&Path>) -> Result<Option<ClientIdentity>> {
+    let in_home = |name: &str| home.map(|home| home.join(".postgresql").join(name));
+    let certificate_file = match &request.certificate {
+        Some(file) => PathBuf::from(file),
+        None => match in_home("postgresql.crt").filter(|file| file.exists()) {
+            Some(file) => file,
+            None => return Ok(None),
+        },
+    };
+    let key_file = match request
+        .key
+        .as_deref()
+        .map(PathBuf::from)
+        .or_else(|| in_home("postgresql.key"))
+    {
+        Some(file) if file.exists() => file,
+        other => {
+            return Err(CoreError::invalid(format!(
+                "the client certificate {} has no private key: give its file as sslkey=FILE{}",
+                certificate_file.display(),
+                other.map_or(String::new(), |file| format!(
+                    " ({} is not there)",
+                    file.display()
+                ))
+            )));
+        }
+    };
+    let unreadable = |what: &str, file: &Path, err: &dyn std::fmt::Display| {
+        CoreError::invalid(format!("{what} {}: {err}", file.display()))
+    };
+    key_is_private(&key_file)?;
+    let key = PrivateKeyDer::from_pem_file(&key_file).map_err(|err| {
+        let encrypted =
+            std::fs::read_to_string(&key_file).is_ok_and(|text| text.contains("ENCRYPTED"));
+        if encrypted {
+            unreadable(
+                "sslkey",
+                &key_file,
+                &"the key is encrypted, and only a plain key is read (`openssl pkey -in \
+                  KEY -out PLAIN` writes one; keep it readable by the server's user only)",
+            )
+        } else {
+            unreadable("sslkey", &key_file, &err)
+        }
+    })?;
+    let chain = CertificateDer::pem_file_iter(&certificate_file)
+        .and_then(|certificates| certificates.collect::<std::result::Result<Vec<_>, _>>())
+        .map_err(|err| unreadable("sslcert", &certificate_file, &err))?;
+    if chain.is_empty() {
+        return Err(unreadable(
+            "sslcert",
+            &certificate_file,
+            &"the file holds no certificate",
+        ));
+    }
+    Ok(Some(ClientIdentity {
+        chain,
+        key,
+        certificate_file,
+        key_file,
+    }))
+}
+
+/// libpq's rule for a private key file: a regular file that only its owner
+/// may read (`0600` or less), or, owned by root, its group too (`0640`).
+fn key_is_private(file: &Path) -> Result<()> {
+    use std::os::unix::fs::MetadataExt as _;
+    let metadata = std::fs::metadata(file)
+        .map_err(|err| CoreError::invalid(format!("sslkey {}: {err}", file.display())))?;
+    if !metadata.is_file() {
+        return Err(CoreError::invalid(format!(
+            "sslkey {} is not a regular file",
+            file.display()
+        )));
+    }
+    let mode = metadata.mode();
+    let owner = metadata.uid();
+    let too_open = (owner == rustix::process::geteuid().as_raw() && mode & 0o077 != 0)
+        || (owner == 0 && mode & 0o037 != 0);
+    if too_open {
+        return Err(CoreError::invalid(format!(
+            "sslkey {} may be read by others (mode {:o}): it must be u=rw (0600) or less if \
+             owned by the server's user, or u=rw,g=r (0640) or less if owned by root (`chmod \
+             600 FILE`)",
+            file.display(),
+            mode & 0o777
+        )));
+    }
+    Ok(())
 }
 
 fn load_roots(file: &Path) -> Result<RootCertStore> {
@@ -407,6 +593,171 @@ mod tests {
 
     fn taken(url: &str) -> TlsRequest {
         take_tls_settings(url).expect("the URL reads")
+    }
+
+    /// An environment of the test's own, not the machine's.
+    struct Environment(Vec<(&'static str, String)>);
+
+    impl Surroundings for Environment {
+        fn var(&self, name: &str) -> Option<String> {
+            self.0
+                .iter()
+                .find(|(key, _)| *key == name)
+                .map(|(_, value)| value.clone())
+        }
+    }
+
+    /// A connector read with an empty environment: no `HOME`, no `PG...`.
+    fn connector(url: &str) -> Result<Connector> {
+        connector_in(url, &Environment(Vec::new()))
+    }
+
+    fn refusal(url: &str, around: &Environment) -> String {
+        connector_in(url, around)
+            .err()
+            .expect("the settings are refused")
+            .to_string()
+    }
+
+    /// A file with `text` and the given permissions.
+    fn write(dir: &Path, name: &str, text: &str, mode: u32) -> PathBuf {
+        use std::os::unix::fs::PermissionsExt as _;
+        let path = dir.join(name);
+        std::fs::write(&path, text).expect("writes");
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode)).expect("chmod");
+        path
+    }
+
+    /// A PEM block a key reader takes (its bytes are no key; nothing here
+    /// signs with it).
+    fn test_key_pem() -> String {
+        "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n".to_owned()
+    }
+
+    #[test]
+    fn the_client_certificate_settings_are_taken_out_of_the_url() {
+        let request = taken(
+            "postgres://reporter@db/desk?sslcert=%2Fkeys%2Fnode.crt&sslkey=%2Fkeys%2Fnode.key&sslpassword=x&application_name=node",
+        );
+        assert_eq!(
+            request.rest,
+            "postgres://reporter@db/desk?application_name=node"
+        );
+        assert_eq!(request.certificate.as_deref(), Some("/keys/node.crt"));
+        assert_eq!(request.key.as_deref(), Some("/keys/node.key"));
+        let request = taken("host=db sslcert=/keys/a.crt sslkey='/keys/a b.key'");
+        assert_eq!(request.rest, "host='db'");
+        assert_eq!(request.key.as_deref(), Some("/keys/a b.key"));
+    }
+
+    #[test]
+    fn the_environment_stands_in_for_what_the_url_does_not_say() {
+        let around = Environment(vec![
+            ("PGSSLMODE", "verify-full".to_owned()),
+            ("PGSSLROOTCERT", "/nonexistent/env-root.crt".to_owned()),
+            ("PGSSLCERT", "/nonexistent/env.crt".to_owned()),
+        ]);
+        let err = refusal("host=db", &around);
+        assert!(
+            err.contains("/nonexistent/env-root.crt"),
+            "PGSSLROOTCERT is read: {err}"
+        );
+        let request = taken("host=db sslmode=disable sslcert=/url.crt")
+            .with_defaults(&around)
+            .expect("reads");
+        assert_eq!(request.mode, Some(SslMode::Disable), "the URL wins");
+        assert_eq!(
+            request.certificate.as_deref(),
+            Some("/url.crt"),
+            "the URL wins"
+        );
+        assert_eq!(
+            request.root_certificates.as_deref(),
+            Some("/nonexistent/env-root.crt")
+        );
+        let err = refusal(
+            "host=db",
+            &Environment(vec![("PGSSLMODE", "strict".to_owned())]),
+        );
+        assert!(err.contains("PGSSLMODE \"strict\""), "{err}");
+        // Under disable nothing is read, from the URL or the environment.
+        assert!(connector_in("host=db sslmode=disable", &around).is_ok());
+    }
+
+    #[test]
+    fn a_client_certificate_needs_its_key_and_a_key_only_its_owner_reads() {
+        let dir = tempfile::tempdir().expect("a directory");
+        let certificate = write(dir.path(), "node.crt", "not yet read", 0o644);
+        let url = |key: &Path| {
+            format!(
+                "host=db sslmode=require sslcert={} sslkey={}",
+                certificate.display(),
+                key.display()
+            )
+        };
+        let none = Environment(Vec::new());
+        let err = refusal(&url(&dir.path().join("missing.key")), &none);
+        assert!(
+            err.contains("has no private key") && err.contains("missing.key"),
+            "{err}"
+        );
+        let err = refusal(
+            &format!("host=db sslmode=require sslcert={}", certificate.display()),
+            &none,
+        );
+        assert!(err.contains("sslkey=FILE"), "no key and no HOME: {err}");
+        let open_key = write(
+            dir.path(),
+            "open.key",
+            "-----BEGIN PRIVATE KEY-----\n",
+            0o644,
+        );
+        let err = refusal(&url(&open_key), &none);
+        assert!(err.contains("may be read by others (mode 644)"), "{err}");
+        let encrypted = write(
+            dir.path(),
+            "encrypted.key",
+            "-----BEGIN ENCRYPTED PRIVATE KEY-----\nAAAA\n-----END ENCRYPTED PRIVATE KEY-----\n",
+            0o600,
+        );
+        let err = refusal(&url(&encrypted), &none);
+        assert!(err.contains("the key is encrypted"), "{err}");
+        let plain = write(dir.path(), "plain.key", &test_key_pem(), 0o600);
+        let err = refusal(&url(&plain), &none);
+        assert!(
+            err.contains("node.crt") && err.contains("holds no certificate"),
+            "{err}"
+        );
+        let err = refusal(
+            "host=db sslmode=require sslcert=/nonexistent/node.crt sslkey=/nonexistent/node.key",
+            &none,
+        );
+        assert!(
+            err.contains("/nonexistent/node.crt"),
+            "a named file must be there: {err}"
+        );
+    }
+
+    #[test]
+    fn the_home_directory_s_files_are_used_when_they_are_there() {
+        let home = tempfile::tempdir().expect("a home");
+        let around = Environment(vec![("HOME", home.path().display().to_string())]);
+        // No ~/.postgresql: no client certificate, no refusal.
+        assert!(connector_in("host=db sslmode=require", &around).is_ok());
+        let dot = home.path().join(".postgresql");
+        std::fs::create_dir(&dot).expect("~/.postgresql");
+        write(&dot, "postgresql.crt", "not a certificate", 0o644);
+        let err = refusal("host=db sslmode=require", &around);
+        assert!(
+            err.contains("postgresql.crt") && err.contains("has no private key"),
+            "{err}"
+        );
+        write(&dot, "postgresql.key", &test_key_pem(), 0o600);
+        let err = refusal("host=db sslmode=require", &around);
+        assert!(
+            err.contains("holds no certificate"),
+            "the key is there, the certificate is read: {err}"
+        );
     }
 
     #[test]
