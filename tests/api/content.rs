@@ -353,6 +353,13 @@ fn the_list_filters_by_author_tag_and_day_of_change() {
         3
     );
     assert!(titles("changed_to=2000-01-01").is_empty());
+    // A moment with its offset, as the browser sends a local day's bounds:
+    // an hour ago in New York's offset is before every change, after none.
+    let hour_ago = (chrono::Utc::now() - chrono::TimeDelta::hours(1))
+        .with_timezone(&chrono::FixedOffset::west_opt(5 * 3600).expect("an offset"))
+        .to_rfc3339();
+    assert_eq!(titles(&format!("changed_from={hour_ago}")).len(), 3);
+    assert!(titles(&format!("changed_to={hour_ago}")).is_empty());
     assert!(titles("changed_from=2999-01-01").is_empty());
     let refused = server
         .get("/v3/content?changed_from=yesterday")

@@ -1,6 +1,7 @@
 // Finding a story in a real browser against a real copydesk-server: words
 // with a snippet that marks them, and filters by type, status, author, tag
-// and day of change that the service applies (so paging stays right).
+// and day of change (a day on the journalist's clock) that the service
+// applies (so paging stays right).
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -66,6 +67,37 @@ describe('search', () => {
     assert.deepEqual(await titles(page, 1), ['Harbour pictures']);
     // Changed on a day long gone: nothing.
     await page.locator('input[name=changed_to]').fill('2001-01-01');
+    await page.getByText('Nothing here yet.').waitFor();
+    await context.close();
+  });
+
+  it("filters by days on the journalist's clock and shows the time on it", async () => {
+    // A zone where today is not UTC's today: twelve hours behind before noon
+    // UTC, fourteen ahead after it (POSIX names the offsets the other way).
+    const now = new Date();
+    const behind = now.getUTCHours() < 12;
+    const timezoneId = behind ? 'Etc/GMT+12' : 'Etc/GMT-14';
+    const localDay = new Date(now.getTime() + (behind ? -12 : 14) * 3600e3).toISOString().slice(0, 10);
+    const utcDay = now.toISOString().slice(0, 10);
+    assert.notEqual(localDay, utcDay);
+    const { context, page } = await signedIn(browser, srv, admin, { timezoneId, locale: 'en-GB' });
+    const every = ['Budget vote', 'Dock workers walk out', 'Harbour pictures', 'Strike ends'];
+    assert.deepEqual(await titles(page, 4), every);
+    // The time of the change on the journalist's clock; UTC's in its title.
+    const changed = page.getByRole('row', { name: /Budget vote/ }).locator('time');
+    const shown = await changed.innerText();
+    const title = await changed.getAttribute('title');
+    assert.match(title ?? '', new RegExp(`^${utcDay} \\d\\d:\\d\\d:\\d\\d UTC$`));
+    assert.match(shown, /^\d\d:\d\d$/, 'changed today: the time alone, on a 24-hour clock');
+    const utcHour = Number(title.slice(11, 13));
+    assert.equal(Number(shown.slice(0, 2)), (utcHour + (behind ? -12 : 14) + 24) % 24, 'the hour is the local one');
+    // Changed today, as the journalist's calendar says: every story.
+    await page.locator('input[name=changed_from]').fill(localDay);
+    await page.locator('input[name=changed_to]').fill(localDay);
+    assert.deepEqual(await titles(page, 4), every);
+    // UTC's today is another day here: none.
+    await page.locator('input[name=changed_from]').fill(utcDay);
+    await page.locator('input[name=changed_to]').fill(utcDay);
     await page.getByText('Nothing here yet.').waitFor();
     await context.close();
   });

@@ -67,9 +67,9 @@ export async function launch() {
   });
 }
 
-/** A browser context signed in as `key` on `srv`, at the content list. */
-export async function signedIn(browser, srv, key) {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+/** A browser context signed in as `key` on `srv`, at the content list; `options` go to the context (e.g. `timezoneId`). */
+export async function signedIn(browser, srv, key, options = {}) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, ...options });
   const page = await context.newPage();
   page.on('pageerror', (err) => console.error(`page error: ${err.message}`));
   await page.goto(`${srv.base}/`);

@@ -2165,9 +2165,9 @@ export interface operations {
                 author?: string;
                 /** @description A tag each item carries: its UUID, slug or name */
                 tag?: string;
-                /** @description Items last changed on or after this day (YYYY-MM-DD, UTC) */
+                /** @description Items last changed on or after this day (YYYY-MM-DD, UTC) or moment (ISO 8601 with its offset) */
                 changed_from?: string;
-                /** @description Items last changed on or before this day (YYYY-MM-DD, UTC) */
+                /** @description Items last changed on or before this day (YYYY-MM-DD, UTC) or moment (ISO 8601 with its offset) */
                 changed_to?: string;
                 /** @description Accepted from clients of the hosted service; no meaning here */
                 grid?: string;

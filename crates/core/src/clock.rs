@@ -37,9 +37,73 @@ pub fn parse_timestamp(field: &str, raw: &str) -> Result<String> {
     ))
 }
 
+/// The span a filter's bound covers: a day (`YYYY-MM-DD`, a UTC day) its
+/// 24 hours, a moment in any form [`parse_timestamp`] reads (e.g.
+/// `2026-11-27T00:00:00-05:00`, which a browser sends for the journalist's
+/// own midnight) its second. The first moment in it and the first after
+/// it, in the contract's form.
+pub fn span(field: &str, raw: &str) -> Result<(String, String)> {
+    let raw = raw.trim();
+    let (start, length) = match chrono::NaiveDate::parse_from_str(raw, "%Y-%m-%d") {
+        Ok(day) => (
+            day.and_time(chrono::NaiveTime::MIN),
+            chrono::TimeDelta::days(1),
+        ),
+        Err(_) => {
+            let moment = parse_timestamp(field, raw).map_err(|_| {
+                CoreError::invalid_field(
+                    field,
+                    format!(
+                        "\"{field}\" is a day as YYYY-MM-DD (UTC) or a moment as \
+                         2026-01-31T14:05:00-05:00 (ISO 8601 with its offset), not \"{raw}\""
+                    ),
+                )
+            })?;
+            let start = NaiveDateTime::parse_from_str(&moment, FORMAT)
+                .map_err(|err| CoreError::Internal(format!("a normalised timestamp: {err}")))?;
+            (start, chrono::TimeDelta::seconds(1))
+        }
+    };
+    Ok((
+        start.format(FORMAT).to_string(),
+        (start + length).format(FORMAT).to_string(),
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_span_is_a_utc_day_or_the_second_of_a_moment_with_its_offset() {
+        let span = |raw: &str| span("changed_from", raw).expect(raw);
+        let pair = |a: &str, b: &str| (a.to_owned(), b.to_owned());
+        assert_eq!(
+            span("2026-11-27"),
+            pair("2026-11-27 00:00:00", "2026-11-28 00:00:00")
+        );
+        // New York's 27 November starts at five in the morning UTC.
+        assert_eq!(
+            span("2026-11-27T00:00:00-05:00"),
+            pair("2026-11-27 05:00:00", "2026-11-27 05:00:01")
+        );
+        // A browser's toISOString: UTC, with milliseconds, cut to the second.
+        assert_eq!(
+            span("2026-11-28T04:59:59.999Z"),
+            pair("2026-11-28 04:59:59", "2026-11-28 05:00:00")
+        );
+        assert_eq!(
+            span("2026-12-31 23:59:59"),
+            pair("2026-12-31 23:59:59", "2027-01-01 00:00:00")
+        );
+        for wrong in ["yesterday", "2026-13-01", "27/11/2026", ""] {
+            let err = super::span("changed_to", wrong).expect_err(wrong);
+            assert!(
+                err.to_string().contains("YYYY-MM-DD (UTC)"),
+                "{wrong}: {err}"
+            );
+        }
+    }
 
     #[test]
     fn accepts_the_contract_form_and_iso() {

@@ -84,29 +84,20 @@ pub struct ContentFilter {
     pub author: Option<String>,
     /// A tag (UUID, slug or name) each item must carry.
     pub tag: Option<String>,
-    /// The first day (`YYYY-MM-DD`, UTC) of the items' last change.
+    /// The first day (`YYYY-MM-DD`, UTC) or moment (RFC 3339) of the
+    /// items' last change.
     pub changed_from: Option<String>,
-    /// The last day (`YYYY-MM-DD`, UTC) of the items' last change.
+    /// The last day or moment of the items' last change, included.
     pub changed_to: Option<String>,
 }
 
-/// A day given as `YYYY-MM-DD` in the filter field `field`: the first moment
-/// of it and of the day after, in the store's time format.
-fn day_bounds(field: &str, raw: Option<&str>) -> Result<Option<(String, String)>> {
-    let Some(raw) = raw.map(str::trim).filter(|r| !r.is_empty()) else {
-        return Ok(None);
-    };
-    let day = chrono::NaiveDate::parse_from_str(raw, "%Y-%m-%d").map_err(|_| {
-        CoreError::invalid_field(
-            field,
-            format!("\"{field}\" is a day as YYYY-MM-DD, not \"{raw}\""),
-        )
-    })?;
-    let next = day.succ_opt().unwrap_or(day);
-    Ok(Some((
-        format!("{} 00:00:00", day.format("%Y-%m-%d")),
-        format!("{} 00:00:00", next.format("%Y-%m-%d")),
-    )))
+/// A day filter's field, when given: the span it covers (see
+/// [`clock::span`]).
+fn span_filter(field: &str, raw: Option<&str>) -> Result<Option<(String, String)>> {
+    raw.map(str::trim)
+        .filter(|raw| !raw.is_empty())
+        .map(|raw| crate::clock::span(field, raw))
+        .transpose()
 }
 
 /// The fields a version snapshots and an update may change.
@@ -373,8 +364,8 @@ impl Cms {
             conditions.push(format!("content.type = +?{}", args.len()));
         }
         let from =
-            day_bounds("changed_from", filter.changed_from.as_deref())?.map(|(start, _)| start);
-        let to = day_bounds("changed_to", filter.changed_to.as_deref())?.map(|(_, after)| after);
+            span_filter("changed_from", filter.changed_from.as_deref())?.map(|(start, _)| start);
+        let to = span_filter("changed_to", filter.changed_to.as_deref())?.map(|(_, after)| after);
         if let Some(from) = &from {
             args.push(from);
             conditions.push(format!("content.modified_at >= ?{}", args.len()));

@@ -1,5 +1,5 @@
 // The content list: search with filters (type, status, author, tag, days of
-// change) and a snippet of where the words matched, pages with a jump, and a
+// change, on the journalist's clock) and a snippet of where the words matched, pages with a jump, and a
 // new story.
 
 import { useState } from 'preact/hooks';
@@ -11,6 +11,7 @@ import { SearchPicker, useNamedSearch, type Choice } from '../picker';
 import { go } from '../route';
 import { searchedWords, snippet } from '../snippet';
 import { textOf } from '../text';
+import { localDayEnd, localDayStart, serviceTime } from '../time';
 
 const TYPES = ['article', 'post', 'media', 'page'];
 const PER_PAGE = 20;
@@ -56,8 +57,9 @@ export function ContentList() {
           status: filters.status,
           author: filters.author?.uuid,
           tag: filters.tag?.uuid,
-          changed_from: filters.from,
-          changed_to: filters.to,
+          // The days picked are days on the journalist's clock.
+          changed_from: localDayStart(filters.from),
+          changed_to: localDayEnd(filters.to),
           page,
           per_page: PER_PAGE,
           order: 'modified_at',
@@ -187,7 +189,11 @@ export function ContentList() {
               </td>
               <td>{item.type}</td>
               <td>{item.version}</td>
-              <td>{item.modified_at}</td>
+              <td>
+                <time dateTime={`${item.modified_at.replace(' ', 'T')}Z`} title={`${item.modified_at} UTC`}>
+                  {serviceTime(item.modified_at)}
+                </time>
+              </td>
               <td>
                 {item.published_at ? 'published' : 'not published'}
                 {item.lock ? ' · locked' : ''}

@@ -25,6 +25,7 @@ import {
 import type { components } from '../schema';
 import { useDesk } from '../context';
 import { textOf } from '../text';
+import { serviceTime } from '../time';
 import { fromRaw, parseRaw, toRaw, type PmNode } from '../draftjs';
 import { attempt, Problem, useLoad } from '../load';
 import { MissingPermission } from '../permission';
@@ -120,14 +121,6 @@ export function Editor({ uuid }: { uuid: string }) {
 /** The time of day of a moment, as the journalist's clock shows it. */
 function clock(at: number): string {
   return new Date(at).toLocaleTimeString();
-}
-
-/** The time of a service timestamp (`YYYY-MM-DD HH:MM:SS`, UTC) on this computer's clock: the time alone when it is today. */
-function serviceTime(stamp: string, withSeconds = false): string {
-  const at = new Date(`${stamp.replace(' ', 'T')}${/Z|[+-]\d\d:?\d\d$/.test(stamp) ? '' : 'Z'}`);
-  if (Number.isNaN(at.getTime())) return stamp;
-  const time = at.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', ...(withSeconds ? { second: '2-digit' } : {}) });
-  return at.toDateString() === new Date().toDateString() ? time : `${at.toLocaleDateString()} ${time}`;
 }
 
 /** Text kept on this computer, shown while the story cannot be opened from the service. */

@@ -65,9 +65,9 @@ pub struct ContentListQuery {
     author: Option<String>,
     /// A tag each item carries: its UUID, slug or name
     tag: Option<String>,
-    /// Items last changed on or after this day (YYYY-MM-DD, UTC)
+    /// Items last changed on or after this day (YYYY-MM-DD, UTC) or moment (ISO 8601 with its offset)
     changed_from: Option<String>,
-    /// Items last changed on or before this day (YYYY-MM-DD, UTC)
+    /// Items last changed on or before this day (YYYY-MM-DD, UTC) or moment (ISO 8601 with its offset)
     changed_to: Option<String>,
     /// Accepted from clients of the hosted service; no meaning here
     #[allow(dead_code)]
