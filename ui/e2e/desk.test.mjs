@@ -55,11 +55,11 @@ describe('the story editor', () => {
     await page.getByRole('button', { name: 'Save as new version' }).click();
     await page.locator('.story-meta', { hasText: /· version 3$/ }).waitFor();
     assert.doesNotMatch(await page.locator('.draft-state').innerText(), /Unsaved/, 'a fresh version has nothing unsaved');
-    // Who saved it, and when to the second.
-    assert.match(
-      await page.getByRole('button', { name: /^Version 2 ·/ }).innerText(),
-      /^Version 2 · saved \d{4}-\d\d-\d\d \d\d:\d\d:\d\d by Ada Admin · Council vote$/,
-    );
+    // Who saved it, and when to the second, on this computer's clock (the
+    // date too when it was not today), with UTC in the tooltip.
+    const version2 = page.getByRole('button', { name: /^Version 2 ·/ });
+    assert.match(await version2.innerText(), /^Version 2 · saved (\S+ )?\d\d:\d\d:\d\d( [AP]M)? by Ada Admin · Council vote$/);
+    assert.match((await version2.locator('time').getAttribute('title')) ?? '', /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/);
     await page.getByRole('button', { name: /^Version 2 ·/ }).click();
     const diff = page.getByLabel('Changes from version 2 to the current text');
     assert.equal(await diff.getByRole('heading', { name: 'Body' }).count(), 1, 'the body changed');

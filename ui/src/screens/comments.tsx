@@ -7,6 +7,7 @@ import { useDesk } from '../context';
 import { attempt, Problem, useLoad } from '../load';
 import { MissingPermission } from '../permission';
 import { paragraphsOf, textOf } from '../text';
+import { When } from '../when';
 
 export function Comments({ item }: { item: ContentItem }) {
   const { api } = useDesk();
@@ -35,7 +36,7 @@ function Note({ note, all, item, onPosted }: { note: NoteComment; all: NoteComme
   return (
     <li class="note">
       <p class="who">
-        {note.user?.name ?? 'Someone'} · {note.created_at}
+        {note.user?.name ?? 'Someone'} · <When stamp={note.created_at} />
       </p>
       <p class="said">{textOf(note.comment)}</p>
       {/* Without the action, the thread's one note (under “New comment”) says why there is no Reply. */}
@@ -123,7 +124,7 @@ function AssignmentComments({ item }: { item: ContentItem }) {
         {found.comments.map((c) => (
           <li class="note" key={c.uuid}>
             <p class="who">
-              {c.user?.name ?? 'Someone'} · {c.created_at}
+              {c.user?.name ?? 'Someone'} · <When stamp={c.created_at} />
             </p>
             <p class="said">{textOf(c.comment)}</p>
           </li>

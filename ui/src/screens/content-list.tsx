@@ -11,7 +11,8 @@ import { SearchPicker, useNamedSearch, type Choice } from '../picker';
 import { go } from '../route';
 import { searchedWords, snippet } from '../snippet';
 import { textOf } from '../text';
-import { localDayEnd, localDayStart, serviceTime } from '../time';
+import { localDayEnd, localDayStart } from '../time';
+import { When } from '../when';
 
 const TYPES = ['article', 'post', 'media', 'page'];
 const PER_PAGE = 20;
@@ -190,9 +191,7 @@ export function ContentList() {
               <td>{item.type}</td>
               <td>{item.version}</td>
               <td>
-                <time dateTime={`${item.modified_at.replace(' ', 'T')}Z`} title={`${item.modified_at} UTC`}>
-                  {serviceTime(item.modified_at)}
-                </time>
+                <When stamp={item.modified_at} />
               </td>
               <td>
                 {item.published_at ? 'published' : 'not published'}

@@ -26,6 +26,7 @@ import type { components } from '../schema';
 import { useDesk } from '../context';
 import { textOf } from '../text';
 import { serviceTime } from '../time';
+import { When } from '../when';
 import { fromRaw, parseRaw, toRaw, type PmNode } from '../draftjs';
 import { attempt, Problem, useLoad } from '../load';
 import { MissingPermission } from '../permission';
@@ -48,7 +49,7 @@ function MergeNotice({ item }: { item: ContentItem }) {
   if (last?.action !== 'merged') return null;
   return (
     <p class="merge-notice" role="status">
-      Merged at {last.created_at}: {last.detail}.
+      Merged at <When stamp={last.created_at} />: {last.detail}.
     </p>
   );
 }
@@ -141,7 +142,7 @@ function KeptHere({ text }: { text: UnsavedText }) {
 /** What the editor reopens with instead of the saved text: a draft of this version, or an older one merged onto it. */
 function reopened(item: ContentItem, draft?: Draft, merged?: MergedDraft) {
   if (draft && draft.version === item.version) {
-    return { html: draft.content, raw: draft.content_raw, said: `Restored your draft from ${draft.created_at}.` };
+    return { html: draft.content, raw: draft.content_raw, said: `Restored your draft from ${serviceTime(draft.created_at)}.` };
   }
   if (merged) {
     const clashes = merged.conflicts.length;
@@ -149,7 +150,7 @@ function reopened(item: ContentItem, draft?: Draft, merged?: MergedDraft) {
       html: merged.content,
       raw: merged.content_raw,
       said:
-        `Your draft from ${merged.draft.created_at} (on version ${merged.draft.version}) was merged with version ${merged.version}, ` +
+        `Your draft from ${serviceTime(merged.draft.created_at)} (on version ${merged.draft.version}) was merged with version ${merged.version}, ` +
         `which someone saved since.` +
         (clashes ? ` In ${clashes === 1 ? 'one paragraph' : `${clashes} paragraphs`} you both changed the same words: version ${merged.version}'s wording is kept, yours is shown below.` : ''),
     };

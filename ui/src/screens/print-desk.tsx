@@ -12,6 +12,7 @@ import { attempt, Problem, useLoad } from '../load';
 import { MissingPermission } from '../permission';
 import { StoryPicker, type PickedStory } from '../picker';
 import { RichText } from '../rich-text';
+import { serviceMoment, serviceTime } from '../time';
 
 interface Plan {
   workflows: Workflow[];
@@ -196,9 +197,8 @@ function Choose({ label, value, set, options }: { label: string; value: string; 
 function lockedSince(doc: PrintDocument): string | undefined {
   const taken = [...doc.audit].reverse().find((entry) => entry.action === 'lock' || entry.action === 'lock takeover');
   if (!taken) return undefined;
-  // The service writes UTC as `YYYY-MM-DD HH:MM:SS`.
-  const at = new Date(`${taken.created_at.replace(' ', 'T')}Z`);
-  return Number.isNaN(at.getTime()) ? taken.created_at : at.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+  const at = serviceMoment(taken.created_at);
+  return at ? at.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' }) : taken.created_at;
 }
 
 /** The print notice on a story's export (who said they work on it in print, and since when), if any. */
@@ -265,7 +265,7 @@ function ExportPanel({ plan }: { plan?: Plan }) {
           </div>
           <p class="print-notice">
             {notice
-              ? `${notice.user?.name ?? 'Someone'} works on this story in print${notice.locked_at ? ` (since ${notice.locked_at})` : ''}.`
+              ? `${notice.user?.name ?? 'Someone'} works on this story in print${notice.locked_at ? ` (since ${serviceTime(notice.locked_at)})` : ''}.`
               : 'Nobody has said they work on this story in print.'}{' '}
             {may('EXPORT lock') &&
               (notice ? (

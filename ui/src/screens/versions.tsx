@@ -11,6 +11,7 @@ import { linkChanges, sameLinks, type Linked } from '../link-changes';
 import { attempt, Problem, useLoad } from '../load';
 import { MissingPermission } from '../permission';
 import { textOf } from '../text';
+import { When } from '../when';
 
 /** One field's words, old against new, or nothing when they are the same. */
 function FieldDiff({ name, before, after }: { name: string; before: string; after: string }) {
@@ -78,7 +79,7 @@ export function Versions({ item, onRestored }: { item: ContentItem; onRestored: 
         {(versions.data?.items ?? []).map((v) => (
           <li key={v.uuid}>
             <button type="button" aria-expanded={open?.uuid === v.uuid} onClick={() => setOpen(open?.uuid === v.uuid ? undefined : v)}>
-              Version {v.version} · saved {v.created_at} by {savedBy(v)} · {v.title}
+              Version {v.version} · saved <When stamp={v.created_at} withSeconds /> by {savedBy(v)} · {v.title}
             </button>
           </li>
         ))}
