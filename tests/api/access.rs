@@ -449,7 +449,7 @@ fn key_create_refuses_unknown_roles() {
 #[test]
 fn command_line_keys_and_tokens() {
     let server = TestServer::start();
-    let output = std::process::Command::new(copydesk_tests::server_binary())
+    let output = copydesk_tests::server_command()
         .args([
             "key", "create", "--json", "--name", "cli", "--role", "reader", "--data",
         ])
@@ -468,7 +468,7 @@ fn command_line_keys_and_tokens() {
     }
     let key_file = server.dir.path().join("cli.json");
     std::fs::write(&key_file, &text).expect("writes");
-    let output = std::process::Command::new(copydesk_tests::server_binary())
+    let output = copydesk_tests::server_command()
         .args(["token", "--key-file"])
         .arg(&key_file)
         .output()

@@ -401,7 +401,7 @@ fn kept_answers_are_rendered_again_by_a_command() {
     assert_eq!(kept(&db), 3, "each create kept its answer");
     db.execute("DELETE FROM content_rendered", [])
         .expect("dropped");
-    let output = std::process::Command::new(copydesk_tests::server_binary())
+    let output = copydesk_tests::server_command()
         .args(["render-answers", "--data"])
         .arg(server.dir.path())
         .args(copydesk_tests::database_args(server.dir.path()))

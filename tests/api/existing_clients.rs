@@ -214,7 +214,7 @@ fn workflow_sections_say_whether_they_are_for_print_or_the_web() {
 
 /// `key create --json` with extra flags, as an operator runs it for such a client.
 fn key_with(server: &TestServer, name: &str, extra: &[&str]) -> copydesk_tests::KeyPair {
-    let output = std::process::Command::new(copydesk_tests::server_binary())
+    let output = copydesk_tests::server_command()
         .args([
             "key", "create", "--json", "--role", "editor", "--name", name, "--data",
         ])
@@ -283,7 +283,7 @@ fn a_key_marked_content_as_array_reads_single_items_as_one_element_arrays() {
     let plain = server.get(&format!("/v3/content/{uuid}")).expect(200).body;
     assert!(plain.is_object(), "{plain}");
     // The operator turns it off for the key: objects again.
-    let set = std::process::Command::new(copydesk_tests::server_binary())
+    let set = copydesk_tests::server_command()
         .args([
             "key",
             "set",
@@ -312,7 +312,7 @@ fn a_key_marked_content_as_array_reads_single_items_as_one_element_arrays() {
         .expect(200)
         .body;
     assert!(now.is_object(), "{now}");
-    let unknown = std::process::Command::new(copydesk_tests::server_binary())
+    let unknown = copydesk_tests::server_command()
         .args([
             "key",
             "set",

@@ -3,13 +3,13 @@
 use std::io::{Read as _, Write as _};
 use std::net::TcpStream;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use base64::Engine as _;
-use copydesk_tests::{TestServer, server_binary};
+use copydesk_tests::{TestServer, server_command};
 use reqwest::Method;
 use serde_json::{Value, json};
 
@@ -418,7 +418,7 @@ fn a_clean_stop_leaves_every_story_in_the_database_file_alone() {
 
 /// Runs `copydesk-server serve` on `dir` expecting it to refuse to start; returns its stderr.
 fn refused_start(dir: &Path) -> String {
-    let mut child = Command::new(server_binary())
+    let mut child = server_command()
         .args(["serve", "--listen", "127.0.0.1:0", "--data"])
         .arg(dir)
         .stdout(Stdio::null())
@@ -452,7 +452,7 @@ fn a_damaged_database_is_refused_at_start_and_check_reports_it() {
     let mut server = TestServer::start();
     stories(&server, 200);
     assert!(server.terminate(Duration::from_secs(30)));
-    let check = Command::new(server_binary())
+    let check = server_command()
         .args(["check", "--data"])
         .arg(server.dir.path())
         .output()
@@ -465,7 +465,7 @@ fn a_damaged_database_is_refused_at_start_and_check_reports_it() {
     let said = refused_start(server.dir.path());
     assert!(said.contains("is damaged"), "{said}");
     assert!(said.contains("copydesk-server check"), "{said}");
-    let key_create = Command::new(server_binary())
+    let key_create = server_command()
         .args(["key", "create", "--name", "late", "--data"])
         .arg(server.dir.path())
         .output()
@@ -475,7 +475,7 @@ fn a_damaged_database_is_refused_at_start_and_check_reports_it() {
         "nothing writes to a damaged database"
     );
 
-    let check = Command::new(server_binary())
+    let check = server_command()
         .args(["check", "--data"])
         .arg(server.dir.path())
         .output()
@@ -576,7 +576,7 @@ fn a_backup_of_a_busy_server_holds_every_acknowledged_write() {
     let before_backup = acknowledged.lock().expect("lock").clone();
     let target = tempfile::tempdir().expect("a folder");
     let backup_file = target.path().join("copydesk-backup.db");
-    let backup = Command::new(server_binary())
+    let backup = server_command()
         .args(["backup", "--data"])
         .arg(server.dir.path())
         .arg("--to")
@@ -599,7 +599,7 @@ fn a_backup_of_a_busy_server_holds_every_acknowledged_write() {
             "{uuid} acknowledged before the backup is in it"
         );
     }
-    let again = Command::new(server_binary())
+    let again = server_command()
         .args(["backup", "--data"])
         .arg(server.dir.path())
         .arg("--to")

@@ -260,7 +260,7 @@ fn the_index_is_rebuilt_by_a_command() {
         "<p>Lighthouse keepers strike.</p>",
     );
     server.kill();
-    let output = std::process::Command::new(copydesk_tests::server_binary())
+    let output = copydesk_tests::server_command()
         .args(["reindex-search", "--data"])
         .arg(server.dir.path())
         .args(copydesk_tests::database_args(server.dir.path()))

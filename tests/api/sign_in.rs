@@ -4,7 +4,7 @@
 //! repeated failures are held off with 429.
 
 use std::io::Write as _;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use copydesk_tests::{KeyPair, Reply, TestServer};
 use reqwest::Method;
@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 
 /// Runs `copydesk-server user password NAME`, the password piped in.
 fn set_password(server: &TestServer, name: &str, password: &str) {
-    let mut child = Command::new(copydesk_tests::server_binary())
+    let mut child = copydesk_tests::server_command()
         .args(["user", "password", name, "--data"])
         .arg(server.dir.path())
         .args(copydesk_tests::database_args(server.dir.path()))
@@ -37,7 +37,7 @@ fn set_password(server: &TestServer, name: &str, password: &str) {
 
 /// Runs `copydesk-server user link NAME --base BASE` and returns the link.
 fn link(server: &TestServer, name: &str) -> String {
-    let output = Command::new(copydesk_tests::server_binary())
+    let output = copydesk_tests::server_command()
         .args(["user", "link", name, "--base", &server.base, "--data"])
         .arg(server.dir.path())
         .args(copydesk_tests::database_args(server.dir.path()))
@@ -104,7 +104,7 @@ fn a_password_set_on_the_command_line_signs_in_and_its_key_works() {
     assert_eq!(who.body["roles"], json!(["journalist"]));
 
     // Listed under the user, and revocable like any key pair.
-    let listed = Command::new(copydesk_tests::server_binary())
+    let listed = copydesk_tests::server_command()
         .args(["key", "list", "--name", "ana", "--data"])
         .arg(server.dir.path())
         .args(copydesk_tests::database_args(server.dir.path()))
@@ -113,7 +113,7 @@ fn a_password_set_on_the_command_line_signs_in_and_its_key_works() {
     let listed = String::from_utf8(listed.stdout).expect("UTF-8");
     assert!(listed.contains(&browser.public_key), "{listed}");
     assert!(listed.contains("browser sign-in"), "{listed}");
-    let revoked = Command::new(copydesk_tests::server_binary())
+    let revoked = copydesk_tests::server_command()
         .args([
             "key",
             "revoke",
@@ -351,7 +351,7 @@ fn signing_out_revokes_the_browsers_key_and_its_copies_are_refused() {
         .expect_error(403, "token_missing");
     // The user's other keys are untouched, and the key is gone from the list.
     me(&server, &fay).expect(200);
-    let listed = Command::new(copydesk_tests::server_binary())
+    let listed = copydesk_tests::server_command()
         .args(["key", "list", "--name", "fay", "--data"])
         .arg(server.dir.path())
         .args(copydesk_tests::database_args(server.dir.path()))

@@ -1,12 +1,11 @@
 //! `copydesk-sync-bench`: first sync of a large newsroom into an empty replica, the delay from a change on
 //! the central server to a watching replica, and the push of many offline edits. Real servers, loopback.
 
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, Result, ensure};
 use clap::Parser;
-use copydesk_tests::{KeyPair, TestServer, server_binary};
+use copydesk_tests::{KeyPair, TestServer, server_command};
 use serde_json::json;
 
 #[derive(Parser)]
@@ -32,7 +31,7 @@ fn key_file(dir: &std::path::Path, key: &KeyPair) -> Result<std::path::PathBuf> 
 fn sync_once(replica: &TestServer, remote: &str, key: &KeyPair) -> Result<(Duration, String)> {
     let file = key_file(replica.dir.path(), key)?;
     let started = Instant::now();
-    let output = Command::new(server_binary())
+    let output = server_command()
         .args(["sync", "--remote", remote, "--key-file"])
         .arg(&file)
         .arg("--data")

@@ -9,7 +9,7 @@ use std::process::Command;
 
 use copydesk_tests::postgres::Cluster;
 use copydesk_tests::tls::{Issued, issue};
-use copydesk_tests::{TestServer, server_binary};
+use copydesk_tests::{TestServer, server_command};
 use serde_json::json;
 
 /// A cluster serving TLS with a certificate for `localhost` only, the file
@@ -137,7 +137,7 @@ fn key_create(url: &str) -> (bool, String) {
 /// The same, with these environment variables set.
 fn key_create_in(url: &str, environment: &[(&str, &Path)]) -> (bool, String) {
     let dir = tempfile::tempdir().expect("a temporary directory");
-    let output = Command::new(server_binary())
+    let output = server_command()
         .args(["key", "create", "--json", "--name", "probe", "--data"])
         .arg(dir.path())
         .args(["--database", url])
@@ -313,12 +313,27 @@ fn a_node_shows_its_own_certificate_where_postgres_asks_for_one() {
         "editor's certificate does not sign in reporter: {said}"
     );
 
-    // A key others may read is refused before anything is sent.
+    // Another certificate's key is refused before anything is sent.
+    let (connected, said) = key_create(&tls.url_as(
+        "reporter",
+        "localhost",
+        &database,
+        &format!(
+            "sslmode=verify-full sslrootcert={} sslcert={} sslkey={}",
+            file(&tls.authority),
+            file(&certificate),
+            file(&editor_key)
+        ),
+    ));
+    assert!(!connected, "a key that is not the certificate's");
+    assert!(said.contains("do not make a client certificate"), "{said}");
+
+    // So is a key others may read.
     use std::os::unix::fs::PermissionsExt as _;
     std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o644)).expect("chmod");
     let (connected, said) = key_create(&url);
     assert!(!connected, "a key others may read");
-    assert!(said.contains("may be read by others"), "{said}");
+    assert!(said.contains("group or world access"), "{said}");
 }
 
 #[test]

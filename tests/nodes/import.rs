@@ -3,9 +3,8 @@
 //! loses nothing.
 
 use std::collections::BTreeMap;
-use std::process::Command;
 
-use copydesk_tests::{TestServer, png_base64, postgres, server_binary};
+use copydesk_tests::{TestServer, png_base64, postgres, server_command};
 
 use crate::sync;
 use reqwest::Method;
@@ -13,7 +12,7 @@ use serde_json::{Value, json};
 
 /// Runs `copydesk-server import` from the SQLite server's data directory.
 fn import(sqlite: &TestServer, url: &str, data: &std::path::Path) -> std::process::Output {
-    Command::new(server_binary())
+    server_command()
         .arg("import")
         .arg("--from")
         .arg(sqlite.dir.path())

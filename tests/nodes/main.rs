@@ -358,7 +358,7 @@ fn a_file_uploaded_to_one_node_is_served_turned_and_removed_by_the_other() {
 
 /// Runs `copydesk-server check --database URL`: whether it passed, what it printed.
 fn check(url: &str) -> (bool, String) {
-    let output = std::process::Command::new(copydesk_tests::server_binary())
+    let output = copydesk_tests::server_command()
         .args(["check", "--database", url])
         .output()
         .expect("check runs");
@@ -405,7 +405,7 @@ fn check_reads_a_postgresql_database_and_names_a_lost_file() {
         "{printed}"
     );
     // A copy of a PostgreSQL database is PostgreSQL's own tools' work.
-    let backup = std::process::Command::new(copydesk_tests::server_binary())
+    let backup = copydesk_tests::server_command()
         .args(["backup", "--database", &url, "--to"])
         .arg(node.dir.path().join("copy.db"))
         .output()

@@ -17,6 +17,28 @@ use serde_json::Value;
 pub mod postgres;
 pub mod tls;
 
+/// The server binary as a command, apart from the surroundings of whoever
+/// runs the tests: libpq's `PGSSL...` variables and `HOME` (whose
+/// `~/.postgresql` a node reads) are not the tester's.
+pub fn server_command() -> Command {
+    static HOME: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    let home = HOME.get_or_init(|| {
+        tempfile::Builder::new()
+            .prefix("copydesk-home")
+            .tempdir()
+            .expect("a home directory")
+            .keep()
+    });
+    let mut command = Command::new(server_binary());
+    command
+        .env_remove("PGSSLMODE")
+        .env_remove("PGSSLROOTCERT")
+        .env_remove("PGSSLCERT")
+        .env_remove("PGSSLKEY")
+        .env("HOME", home);
+    command
+}
+
 /// Where the server binary is: `COPYDESK_SERVER_BIN`, or beside the running test in `target/<profile>/`.
 pub fn server_binary() -> PathBuf {
     if let Some(path) = std::env::var_os("COPYDESK_SERVER_BIN") {
@@ -236,7 +258,7 @@ impl TestServer {
     }
 
     fn launch(&mut self) -> Result<()> {
-        let mut child = Command::new(server_binary())
+        let mut child = server_command()
             .arg("serve")
             .arg("--listen")
             .arg(&self.listen)
@@ -455,7 +477,7 @@ pub fn database_args(dir: &Path) -> Vec<String> {
 
 /// Runs `copydesk-server key create --json` on a data directory.
 pub fn create_key(dir: &Path, name: &str, roles: &[&str], actions: &[&str]) -> Result<KeyPair> {
-    let mut command = Command::new(server_binary());
+    let mut command = server_command();
     command
         .args(["key", "create", "--json", "--name", name, "--data"])
         .arg(dir)
@@ -639,7 +661,7 @@ pub fn sync_command(replica: &TestServer, central_base: &str, key: &KeyPair) -> 
     let key_file = replica.dir.path().join("remote-key.json");
     std::fs::write(&key_file, serde_json::to_string(key).expect("JSON"))
         .expect("writes the key file");
-    let mut command = Command::new(server_binary());
+    let mut command = server_command();
     command
         .args(["sync", "--remote", central_base, "--key-file"])
         .arg(&key_file)

@@ -98,11 +98,13 @@ pub(crate) fn take_tls_settings(url: &str) -> Result<TlsRequest> {
         key: None,
     };
     for (key, value) in taken {
+        // As for libpq, an empty file name is no file name.
+        let file = || Some(value.clone()).filter(|value| !value.is_empty());
         match key {
             TlsKey::Mode => request.mode = Some(SslMode::parse(&value)?),
-            TlsKey::RootCertificates => request.root_certificates = Some(value),
-            TlsKey::Certificate => request.certificate = Some(value),
-            TlsKey::Key => request.key = Some(value),
+            TlsKey::RootCertificates => request.root_certificates = file(),
+            TlsKey::Certificate => request.certificate = file(),
+            TlsKey::Key => request.key = file(),
             // Only an encrypted key needs it, and those are refused as
             // they are read.
             TlsKey::KeyPassword => {}
@@ -345,7 +347,9 @@ fn connector_in(url: &str, around: &dyn Surroundings) -> Result<Connector> {
             None => home
                 .as_deref()
                 .map(|home| home.join(".postgresql").join("root.crt"))
-                .filter(|file| file.exists()),
+                .map(|file| if_there(file, "sslrootcert"))
+                .transpose()?
+                .flatten(),
         };
         match root_file {
             Some(file) => {
@@ -423,8 +427,21 @@ struct ClientIdentity {
 fn client_identity(request: &TlsRequest, home: Option<&Path>) -> Result<Option<ClientIdentity>> {
     let in_home = |name: &str| home.map(|home| home.join(".postgresql").join(name));
     let certificate_file = match &request.certificate {
-        Some(file) => PathBuf::from(file),
-        None => match in_home("postgresql.crt").filter(|file| file.exists()) {
+        Some(file) => {
+            let file = PathBuf::from(file);
+            if if_there(file.clone(), "sslcert")?.is_none() {
+                return Err(CoreError::invalid(format!(
+                    "sslcert {} is not there",
+                    file.display()
+                )));
+            }
+            file
+        }
+        None => match in_home("postgresql.crt")
+            .map(|file| if_there(file, "sslcert"))
+            .transpose()?
+            .flatten()
+        {
             Some(file) => file,
             None => return Ok(None),
         },
@@ -435,19 +452,21 @@ fn client_identity(request: &TlsRequest, home: Option<&Path>) -> Result<Option<C
         .map(PathBuf::from)
         .or_else(|| in_home("postgresql.key"))
     {
-        Some(file) if file.exists() => file,
-        other => {
-            return Err(CoreError::invalid(format!(
-                "the client certificate {} has no private key: give its file as sslkey=FILE{}",
+        Some(file) => if_there(file.clone(), "sslkey")?.ok_or_else(|| {
+            CoreError::invalid(format!(
+                "the client certificate {} has no private key: {} is not there",
                 certificate_file.display(),
-                other.map_or(String::new(), |file| format!(
-                    " ({} is not there)",
-                    file.display()
-                ))
+                file.display()
+            ))
+        })?,
+        None => {
+            return Err(CoreError::invalid(format!(
+                "the client certificate {} has no private key: give its file as sslkey=FILE",
+                certificate_file.display()
             )));
         }
     };
-    let unreadable = |what: &str, file: &Path, err: &dyn std::fmt::Display| {
+    let file_error = |what: &str, file: &Path, err: &dyn std::fmt::Display| {
         CoreError::invalid(format!("{what} {}: {err}", file.display()))
     };
     key_is_private(&key_file)?;
@@ -455,21 +474,21 @@ fn client_identity(request: &TlsRequest, home: Option<&Path>) -> Result<Option<C
         let encrypted =
             std::fs::read_to_string(&key_file).is_ok_and(|text| text.contains("ENCRYPTED"));
         if encrypted {
-            unreadable(
+            file_error(
                 "sslkey",
                 &key_file,
                 &"the key is encrypted, and only a plain key is read (`openssl pkey -in \
-                  KEY -out PLAIN` writes one; keep it readable by the server's user only)",
+                  KEY -out PLAIN` writes one; keep it readable by the node's user only)",
             )
         } else {
-            unreadable("sslkey", &key_file, &err)
+            file_error("sslkey", &key_file, &err)
         }
     })?;
     let chain = CertificateDer::pem_file_iter(&certificate_file)
         .and_then(|certificates| certificates.collect::<std::result::Result<Vec<_>, _>>())
-        .map_err(|err| unreadable("sslcert", &certificate_file, &err))?;
+        .map_err(|err| file_error("sslcert", &certificate_file, &err))?;
     if chain.is_empty() {
-        return Err(unreadable(
+        return Err(file_error(
             "sslcert",
             &certificate_file,
             &"the file holds no certificate",
@@ -483,8 +502,10 @@ fn client_identity(request: &TlsRequest, home: Option<&Path>) -> Result<Option<C
     }))
 }
 
-/// libpq's rule for a private key file: a regular file that only its owner
-/// may read (`0600` or less), or, owned by root, its group too (`0640`).
+/// libpq's rule for a private key file: a regular file none but its owner
+/// may read or write (`0600` or less), or, when root owns it, that its
+/// group may read too (`0640`), for keys a group shares. Who the owner is
+/// does not matter: a file so kept that the node can read is the node's.
 fn key_is_private(file: &Path) -> Result<()> {
     use std::os::unix::fs::MetadataExt as _;
     let metadata = std::fs::metadata(file)
@@ -496,19 +517,41 @@ fn key_is_private(file: &Path) -> Result<()> {
         )));
     }
     let mode = metadata.mode();
-    let owner = metadata.uid();
-    let too_open = (owner == rustix::process::geteuid().as_raw() && mode & 0o077 != 0)
-        || (owner == 0 && mode & 0o037 != 0);
+    let too_open = if metadata.uid() == 0 {
+        mode & 0o037 != 0
+    } else {
+        mode & 0o077 != 0
+    };
     if too_open {
         return Err(CoreError::invalid(format!(
-            "sslkey {} may be read by others (mode {:o}): it must be u=rw (0600) or less if \
-             owned by the server's user, or u=rw,g=r (0640) or less if owned by root (`chmod \
-             600 FILE`)",
+            "sslkey {} has group or world access (mode {:o}): it must be u=rw (0600) or \
+             less, or u=rw,g=r (0640) or less if root owns it (`chmod 600 FILE`)",
             file.display(),
             mode & 0o777
         )));
     }
     Ok(())
+}
+
+/// `file` when it is there; none when it is not (as libpq, which goes on
+/// without a file that is missing); an error when it cannot be told, such
+/// as a folder the node may not enter.
+fn if_there(file: PathBuf, setting: &str) -> Result<Option<PathBuf>> {
+    match std::fs::metadata(&file) {
+        Ok(_) => Ok(Some(file)),
+        Err(err)
+            if matches!(
+                err.kind(),
+                std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+            ) =>
+        {
+            Ok(None)
+        }
+        Err(err) => Err(CoreError::invalid(format!(
+            "{setting} {}: {err}",
+            file.display()
+        ))),
+    }
 }
 
 fn load_roots(file: &Path) -> Result<RootCertStore> {
@@ -645,6 +688,12 @@ mod tests {
         );
         assert_eq!(request.certificate.as_deref(), Some("/keys/node.crt"));
         assert_eq!(request.key.as_deref(), Some("/keys/node.key"));
+        let empty = taken("postgres://db/desk?sslcert=&sslkey=&sslrootcert=");
+        assert_eq!(
+            (empty.certificate, empty.key, empty.root_certificates),
+            (None, None, None),
+            "an empty file name is none"
+        );
         let request = taken("host=db sslcert=/keys/a.crt sslkey='/keys/a b.key'");
         assert_eq!(request.rest, "host='db'");
         assert_eq!(request.key.as_deref(), Some("/keys/a b.key"));
@@ -713,7 +762,19 @@ mod tests {
             0o644,
         );
         let err = refusal(&url(&open_key), &none);
-        assert!(err.contains("may be read by others (mode 644)"), "{err}");
+        assert!(err.contains("group or world access (mode 644)"), "{err}");
+        // Root's keys may be shared with a group (0640); anyone else's not.
+        let group_key = write(dir.path(), "group.key", &test_key_pem(), 0o640);
+        let err = refusal(&url(&group_key), &none);
+        {
+            use std::os::unix::fs::MetadataExt as _;
+            let root_owns_it = std::fs::metadata(&group_key).expect("written").uid() == 0;
+            assert_eq!(
+                err.contains("group or world access"),
+                !root_owns_it,
+                "0640, root owning it: {root_owns_it}: {err}"
+            );
+        }
         let encrypted = write(
             dir.path(),
             "encrypted.key",
@@ -729,13 +790,18 @@ mod tests {
             "{err}"
         );
         let err = refusal(
-            "host=db sslmode=require sslcert=/nonexistent/node.crt sslkey=/nonexistent/node.key",
+            &format!(
+                "host=db sslmode=require sslcert=/nonexistent/node.crt sslkey={}",
+                plain.display()
+            ),
             &none,
         );
         assert!(
-            err.contains("/nonexistent/node.crt"),
+            err.contains("sslcert /nonexistent/node.crt is not there"),
             "a named file must be there: {err}"
         );
+        // An empty setting is no setting, as for libpq.
+        assert!(connector_in("host=db sslmode=require sslcert='' sslrootcert=''", &none).is_ok());
     }
 
     #[test]
