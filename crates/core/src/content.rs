@@ -17,7 +17,7 @@ pub(crate) use crate::model::content::{COLUMNS, CONTENT};
 use crate::model::lock::Lockable;
 use crate::paging::{ListParams, ListQuery, Page};
 pub(crate) use crate::records::replace_links;
-use crate::records::{fetch_page, ids_of_field, new_uuid, required_text};
+use crate::records::{fetch_page_choosing, ids_of_field, new_uuid, required_text};
 use crate::slug::Slug;
 use crate::tags::TAGS;
 
@@ -89,6 +89,69 @@ pub struct ContentFilter {
     pub changed_from: Option<String>,
     /// The last day or moment of the items' last change, included.
     pub changed_to: Option<String>,
+}
+
+/// The orders the content table has an index for (`(column, id)`), which a
+/// page can be read by walking.
+const ORDERED_BY_INDEX: &[&str] = &["id", "version", "modified_at", "created_at", "published_at"];
+
+/// One condition of the content list, in the two forms a page may be read
+/// by. `by_index` lets SQLite find the matches through the condition's own
+/// index (an `IN` over a link table's index, a column's index), then sort
+/// them: best when few match. `in_order` keeps the condition off any index
+/// (a unary plus on the column, `EXISTS` per row), so SQLite walks the
+/// order's own index and checks each row until the page is full: best when
+/// many match (a type filter over a million stories read every match and
+/// sorted them, a second and more, for a page of 20). The count of matches,
+/// which every page reads anyway, chooses ([`ListParams::walks_the_order`]).
+#[derive(Debug, Clone)]
+struct Narrowing {
+    by_index: String,
+    in_order: String,
+}
+
+impl Narrowing {
+    /// A condition read the same either way (words, days, a status).
+    fn same(sql: String) -> Self {
+        Self {
+            by_index: sql.clone(),
+            in_order: sql,
+        }
+    }
+
+    /// `column = ?N`. The parameter keeps its unary plus either way: it
+    /// keeps SQLite from re-preparing the statement for each value
+    /// (`store/mod.rs`); the plus on the column is the one that keeps the
+    /// column's index out of the plan.
+    fn column(column: &str, parameter: usize) -> Self {
+        Self {
+            by_index: format!("{column} = +?{parameter}"),
+            in_order: format!("+{column} = +?{parameter}"),
+        }
+    }
+
+    /// The item is linked to `?N` in `table` (`content_authors`,
+    /// `content_tags`) by `column`.
+    fn linked(table: &str, column: &str, parameter: usize) -> Self {
+        Self {
+            by_index: format!(
+                "content.id IN (SELECT l.content_id FROM {table} l WHERE l.{column} = ?{parameter})"
+            ),
+            in_order: format!(
+                "EXISTS (SELECT 1 FROM {table} l WHERE l.content_id = content.id AND l.{column} = ?{parameter})"
+            ),
+        }
+    }
+
+    /// The `WHERE` clause of `conditions` in one form.
+    fn filter(conditions: &[Narrowing], form: impl Fn(&Narrowing) -> &String) -> String {
+        if conditions.is_empty() {
+            String::new()
+        } else {
+            let parts: Vec<&str> = conditions.iter().map(|c| form(c).as_str()).collect();
+            format!("WHERE {}", parts.join(" AND "))
+        }
+    }
 }
 
 /// A day filter's field, when given: the span it covers (see
@@ -335,49 +398,62 @@ impl Cms {
         let dialect = self.store.dialect();
         let keywords = crate::search_index::match_typed(filter.keywords.as_deref().unwrap_or(""))?
             .map(|terms| terms.condition(dialect, 1));
-        let mut conditions = Vec::new();
+        let mut conditions: Vec<Narrowing> = Vec::new();
         let mut args: Vec<&dyn ToSql> = Vec::new();
         // The words first: their condition numbers its parameters from 1.
         if let Some((condition, keyword_args)) = &keywords {
             args.extend(keyword_args.iter().map(|arg| arg as &dyn ToSql));
-            conditions.push(format!(
+            conditions.push(Narrowing::same(format!(
                 "content.id IN (SELECT {} FROM content_search WHERE {condition})",
                 crate::search_index::story_column(dialect),
-            ));
+            )));
         }
         if let Some(condition) = status_condition {
             if condition.contains('?') {
                 args.push(&now);
             }
-            conditions.push(condition.replace('?', &format!("?{}", args.len())));
+            conditions.push(Narrowing::same(
+                condition.replace('?', &format!("?{}", args.len())),
+            ));
         }
         if let Some(workflow) = &workflow {
             args.push(workflow);
-            conditions.push(format!("content.workflow_id = +?{}", args.len()));
+            conditions.push(Narrowing::column("content.workflow_id", args.len()));
         }
         if let Some(flag) = &has_attachment {
             args.push(flag);
-            conditions.push(format!("content.has_attachment = +?{}", args.len()));
+            conditions.push(Narrowing::column("content.has_attachment", args.len()));
         }
         if let Some(content_type) = &content_type {
             args.push(content_type);
-            conditions.push(format!("content.type = +?{}", args.len()));
+            conditions.push(Narrowing::column("content.type", args.len()));
         }
         let from =
             span_filter("changed_from", filter.changed_from.as_deref())?.map(|(start, _)| start);
         let to = span_filter("changed_to", filter.changed_to.as_deref())?.map(|(_, after)| after);
         if let Some(from) = &from {
             args.push(from);
-            conditions.push(format!("content.modified_at >= ?{}", args.len()));
+            conditions.push(Narrowing::same(format!(
+                "content.modified_at >= ?{}",
+                args.len()
+            )));
         }
         if let Some(to) = &to {
             args.push(to);
-            conditions.push(format!("content.modified_at < ?{}", args.len()));
+            conditions.push(Narrowing::same(format!(
+                "content.modified_at < ?{}",
+                args.len()
+            )));
         }
         self.store.read(|tx| {
             let mut args = args.clone();
             let mut conditions = conditions.clone();
-            let author = match filter.author.as_deref().map(str::trim).filter(|a| !a.is_empty()) {
+            let author = match filter
+                .author
+                .as_deref()
+                .map(str::trim)
+                .filter(|a| !a.is_empty())
+            {
                 Some(author) => Some(crate::search::named(
                     tx,
                     AUTHORS,
@@ -387,7 +463,12 @@ impl Cms {
                 )?),
                 None => None,
             };
-            let tag = match filter.tag.as_deref().map(str::trim).filter(|t| !t.is_empty()) {
+            let tag = match filter
+                .tag
+                .as_deref()
+                .map(str::trim)
+                .filter(|t| !t.is_empty())
+            {
                 Some(tag) => Some(crate::search::named(
                     tx,
                     TAGS,
@@ -399,24 +480,41 @@ impl Cms {
             };
             if let Some(author) = &author {
                 args.push(author);
-                conditions.push(format!(
-                    "EXISTS (SELECT 1 FROM content_authors ca WHERE ca.content_id = content.id AND ca.author_id = ?{})",
-                    args.len()
+                conditions.push(Narrowing::linked(
+                    "content_authors",
+                    "author_id",
+                    args.len(),
                 ));
             }
             if let Some(tag) = &tag {
                 args.push(tag);
-                conditions.push(format!(
-                    "EXISTS (SELECT 1 FROM content_tags ct WHERE ct.content_id = content.id AND ct.tag_id = ?{})",
-                    args.len()
-                ));
+                conditions.push(Narrowing::linked("content_tags", "tag_id", args.len()));
             }
-            let filter_sql = if conditions.is_empty() {
-                String::new()
-            } else {
-                format!("WHERE {}", conditions.join(" AND "))
+            let by_index = Narrowing::filter(&conditions, |c| &c.by_index);
+            let in_order = Narrowing::filter(&conditions, |c| &c.in_order);
+            // SQLite plans without knowing how many rows match; PostgreSQL's
+            // statistics do, so it is given the one form.
+            let may_walk = !self.store.is_postgres()
+                && in_order != by_index
+                && ORDERED_BY_INDEX.contains(&params.order);
+            let choose = |tx: &Transaction<'_>, matches: u64| -> Result<String> {
+                if !may_walk {
+                    return Ok(by_index.clone());
+                }
+                let rows: Option<i64> =
+                    tx.query_row("SELECT max(id) FROM content", crate::params![], |row| {
+                        row.get(0)
+                    })?;
+                let rows = rows.and_then(|rows| u64::try_from(rows).ok()).unwrap_or(0);
+                Ok(if params.walks_the_order(rows, matches) {
+                    in_order.clone()
+                } else {
+                    by_index.clone()
+                })
             };
-            let mut page = fetch_page(tx, "content", columns, &filter_sql, &args, &params, &map)?;
+            let mut page = fetch_page_choosing(
+                tx, "content", columns, &by_index, choose, &args, &params, &map,
+            )?;
             let items = finish(tx, std::mem::take(&mut page.items))?;
             Ok(page.with_items(items))
         })
@@ -877,6 +975,125 @@ mod tests {
             })
             .collect();
         (titles, total)
+    }
+
+    /// Every filter of the list reads the same pages whichever way SQLite is
+    /// asked to read them: the walk of the order's index for a common
+    /// filter, the filter's own index for a rare one or a deep page.
+    #[test]
+    fn a_filtered_list_reads_the_same_rows_walked_in_order_or_found_by_index() {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let cms = Cms::open(dir.path(), "test").expect("opens");
+        let key = cms
+            .create_key("ed", &["admin".to_owned()], &[])
+            .expect("a key");
+        let who = cms
+            .authenticate(Some(&Credential::PrivateKey(key.private_key)))
+            .expect("signed in");
+        let author = |name: &str| {
+            cms.create_author(
+                &who,
+                crate::authors::AuthorInput {
+                    name: Some(name.to_owned()),
+                    ..Default::default()
+                },
+            )
+            .expect("an author")
+            .uuid
+        };
+        let (prolific, rare) = (author("Pat Prolific"), author("Rae Rare"));
+        // 40 stories: 35 articles by Pat, 5 pages; Rae wrote two of them.
+        let stories = (0..40)
+            .map(|i| {
+                let mut authors = Vec::new();
+                if i % 8 != 3 {
+                    authors.push(prolific.clone());
+                }
+                if i == 5 || i == 27 {
+                    authors.push(rare.clone());
+                }
+                ContentInput {
+                    content_type: Some(if i % 8 == 3 { "page" } else { "article" }.to_owned()),
+                    authors: Some(authors),
+                    ..story(&format!("Story {i}"), "text")
+                }
+            })
+            .collect();
+        cms.create_contents(&who, stories).expect("made");
+        let every_page = |order: &str, dir: &str, filter: &ContentFilter| -> (Vec<String>, u64) {
+            let mut uuids = Vec::new();
+            let mut total = 0;
+            for page in 1..=10 {
+                let listed = cms
+                    .list_content(
+                        &who,
+                        &ListQuery {
+                            page: Some(page.to_string()),
+                            per_page: Some("7".to_owned()),
+                            order: Some(order.to_owned()),
+                            dir: Some(dir.to_owned()),
+                        },
+                        filter,
+                    )
+                    .expect("a page");
+                total = listed.total_items;
+                uuids.extend(listed.items.into_iter().map(|item| item.record.uuid));
+            }
+            (uuids, total)
+        };
+        for (order, dir) in [
+            ("modified_at", "desc"),
+            ("version", "asc"),
+            ("title", "asc"),
+        ] {
+            let (all, _) = every_page(order, dir, &ContentFilter::default());
+            assert_eq!(all.len(), 40);
+            let item_of = |uuid: &str| cms.get_content(&who, uuid).expect("the item");
+            for (filter, keeps) in [
+                (
+                    ContentFilter {
+                        content_type: Some("article".to_owned()),
+                        ..Default::default()
+                    },
+                    &(|item: &ContentItem| item.record.content_type == "article")
+                        as &dyn Fn(&ContentItem) -> bool,
+                ),
+                (
+                    ContentFilter {
+                        content_type: Some("page".to_owned()),
+                        ..Default::default()
+                    },
+                    &|item: &ContentItem| item.record.content_type == "page",
+                ),
+                (
+                    ContentFilter {
+                        author: Some(prolific.clone()),
+                        ..Default::default()
+                    },
+                    &|item: &ContentItem| item.authors.iter().any(|a| a.uuid == prolific),
+                ),
+                (
+                    ContentFilter {
+                        author: Some(rare.clone()),
+                        content_type: Some("article".to_owned()),
+                        ..Default::default()
+                    },
+                    &|item: &ContentItem| {
+                        item.authors.iter().any(|a| a.uuid == rare)
+                            && item.record.content_type == "article"
+                    },
+                ),
+            ] {
+                let expected: Vec<String> = all
+                    .iter()
+                    .filter(|uuid| keeps(&item_of(uuid)))
+                    .cloned()
+                    .collect();
+                let (listed, total) = every_page(order, dir, &filter);
+                assert_eq!(listed, expected, "{order} {dir} {filter:?}");
+                assert_eq!(total, expected.len() as u64, "{order} {dir} {filter:?}");
+            }
+        }
     }
 
     #[test]

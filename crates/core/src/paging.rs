@@ -88,6 +88,17 @@ impl ListParams {
         (self.page - 1).saturating_mul(self.per_page)
     }
 
+    /// Whether a filtered page is best read by walking the order's own index
+    /// and checking each row, rather than by finding every match through the
+    /// filter's index and sorting them. With `matches` of about `rows`
+    /// spread evenly, the walk meets some `rows / matches` rows for each one
+    /// it keeps, so it reads about `(offset + per_page) * rows / matches`
+    /// rows against the `matches` the other way reads (and sorts).
+    pub fn walks_the_order(&self, rows: u64, matches: u64) -> bool {
+        let wanted = u128::from(self.offset().saturating_add(self.per_page));
+        matches > 0 && wanted * u128::from(rows) <= u128::from(matches) * u128::from(matches)
+    }
+
     /// `ORDER BY` text for a table whose columns carry these names; `id` breaks ties
     /// so that pages never overlap or skip.
     pub fn order_by(&self, table: &str) -> String {
@@ -182,6 +193,46 @@ mod tests {
             per_page: per_page.map(str::to_owned),
             order: order.map(str::to_owned),
             dir: dir.map(str::to_owned),
+        }
+    }
+
+    fn page(page: u64, per_page: u64) -> ListParams {
+        ListParams {
+            page,
+            per_page,
+            order: "modified_at",
+            dir: Direction::Desc,
+        }
+    }
+
+    #[test]
+    fn a_common_filter_walks_the_order_and_a_rare_one_does_not() {
+        // A million stories, pages of 20.
+        assert!(page(1, 20).walks_the_order(1_000_000, 900_000));
+        assert!(page(1, 20).walks_the_order(1_000_000, 5_000));
+        assert!(!page(1, 20).walks_the_order(1_000_000, 1_000));
+        assert!(!page(1, 20).walks_the_order(1_000_000, 0));
+        // Deep in the list the walk is long: page 2,000 of a quarter.
+        assert!(page(2_000, 20).walks_the_order(1_000_000, 250_000));
+        assert!(!page(2_000, 20).walks_the_order(1_000_000, 100_000));
+    }
+
+    proptest::proptest! {
+        /// More matches never turn a walk into a sort, nor does an earlier page.
+        #[test]
+        fn the_walk_is_kept_as_matches_grow_and_pages_come_earlier(
+            rows in 0u64..10_000_000,
+            matches in 0u64..10_000_000,
+            more in 0u64..1_000_000,
+            number in 1u64..100_000,
+            per_page in 1u64..500,
+        ) {
+            let at = page(number, per_page);
+            if at.walks_the_order(rows, matches) {
+                proptest::prop_assert!(at.walks_the_order(rows, matches + more));
+                proptest::prop_assert!(page(1, per_page).walks_the_order(rows, matches));
+            }
+            proptest::prop_assert!(!at.walks_the_order(rows, 0));
         }
     }
 

@@ -131,6 +131,38 @@ pub(crate) fn fetch_page<T>(
     params: &ListParams,
     map: impl FnMut(&Row<'_>) -> crate::db::Result<T>,
 ) -> Result<Page<T>> {
+    fetch_page_choosing(
+        tx,
+        table,
+        columns,
+        filter,
+        |_, _| Ok(filter.to_owned()),
+        args,
+        params,
+        map,
+    )
+}
+
+/// [`fetch_page`], counting the matches by `count_filter` and reading the
+/// page by the filter `page_filter` answers, given the count: the same
+/// condition written for another plan (same parameters, same rows).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn fetch_page_choosing<T>(
+    tx: &Transaction<'_>,
+    table: &str,
+    columns: &str,
+    count_filter: &str,
+    page_filter: impl FnOnce(&Transaction<'_>, u64) -> Result<String>,
+    args: &[&dyn ToSql],
+    params: &ListParams,
+    map: impl FnMut(&Row<'_>) -> crate::db::Result<T>,
+) -> Result<Page<T>> {
+    let count = format!("SELECT COUNT(*) FROM {table} {count_filter}");
+    let total: i64 = tx
+        .prepare_cached(&count)?
+        .query_row(args, |row| row.get(0))?;
+    let total = u64::try_from(total).unwrap_or(0);
+    let filter = page_filter(tx, total)?;
     let order = params.order_by(table);
     // The page's rows are picked by id first, walking only the ordering
     // index, so a deep page skips index entries rather than whole rows.
@@ -141,8 +173,7 @@ pub(crate) fn fetch_page<T>(
         args.len() + 1,
         args.len() + 2
     );
-    let count = format!("SELECT COUNT(*) FROM {table} {filter}");
-    fetch_page_by(tx, &count, &sql, args, params, map)
+    read_page(tx, &sql, args, params, total, map)
 }
 
 /// One page by two statements: `count_sql` (taking `args`) counts every
@@ -159,6 +190,26 @@ pub(crate) fn fetch_page_by<T>(
     let total: i64 = tx
         .prepare_cached(count_sql)?
         .query_row(args, |row| row.get(0))?;
+    read_page(
+        tx,
+        page_sql,
+        args,
+        params,
+        u64::try_from(total).unwrap_or(0),
+        map,
+    )
+}
+
+/// The rows of `page_sql` (taking `args`, then the limit and the offset)
+/// in a page of `total` matches.
+fn read_page<T>(
+    tx: &Transaction<'_>,
+    page_sql: &str,
+    args: &[&dyn ToSql],
+    params: &ListParams,
+    total: u64,
+    map: impl FnMut(&Row<'_>) -> crate::db::Result<T>,
+) -> Result<Page<T>> {
     let limit = i64::try_from(params.per_page).unwrap_or(i64::MAX);
     let offset = i64::try_from(params.offset()).unwrap_or(i64::MAX);
     let mut all: Vec<&dyn ToSql> = args.to_vec();
@@ -168,7 +219,7 @@ pub(crate) fn fetch_page_by<T>(
     let items = stmt
         .query_map(all.as_slice(), map)?
         .collect::<Result<Vec<T>, _>>()?;
-    Ok(Page::new(items, params, u64::try_from(total).unwrap_or(0)))
+    Ok(Page::new(items, params, total))
 }
 
 /// Trims a required text field; absent or blank is a 400 naming it.
