@@ -360,6 +360,14 @@ fn the_list_filters_by_author_tag_and_day_of_change() {
         .to_rfc3339();
     assert_eq!(titles(&format!("changed_from={hour_ago}")).len(), 3);
     assert!(titles(&format!("changed_to={hour_ago}")).is_empty());
+    // Paris's offset, its `+` sent as it is (a query string reads it as a space).
+    let paris_hour_ago = (chrono::Utc::now() - chrono::TimeDelta::hours(1))
+        .with_timezone(&chrono::FixedOffset::east_opt(3600).expect("an offset"))
+        .format("%Y-%m-%dT%H:%M:%S%:z")
+        .to_string();
+    assert!(paris_hour_ago.contains('+'));
+    assert_eq!(titles(&format!("changed_from={paris_hour_ago}")).len(), 3);
+    assert!(titles(&format!("changed_to={paris_hour_ago}")).is_empty());
     assert!(titles("changed_from=2999-01-01").is_empty());
     let refused = server
         .get("/v3/content?changed_from=yesterday")

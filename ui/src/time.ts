@@ -16,20 +16,25 @@ export function serviceTime(stamp: string, withSeconds = false): string {
   return at.toDateString() === new Date().toDateString() ? time : `${at.toLocaleDateString()} ${time}`;
 }
 
-/** A day as a date input gives it (`YYYY-MM-DD`), at `hours:minutes:seconds.ms` on this computer's clock; undefined when it is not a day. */
-function onLocalDay(day: string, hours: number, minutes: number, seconds: number, ms: number): string | undefined {
+/** The local midnight that starts a day as a date input gives it (`YYYY-MM-DD`), `later` days on; undefined when it is not a day. */
+function localMidnight(day: string, later = 0): Date | undefined {
   const parts = /^(\d{4})-(\d\d)-(\d\d)$/.exec(day.trim());
   if (!parts) return undefined;
-  const at = new Date(Number(parts[1]), Number(parts[2]) - 1, Number(parts[3]), hours, minutes, seconds, ms);
-  return Number.isNaN(at.getTime()) ? undefined : at.toISOString();
+  const at = new Date(Number(parts[1]), Number(parts[2]) - 1, Number(parts[3]) + later);
+  return Number.isNaN(at.getTime()) ? undefined : at;
 }
 
 /** The first moment of a day on this computer's clock, as the service reads a moment (ISO 8601, UTC). */
 export function localDayStart(day: string): string | undefined {
-  return onLocalDay(day, 0, 0, 0, 0);
+  return localMidnight(day)?.toISOString();
 }
 
-/** The last moment of a day on this computer's clock (the service takes it to the second, included). */
+/**
+ * The last moment of a day on this computer's clock (the service takes it to
+ * the second, included): the next day's first moment less a millisecond, so a
+ * day whose clocks go back at midnight keeps its repeated hour.
+ */
 export function localDayEnd(day: string): string | undefined {
-  return onLocalDay(day, 23, 59, 59, 999);
+  const next = localMidnight(day, 1);
+  return next && new Date(next.getTime() - 1).toISOString();
 }

@@ -8,7 +8,7 @@ export function When({ stamp, withSeconds = false }: { stamp: string; withSecond
   const at = serviceMoment(stamp);
   if (!at) return <>{stamp}</>;
   return (
-    <time dateTime={at.toISOString()} title={`${stamp} UTC`}>
+    <time dateTime={at.toISOString()} title={`${at.toISOString().slice(0, 19).replace('T', ' ')} UTC`}>
       {serviceTime(stamp, withSeconds)}
     </time>
   );

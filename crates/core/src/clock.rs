@@ -44,6 +44,16 @@ pub fn parse_timestamp(field: &str, raw: &str) -> Result<String> {
 /// it, in the contract's form.
 pub fn span(field: &str, raw: &str) -> Result<(String, String)> {
     let raw = raw.trim();
+    // A `+` offset sent unencoded in a query string arrives as a space
+    // (`2026-11-27T00:00:00 01:00`): it can be nothing else there.
+    let repaired;
+    let raw = match raw.split_once('T') {
+        Some((day, time)) if time.contains(' ') => {
+            repaired = format!("{day}T{}", time.replacen(' ', "+", 1));
+            repaired.as_str()
+        }
+        _ => raw,
+    };
     let (start, length) = match chrono::NaiveDate::parse_from_str(raw, "%Y-%m-%d") {
         Ok(day) => (
             day.and_time(chrono::NaiveTime::MIN),
@@ -91,6 +101,11 @@ mod tests {
         assert_eq!(
             span("2026-11-28T04:59:59.999Z"),
             pair("2026-11-28 04:59:59", "2026-11-28 05:00:00")
+        );
+        // Paris's midnight, its `+` unencoded in a query string.
+        assert_eq!(
+            span("2026-11-27T00:00:00 01:00"),
+            pair("2026-11-26 23:00:00", "2026-11-26 23:00:01")
         );
         assert_eq!(
             span("2026-12-31 23:59:59"),

@@ -93,10 +93,15 @@ impl ListParams {
     /// filter's index and sorting them. With `matches` of about `rows`
     /// spread evenly, the walk meets some `rows / matches` rows for each one
     /// it keeps, so it reads about `(offset + per_page) * rows / matches`
-    /// rows against the `matches` the other way reads (and sorts).
+    /// rows against the `matches` the other way reads (and sorts). Matches
+    /// are not always spread evenly (an author who left years ago, a type
+    /// used only lately), and a walk that meets few of them reads the whole
+    /// index, so it is chosen only when it looks ten times cheaper.
     pub fn walks_the_order(&self, rows: u64, matches: u64) -> bool {
+        const MARGIN: u128 = 10;
         let wanted = u128::from(self.offset().saturating_add(self.per_page));
-        matches > 0 && wanted * u128::from(rows) <= u128::from(matches) * u128::from(matches)
+        matches > 0
+            && MARGIN * wanted * u128::from(rows) <= u128::from(matches) * u128::from(matches)
     }
 
     /// `ORDER BY` text for a table whose columns carry these names; `id` breaks ties
@@ -209,12 +214,12 @@ mod tests {
     fn a_common_filter_walks_the_order_and_a_rare_one_does_not() {
         // A million stories, pages of 20.
         assert!(page(1, 20).walks_the_order(1_000_000, 900_000));
-        assert!(page(1, 20).walks_the_order(1_000_000, 5_000));
-        assert!(!page(1, 20).walks_the_order(1_000_000, 1_000));
+        assert!(page(1, 20).walks_the_order(1_000_000, 19_710));
+        assert!(!page(1, 20).walks_the_order(1_000_000, 5_000));
         assert!(!page(1, 20).walks_the_order(1_000_000, 0));
-        // Deep in the list the walk is long: page 2,000 of a quarter.
-        assert!(page(2_000, 20).walks_the_order(1_000_000, 250_000));
-        assert!(!page(2_000, 20).walks_the_order(1_000_000, 100_000));
+        // Deep in the list the walk is long: page 2,000 of everything, of a quarter.
+        assert!(page(2_000, 20).walks_the_order(1_000_000, 1_000_000));
+        assert!(!page(2_000, 20).walks_the_order(1_000_000, 250_000));
     }
 
     proptest::proptest! {

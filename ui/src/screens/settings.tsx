@@ -5,6 +5,7 @@ import type { SyncStatus } from '../api';
 import { useDesk } from '../context';
 import { attempt, Problem, useLoad } from '../load';
 import { desktopCommand, inDesktopApp, parseKey } from '../session';
+import { When } from '../when';
 
 export function Settings({ signOut, ownKey }: { signOut?: () => Promise<void>; ownKey?: boolean }) {
   const { me, api, may } = useDesk();
@@ -55,7 +56,7 @@ export function Settings({ signOut, ownKey }: { signOut?: () => Promise<void>; o
       )}
       <h2>Newsroom server</h2>
       {inDesktopApp() ? <RemoteForm /> : <p>This copy is served by {location.host}; its sync is set where it runs.</p>}
-      {status.data && <p>Last sync: {status.data.last_sync_at ?? 'never'}.</p>}
+      {status.data && <p>Last sync: {status.data.last_sync_at ? <When stamp={status.data.last_sync_at} /> : 'never'}.</p>}
     </section>
   );
 }

@@ -9,6 +9,7 @@ import { useDesk } from '../context';
 import { textOf } from '../text';
 import { attempt, Problem, useLoad } from '../load';
 import { MissingPermission } from '../permission';
+import { When } from '../when';
 
 /** Settling a conflict with a text of one's own, starting from one's own version. */
 function EditedText({ conflict, onKeep }: { conflict: SyncConflict; onKeep: (text: string) => void }) {
@@ -162,7 +163,7 @@ export function SyncScreen() {
             </>
           )}
           <dt>Last sync</dt>
-          <dd>{status.last_sync_at ?? 'never'}</dd>
+          <dd>{status.last_sync_at ? <When stamp={status.last_sync_at} withSeconds /> : 'never'}</dd>
           <dt>Changes waiting to go</dt>
           <dd>{counted(status.pending, 'change')}</dd>
           {status.syncing && (
