@@ -96,6 +96,20 @@ impl TlsCluster {
         )
     }
 
+    /// A URL for `reporter` on `database`, verifying the server in full and
+    /// showing it `certificate` and `key` when given.
+    fn reporter_url(&self, database: &str, certificate: Option<(&Path, &Path)>) -> String {
+        let mut tls = format!("sslmode=verify-full sslrootcert={}", file(&self.authority));
+        if let Some((certificate, key)) = certificate {
+            tls.push_str(&format!(
+                " sslcert={} sslkey={}",
+                file(certificate),
+                file(key)
+            ));
+        }
+        self.url_as("reporter", "localhost", database, &tls)
+    }
+
     /// A client certificate for `user` written to `dir` as `NAME.crt` and
     /// `NAME.key` (the key readable by its owner only): the two files.
     fn client_files(&self, user: &str, dir: &Path, name: &str) -> (PathBuf, PathBuf) {
@@ -255,17 +269,7 @@ fn a_node_shows_its_own_certificate_where_postgres_asks_for_one() {
     let tls = TlsCluster::start();
     let database = tls.database();
     let (certificate, key) = tls.client_files("reporter", tls.files.path(), "reporter");
-    let url = tls.url_as(
-        "reporter",
-        "localhost",
-        &database,
-        &format!(
-            "sslmode=verify-full sslrootcert={} sslcert={} sslkey={}",
-            file(&tls.authority),
-            file(&certificate),
-            file(&key)
-        ),
-    );
+    let url = tls.reporter_url(&database, Some((&certificate, &key)));
     let node = TestServer::start_on_database(&url);
     node.post(
         "/v3/content",
@@ -283,12 +287,7 @@ fn a_node_shows_its_own_certificate_where_postgres_asks_for_one() {
     assert_ne!(shown, "0", "the node's connections show its certificate");
 
     // Without a certificate, pg_hba refuses the user, in the server's words.
-    let (connected, said) = key_create(&tls.url_as(
-        "reporter",
-        "localhost",
-        &database,
-        &format!("sslmode=verify-full sslrootcert={}", file(&tls.authority)),
-    ));
+    let (connected, said) = key_create(&tls.reporter_url(&database, None));
     assert!(!connected, "no certificate, no connection");
     assert!(
         said.contains("the connection to PostgreSQL failed") && said.contains("certificate"),
@@ -297,34 +296,16 @@ fn a_node_shows_its_own_certificate_where_postgres_asks_for_one() {
 
     // A certificate for another user is not this user's.
     let (editor_certificate, editor_key) = tls.client_files("editor", tls.files.path(), "editor");
-    let (connected, said) = key_create(&tls.url_as(
-        "reporter",
-        "localhost",
-        &database,
-        &format!(
-            "sslmode=verify-full sslrootcert={} sslcert={} sslkey={}",
-            file(&tls.authority),
-            file(&editor_certificate),
-            file(&editor_key)
-        ),
-    ));
+    let (connected, said) =
+        key_create(&tls.reporter_url(&database, Some((&editor_certificate, &editor_key))));
     assert!(
         !connected,
         "editor's certificate does not sign in reporter: {said}"
     );
 
     // Another certificate's key is refused before anything is sent.
-    let (connected, said) = key_create(&tls.url_as(
-        "reporter",
-        "localhost",
-        &database,
-        &format!(
-            "sslmode=verify-full sslrootcert={} sslcert={} sslkey={}",
-            file(&tls.authority),
-            file(&certificate),
-            file(&editor_key)
-        ),
-    ));
+    let (connected, said) =
+        key_create(&tls.reporter_url(&database, Some((&certificate, &editor_key))));
     assert!(!connected, "a key that is not the certificate's");
     assert!(said.contains("do not make a client certificate"), "{said}");
 

@@ -1006,6 +1006,15 @@ mod tests {
         (titles, total)
     }
 
+    /// An admin signed in on `cms`.
+    fn admin(cms: &Cms) -> std::sync::Arc<Principal> {
+        let key = cms
+            .create_key("ed", &["admin".to_owned()], &[])
+            .expect("a key");
+        cms.authenticate(Some(&Credential::PrivateKey(key.private_key)))
+            .expect("signed in")
+    }
+
     /// Every filter of the list reads the same pages whichever way SQLite is
     /// asked to read them: the walk of the order's index for a common
     /// filter, the filter's own index for a rare one or a deep page.
@@ -1013,12 +1022,7 @@ mod tests {
     fn a_filtered_list_reads_the_same_rows_walked_in_order_or_found_by_index() {
         let dir = tempfile::tempdir().expect("a temporary directory");
         let cms = Cms::open(dir.path(), "test").expect("opens");
-        let key = cms
-            .create_key("ed", &["admin".to_owned()], &[])
-            .expect("a key");
-        let who = cms
-            .authenticate(Some(&Credential::PrivateKey(key.private_key)))
-            .expect("signed in");
+        let who = admin(&cms);
         let author = |name: &str| {
             cms.create_author(
                 &who,
@@ -1153,12 +1157,7 @@ mod tests {
             std::sync::Arc::new(|item| item.record.title),
             false,
         );
-        let key = cms
-            .create_key("ed", &["admin".to_owned()], &[])
-            .expect("a key");
-        let who = cms
-            .authenticate(Some(&Credential::PrivateKey(key.private_key)))
-            .expect("signed in");
+        let who = admin(&cms);
         // The oldest stories carry the words in their headlines; then 250
         // ferry stories, the oldest 50 with "ferry" in their standfirst
         // too; then 1,100 with the words only in their bodies, 300 of them
