@@ -108,6 +108,9 @@ const ORDERED_BY_INDEX: &[&str] = &["id", "version", "modified_at", "created_at"
 struct Narrowing {
     by_index: String,
     in_order: String,
+    /// When this is the list's only condition, a cheaper count of its
+    /// matches than reading them.
+    counted_alone: Option<String>,
 }
 
 impl Narrowing {
@@ -116,6 +119,7 @@ impl Narrowing {
         Self {
             by_index: sql.clone(),
             in_order: sql,
+            counted_alone: None,
         }
     }
 
@@ -127,6 +131,7 @@ impl Narrowing {
         Self {
             by_index: format!("{column} = +?{parameter}"),
             in_order: format!("+{column} = +?{parameter}"),
+            counted_alone: None,
         }
     }
 
@@ -140,6 +145,14 @@ impl Narrowing {
             in_order: format!(
                 "EXISTS (SELECT 1 FROM {table} l WHERE l.content_id = content.id AND l.{column} = +?{parameter})"
             ),
+            // Alone, it is counted in the link table's own index: a link is
+            // one item's (the table's key is the item and the other side),
+            // and an item's links go with it (`ON DELETE CASCADE`). Read
+            // through the items, a prolific author's 265,321 stories took
+            // 0.22 s to count; the index alone, milliseconds.
+            counted_alone: Some(format!(
+                "SELECT COUNT(*) FROM {table} l WHERE l.{column} = +?{parameter}"
+            )),
         }
     }
 
@@ -534,8 +547,17 @@ impl Cms {
                     by_index.clone()
                 })
             };
+            let count_sql = match conditions.as_slice() {
+                [
+                    Narrowing {
+                        counted_alone: Some(count),
+                        ..
+                    },
+                ] => count.clone(),
+                _ => format!("SELECT COUNT(*) FROM content {by_index}"),
+            };
             let mut page = fetch_page_choosing(
-                tx, "content", columns, &by_index, choose, &args, &params, &map,
+                tx, "content", columns, &count_sql, choose, &args, &params, &map,
             )?;
             let items = finish(tx, std::mem::take(&mut page.items))?;
             Ok(page.with_items(items))

@@ -135,7 +135,7 @@ pub(crate) fn fetch_page<T>(
         tx,
         table,
         columns,
-        filter,
+        &format!("SELECT COUNT(*) FROM {table} {filter}"),
         |_, _| Ok(filter.to_owned()),
         args,
         params,
@@ -143,23 +143,23 @@ pub(crate) fn fetch_page<T>(
     )
 }
 
-/// [`fetch_page`], counting the matches by `count_filter` and reading the
-/// page by the filter `page_filter` answers, given the count: the same
-/// condition written for another plan (same parameters, same rows).
+/// [`fetch_page`], counting the matches by `count_sql` (taking `args`) and
+/// reading the page by the filter `page_filter` answers, given the count:
+/// the same condition written for another plan (same parameters, same
+/// rows).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn fetch_page_choosing<T>(
     tx: &Transaction<'_>,
     table: &str,
     columns: &str,
-    count_filter: &str,
+    count_sql: &str,
     page_filter: impl FnOnce(&Transaction<'_>, u64) -> Result<String>,
     args: &[&dyn ToSql],
     params: &ListParams,
     map: impl FnMut(&Row<'_>) -> crate::db::Result<T>,
 ) -> Result<Page<T>> {
-    let count = format!("SELECT COUNT(*) FROM {table} {count_filter}");
     let total: i64 = tx
-        .prepare_cached(&count)?
+        .prepare_cached(count_sql)?
         .query_row(args, |row| row.get(0))?;
     let total = u64::try_from(total).unwrap_or(0);
     let filter = page_filter(tx, total)?;
