@@ -1,6 +1,6 @@
 //! Timestamps as the contract writes them: UTC `YYYY-MM-DD HH:MM:SS`.
 
-use chrono::{NaiveDateTime, Utc};
+use chrono::{NaiveDateTime, Timelike as _, Utc};
 
 use crate::error::{CoreError, Result};
 
@@ -21,20 +21,27 @@ pub fn days_ago(days: i64) -> String {
 /// A timestamp a client sent: the contract's form, or ISO 8601 with `T` and an
 /// optional `Z` or offset, normalised to UTC in the contract's form.
 pub fn parse_timestamp(field: &str, raw: &str) -> Result<String> {
-    let raw = raw.trim();
-    if let Ok(t) = NaiveDateTime::parse_from_str(raw, FORMAT) {
-        return Ok(t.format(FORMAT).to_string());
-    }
-    if let Ok(t) = chrono::DateTime::parse_from_rfc3339(raw) {
-        return Ok(t.with_timezone(&Utc).format(FORMAT).to_string());
-    }
-    if let Ok(t) = NaiveDateTime::parse_from_str(raw, "%Y-%m-%dT%H:%M:%S") {
-        return Ok(t.format(FORMAT).to_string());
-    }
-    Err(CoreError::invalid_field(
-        field,
-        format!("\"{field}\" must be a timestamp like 2026-01-31 14:05:00"),
-    ))
+    parse_moment(raw.trim())
+        .map(|t| t.format(FORMAT).to_string())
+        .ok_or_else(|| {
+            CoreError::invalid_field(
+                field,
+                format!("\"{field}\" must be a timestamp like 2026-01-31 14:05:00"),
+            )
+        })
+}
+
+/// A moment in any form [`parse_timestamp`] takes, in UTC, to the second.
+fn parse_moment(raw: &str) -> Option<NaiveDateTime> {
+    NaiveDateTime::parse_from_str(raw, FORMAT)
+        .or_else(|_| NaiveDateTime::parse_from_str(raw, "%Y-%m-%dT%H:%M:%S"))
+        .ok()
+        .or_else(|| {
+            chrono::DateTime::parse_from_rfc3339(raw)
+                .ok()
+                .map(|t| t.with_timezone(&Utc).naive_utc())
+        })
+        .map(|t| t.with_nanosecond(0).unwrap_or(t))
 }
 
 /// The span a filter's bound covers: a day (`YYYY-MM-DD`, a UTC day) its
@@ -60,7 +67,7 @@ pub fn span(field: &str, raw: &str) -> Result<(String, String)> {
             chrono::TimeDelta::days(1),
         ),
         Err(_) => {
-            let moment = parse_timestamp(field, raw).map_err(|_| {
+            let start = parse_moment(raw).ok_or_else(|| {
                 CoreError::invalid_field(
                     field,
                     format!(
@@ -69,8 +76,6 @@ pub fn span(field: &str, raw: &str) -> Result<(String, String)> {
                     ),
                 )
             })?;
-            let start = NaiveDateTime::parse_from_str(&moment, FORMAT)
-                .map_err(|err| CoreError::Internal(format!("a normalised timestamp: {err}")))?;
             (start, chrono::TimeDelta::seconds(1))
         }
     };

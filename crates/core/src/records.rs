@@ -158,10 +158,7 @@ pub(crate) fn fetch_page_choosing<T>(
     params: &ListParams,
     map: impl FnMut(&Row<'_>) -> crate::db::Result<T>,
 ) -> Result<Page<T>> {
-    let total: i64 = tx
-        .prepare_cached(count_sql)?
-        .query_row(args, |row| row.get(0))?;
-    let total = u64::try_from(total).unwrap_or(0);
+    let total = count_matches(tx, count_sql, args)?;
     let filter = page_filter(tx, total)?;
     let order = params.order_by(table);
     // The page's rows are picked by id first, walking only the ordering
@@ -187,17 +184,16 @@ pub(crate) fn fetch_page_by<T>(
     params: &ListParams,
     map: impl FnMut(&Row<'_>) -> crate::db::Result<T>,
 ) -> Result<Page<T>> {
+    let total = count_matches(tx, count_sql, args)?;
+    read_page(tx, page_sql, args, params, total, map)
+}
+
+/// What `count_sql` (a `SELECT COUNT(*)` taking `args`) counts.
+fn count_matches(tx: &Transaction<'_>, count_sql: &str, args: &[&dyn ToSql]) -> Result<u64> {
     let total: i64 = tx
         .prepare_cached(count_sql)?
         .query_row(args, |row| row.get(0))?;
-    read_page(
-        tx,
-        page_sql,
-        args,
-        params,
-        u64::try_from(total).unwrap_or(0),
-        map,
-    )
+    Ok(u64::try_from(total).unwrap_or(0))
 }
 
 /// The rows of `page_sql` (taking `args`, then the limit and the offset)
