@@ -444,3 +444,301 @@ fn a_draft_made_before_a_newer_version_is_merged_onto_it() {
     assert_eq!(current["content"], html_of(&desk));
     assert_eq!(current["conflicts"], json!([]));
 }
+
+/// A request to `server` signed as `token`.
+fn as_user(
+    server: &TestServer,
+    token: &str,
+    method: reqwest::Method,
+    path: &str,
+    body: Option<&serde_json::Value>,
+) -> copydesk_tests::Reply {
+    server.call(method, path, Some(token), body)
+}
+
+#[test]
+fn each_person_keeps_a_draft_of_their_own_with_the_whole_form() {
+    let server = TestServer::start();
+    let reporter = server.key("Rita Reporter", &["journalist"], &[]).token();
+    let editor = server.key("Dana Desk", &["editor"], &[]).token();
+    let item = server
+        .post(
+            "/v3/content",
+            &json!({"title": "Harbour", "type": "article", "content": "<p>One.</p>"}),
+        )
+        .expect(200)
+        .body;
+    let (uuid, srn) = (
+        item["uuid"].as_str().expect("uuid"),
+        item["srn"].as_str().expect("srn"),
+    );
+    let drafts = format!("/v3/draft?content={srn}");
+    let others = format!("/v3/draft/others?content={srn}");
+    let post = reqwest::Method::POST;
+    let get = reqwest::Method::GET;
+    let reporters = ["The reporter's lede."];
+    as_user(
+        &server,
+        &reporter,
+        post.clone(),
+        &drafts,
+        Some(&json!({"content": html_of(&reporters), "content_raw": raw_of(&reporters),
+                     "fields": {"title": "Harbour reopens", "abstract": "Ships return.", "urls": ["/harbour"]}})),
+    )
+    .expect(200);
+    let editors = ["The editor's lede."];
+    as_user(
+        &server,
+        &editor,
+        post,
+        &drafts,
+        Some(
+            &json!({"content": html_of(&editors), "content_raw": raw_of(&editors),
+                     "fields": {"title": "Harbour shut", "dominantAttachment": null}}),
+        ),
+    )
+    .expect(200);
+
+    // Each reads their own, never the other's, with the form they typed.
+    let mine = as_user(&server, &reporter, get.clone(), &drafts, None)
+        .expect(200)
+        .body;
+    assert_eq!(mine[0]["content"], html_of(&reporters));
+    assert_eq!(
+        mine[0]["fields"],
+        json!({"title": "Harbour reopens", "abstract": "Ships return.", "urls": ["/harbour"]})
+    );
+    assert_eq!(mine[0]["saved"], false);
+    let hers = as_user(&server, &editor, get.clone(), &drafts, None)
+        .expect(200)
+        .body;
+    assert_eq!(hers[0]["content"], html_of(&editors));
+    assert_eq!(
+        hers[0]["fields"],
+        json!({"title": "Harbour shut", "dominantAttachment": null})
+    );
+    // The admin typed nothing here: no draft is restored as theirs.
+    assert_eq!(server.get(&drafts).expect(200).body, json!([]));
+
+    // Each sees the other's unsaved text, by name.
+    let seen = as_user(&server, &reporter, get.clone(), &others, None)
+        .expect(200)
+        .body;
+    assert_eq!(seen.as_array().map(Vec::len), Some(1));
+    assert_eq!(seen[0]["user"]["name"], "Dana Desk");
+    assert_eq!(seen[0]["content"], html_of(&editors));
+    let seen = as_user(&server, &editor, get.clone(), &others, None)
+        .expect(200)
+        .body;
+    assert_eq!(seen[0]["user"]["name"], "Rita Reporter");
+    assert_eq!(
+        server
+            .get(&others)
+            .expect(200)
+            .body
+            .as_array()
+            .map(Vec::len),
+        Some(2)
+    );
+
+    // The editor saves a version: her draft is in it, no longer unsaved text.
+    as_user(
+        &server,
+        &editor,
+        reqwest::Method::PUT,
+        &format!("/v3/content/{uuid}"),
+        Some(&json!({"title": "Harbour shut", "content": html_of(&editors), "base_version": "1"})),
+    )
+    .expect(200);
+    let seen = as_user(&server, &reporter, get.clone(), &others, None)
+        .expect(200)
+        .body;
+    assert_eq!(seen, json!([]));
+    let hers = as_user(&server, &editor, get.clone(), &drafts, None)
+        .expect(200)
+        .body;
+    assert_eq!(hers[0]["saved"], true);
+    // The reporter's draft survives, still unsaved, and shows to the editor.
+    let mine = as_user(&server, &reporter, get.clone(), &drafts, None)
+        .expect(200)
+        .body;
+    assert_eq!(mine[0]["saved"], false);
+    assert_eq!(
+        as_user(&server, &editor, get, &others, None)
+            .expect(200)
+            .body[0]["user"]["name"],
+        "Rita Reporter"
+    );
+
+    // A reader may not see drafts; a form field of the wrong type is a 400.
+    let reader = server.key("Rex Reader", &["reader"], &[]).token();
+    as_user(
+        &server,
+        &reader,
+        reqwest::Method::POST,
+        &drafts,
+        Some(&json!({"content": "", "content_raw": raw_of(&["x"])})),
+    )
+    .expect_error(401, "forbidden_action");
+    server
+        .post(
+            &drafts,
+            &json!({"content": "", "content_raw": raw_of(&["x"]), "fields": {"title": 5}}),
+        )
+        .expect_error(400, "invalid_request");
+}
+
+#[test]
+fn a_merged_draft_carries_its_headline_onto_the_newer_version() {
+    let server = TestServer::start();
+    let body = ["The lede.", "The kicker."];
+    let item = server
+        .post(
+            "/v3/content",
+            &json!({"title": "Vote", "abstract": "Old abstract", "type": "article",
+                    "content": html_of(&body), "content_raw": raw_of(&body).to_string()}),
+        )
+        .expect(200)
+        .body;
+    let (uuid, srn) = (
+        item["uuid"].as_str().expect("uuid"),
+        item["srn"].as_str().expect("srn"),
+    );
+    let desk = server.key("Dana Desk", &["editor"], &[]).token();
+    // The admin's draft of version 1 changes the headline; the desk then saves the abstract.
+    server
+        .post(
+            &format!("/v3/draft?content={srn}"),
+            &json!({"content": html_of(&body), "content_raw": raw_of(&body),
+                    "fields": {"title": "Vote passes", "abstract": "Old abstract"}}),
+        )
+        .expect(200);
+    as_user(
+        &server,
+        &desk,
+        reqwest::Method::PUT,
+        &format!("/v3/content/{uuid}"),
+        Some(&json!({"abstract": "The council voted.", "base_version": "1"})),
+    )
+    .expect(200);
+    let merged = server
+        .get(&format!("/v3/draft/merged?content={srn}"))
+        .expect(200)
+        .body;
+    assert_eq!(merged["version"], "2");
+    assert_eq!(
+        merged["fields"],
+        json!({"title": "Vote passes", "abstract": "The council voted."})
+    );
+    assert_eq!(merged["field_conflicts"], json!([]));
+}
+
+#[test]
+fn a_save_based_on_an_older_version_is_merged_onto_the_newer_one() {
+    let server = TestServer::start();
+    let reporter = server.key("Rita Reporter", &["journalist"], &[]).token();
+    let editor = server.key("Dana Desk", &["editor"], &[]).token();
+    let first = ["Rates rose 6% in May.", "The kicker."];
+    let item = server
+        .post(
+            "/v3/content",
+            &json!({"title": "Rates", "type": "article", "content": html_of(&first),
+                    "content_raw": raw_of(&first).to_string()}),
+        )
+        .expect(200)
+        .body;
+    let uuid = item["uuid"].as_str().expect("uuid");
+    let path = format!("/v3/content/{uuid}");
+    let put = reqwest::Method::PUT;
+
+    // The editor changes the headline from version 1 and saves version 2.
+    as_user(
+        &server,
+        &editor,
+        put.clone(),
+        &path,
+        Some(
+            &json!({"title": "Rates rise again", "content": html_of(&first), "base_version": "1"}),
+        ),
+    )
+    .expect(200);
+    // The reporter, still on version 1, sends the old headline and a new kicker.
+    let reporters = ["Rates rose 6% in May.", "The kicker, longer."];
+    let saved = as_user(
+        &server,
+        &reporter,
+        put.clone(),
+        &path,
+        Some(&json!({"title": "Rates", "content": html_of(&reporters),
+                     "content_raw": raw_of(&reporters).to_string(), "base_version": "1"})),
+    )
+    .expect(200)
+    .body;
+    assert_eq!(saved["version"], "3");
+    assert_eq!(
+        saved["title"], "Rates rise again",
+        "the editor's headline stays"
+    );
+    assert_eq!(
+        saved["content"],
+        html_of(&reporters),
+        "the reporter's kicker is in"
+    );
+    let audit = saved["audit"].as_array().expect("audit");
+    let last = audit.last().expect("an entry");
+    assert_eq!(last["action"], "merged");
+    assert!(
+        last["detail"]
+            .as_str()
+            .is_some_and(|d| d.contains("version 1") && d.contains("version 2")),
+        "{last}"
+    );
+
+    // Both change the same words from version 3: the second save is refused
+    // and nothing is replaced.
+    let editors = ["Rates rose 7% in May.", "The kicker, longer."];
+    as_user(
+        &server,
+        &editor,
+        put.clone(),
+        &path,
+        Some(
+            &json!({"content": html_of(&editors), "content_raw": raw_of(&editors).to_string(),
+                     "base_version": "3"}),
+        ),
+    )
+    .expect(200);
+    let clash = ["Rates rose 8% in May.", "The kicker, longer."];
+    let refused = as_user(
+        &server,
+        &reporter,
+        put.clone(),
+        &path,
+        Some(
+            &json!({"content": html_of(&clash), "content_raw": raw_of(&clash).to_string(),
+                     "base_version": "3"}),
+        ),
+    )
+    .expect_error(409, "conflict");
+    assert_eq!(refused.body["field"], "content");
+    assert!(
+        refused.message().contains("paragraph 1 of the body"),
+        "{}",
+        refused.message()
+    );
+    let now = server.get(&path).expect(200).body;
+    assert_eq!(now["version"], "4");
+    assert_eq!(now["content"], html_of(&editors));
+
+    // A base that is no version of the item is a 400 naming the field; no
+    // base at all replaces, as the hosted service does.
+    let bad = server
+        .put(&path, &json!({"title": "X", "base_version": "99"}))
+        .expect_error(400, "invalid_request");
+    assert_eq!(bad.body["field"], "base_version");
+    let replaced = server
+        .put(&path, &json!({"content": html_of(&clash)}))
+        .expect(200)
+        .body;
+    assert_eq!(replaced["content"], html_of(&clash));
+}

@@ -71,6 +71,9 @@ describe('a photo in the body', () => {
     await dialog.waitFor({ state: 'detached' });
     await body.locator('figure img').first().waitFor();
     assert.deepEqual(await blocksOf(body), ['Dock workers walk out at dawn.', '[photo: Photo: Harbour strike]', 'The port is shut.']);
+    // The cursor is after the photo, not on it: typing keeps the photo.
+    await page.keyboard.type('Quay closed. ');
+    assert.deepEqual(await blocksOf(body), ['Dock workers walk out at dawn.', '[photo: Photo: Harbour strike]', 'Quay closed. The port is shut.']);
 
     // Pick: the cursor at the end of the last paragraph.
     await body.locator('p').last().click();
@@ -79,13 +82,16 @@ describe('a photo in the body', () => {
     await dialog.getByLabel('Pick a photo from the archive').fill('cranes terminal');
     await dialog.getByRole('list', { name: 'Pick a photo from the archive: matches' }).getByRole('button', { name: 'Cranes idle at the container terminal' }).click();
     await dialog.waitFor({ state: 'detached' });
+    await body.locator('figure img').nth(1).waitFor();
+    // At the end of the story nothing follows the photo: what is typed makes a paragraph after it.
+    await page.keyboard.type('Talks resume on Monday.');
     const placed = [
       'Dock workers walk out at dawn.',
       '[photo: Photo: Harbour strike]',
-      'The port is shut.',
+      'Quay closed. The port is shut.',
       '[photo: Cranes idle at the container terminal]',
+      'Talks resume on Monday.',
     ];
-    await body.locator('figure img').nth(1).waitFor();
     assert.deepEqual(await blocksOf(body), placed);
     await assertPhotosLoad(body, srv.base);
 
@@ -96,7 +102,7 @@ describe('a photo in the body', () => {
     const saved = one(await srv.call(admin, 'GET', `/v3/content/${story.uuid}`));
     assert.match(
       saved.content,
-      /^<p>Dock workers walk out at dawn\.<\/p><figure><img src="\/files\/[^"]+" alt="Photo: Harbour strike"><\/figure><p>The port is shut\.<\/p><figure><img src="\/files\/[^"]+" alt="Cranes idle at the container terminal"><\/figure>$/,
+      /^<p>Dock workers walk out at dawn\.<\/p><figure><img src="\/files\/[^"]+" alt="Photo: Harbour strike"><\/figure><p>Quay closed\. The port is shut\.<\/p><figure><img src="\/files\/[^"]+" alt="Cranes idle at the container terminal"><\/figure><p>Talks resume on Monday\.<\/p>$/,
     );
     const media = one(await srv.call(admin, 'GET', `/v3/content/${archived.uuid}`));
     assert.ok(saved.content.includes(`src="${media.attachment.public_url}"`), 'the picked photo is the archive item’s file');

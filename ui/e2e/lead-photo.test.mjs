@@ -1,6 +1,8 @@
 // A lead photo set from the article itself, in a real browser against a real
-// copydesk-server: a photo uploaded from the story becomes a media item and
-// the story's dominant attachment, shown in the editor.
+// copydesk-server: a photo uploaded from the story becomes a media item and,
+// once the writer saves, the story's dominant attachment. Until then it is
+// part of the writer's draft, like the headline: no version is saved behind
+// their back.
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -28,15 +30,35 @@ describe('the lead photo', () => {
     await photo.waitFor();
     assert.ok(await photo.evaluate((img) => img.complete && img.naturalWidth > 0), 'the preview loads');
     await shot(page, 'editor-lead-photo');
-    const now = await srv.call(admin, 'GET', `/v3/content/${story.uuid}`);
-    const read = one(now);
+    // Not a version of its own: the story is still at version 1, and the
+    // choice is in the writer's draft until they save.
+    await page.locator('.draft-state', { hasText: 'Draft saved' }).waitFor({ timeout: 15_000 });
+    const before = one(await srv.call(admin, 'GET', `/v3/content/${story.uuid}`));
+    assert.equal(before.version, '1');
+    assert.equal(before.dominantAttachment ?? null, null);
+    const drafts = await srv.call(admin, 'GET', `/v3/draft?content=${encodeURIComponent(story.srn)}`);
+    const chosen = drafts[0].fields.dominantAttachment;
+    assert.ok(chosen, 'the draft names the chosen photo');
+    // The editor is not frozen by a version it did not save: typing goes on.
+    const body = page.getByRole('textbox', { name: 'Body' });
+    await body.click();
+    await page.keyboard.press('End');
+    await page.keyboard.type(' Pickets at the gate.');
+    await page.getByRole('button', { name: 'Save as new version' }).click();
+    await page.locator('.story-meta', { hasText: /· version 2$/ }).waitFor();
+    const read = one(await srv.call(admin, 'GET', `/v3/content/${story.uuid}`));
+    assert.equal(read.dominantAttachment.uuid, chosen);
     assert.equal(read.dominantAttachment.title, 'Photo: Harbour strike');
     assert.equal(read.dominantAttachment.attachment.base_name, 'dockers');
+    assert.match(read.content, /Pickets at the gate\./);
     const media = await srv.call(admin, 'GET', `/v3/content/${read.dominantAttachment.uuid}`);
     assert.equal(one(media).type, 'media');
-    // And off again.
+    // And off again, with the next save.
     await panel.getByRole('button', { name: 'Take the lead photo off' }).click();
     await panel.getByText('This story has no lead photo.').waitFor();
+    await page.getByRole('button', { name: 'Save as new version' }).click();
+    await page.locator('.story-meta', { hasText: /· version 3$/ }).waitFor();
+    assert.equal(one(await srv.call(admin, 'GET', `/v3/content/${story.uuid}`)).dominantAttachment ?? null, null);
     await context.close();
   });
 });

@@ -4,7 +4,8 @@
 
 import { Editor as TipTap } from '@tiptap/core';
 import StarterKit from '@tiptap/starter-kit';
-import { TextSelection } from '@tiptap/pm/state';
+import { GapCursor } from '@tiptap/pm/gapcursor';
+import { NodeSelection, TextSelection, type Transaction } from '@tiptap/pm/state';
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { PmNode } from './draftjs';
@@ -233,13 +234,37 @@ function LinkDialog({ editor, close }: { editor: TipTap; close: () => void }) {
 }
 
 /**
+ * Leaves the cursor after a photo just placed, never on the photo itself:
+ * a selected photo is deleted by the next key typed. Followed by a
+ * paragraph, the cursor starts it; with nothing to type in after it (the
+ * end of the story, another photo), a gap cursor stands there, and typing
+ * makes a new paragraph, so the body gains no empty one.
+ */
+export function cursorAfterPhoto(tr: Transaction): boolean {
+  const { selection } = tr;
+  if (!(selection instanceof NodeSelection)) return true;
+  const after = tr.doc.resolve(selection.to);
+  if (after.nodeAfter?.isTextblock) {
+    tr.setSelection(TextSelection.create(tr.doc, selection.to + 1));
+  } else if (!after.parent.inlineContent) {
+    tr.setSelection(new GapCursor(after));
+  }
+  return true;
+}
+
+/**
  * Places a photo where the cursor was (as a block of its own: a paragraph
  * the cursor stood in is split there), chosen by uploading or picking.
  */
 function PhotoDialog({ editor, choose, close }: { editor: TipTap; choose: (place: (photo: Photo) => void) => ComponentChildren; close: () => void }) {
   const place = (photo: Photo) => {
     if (editor.isDestroyed) return;
-    editor.chain().focus().setImage({ src: photo.src, alt: photo.alt }).run();
+    editor
+      .chain()
+      .focus()
+      .setImage({ src: photo.src, alt: photo.alt })
+      .command(({ tr }) => cursorAfterPhoto(tr))
+      .run();
     close();
   };
   return (

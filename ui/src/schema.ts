@@ -171,7 +171,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Access action: DRAFT list. */
+        /** @description Access action: DRAFT list. The caller's own last draft of the item (a draft is one person's; another's is never answered as one's own), with the rest of the form it was typed with in `fields` and whether its writer saved a version since in `saved`. */
         get: operations["drafts_last"];
         put?: never;
         /** @description Access action: DRAFT create. */
@@ -189,8 +189,25 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Access action: DRAFT list. A Copydesk extension: the item's last draft merged paragraph by paragraph and word by word onto the item's current version, when someone saved a newer version since the draft was made (the draft's own version is the base). 404 when there is no draft; 409 when the draft's version is no longer kept. */
+        /** @description Access action: DRAFT list. A Copydesk extension: the caller's last draft of the item merged paragraph by paragraph and word by word onto the item's current version, when someone saved a newer version since the draft was made (the draft's own version is the base). 404 when there is no draft; 409 when the draft's version is no longer kept. */
         get: operations["drafts_merged"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v3/draft/others": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Access action: DRAFT list. A Copydesk extension: the last unsaved draft of each other person who typed in the item (none once they saved a version since), newest first, each with its writer embedded as `user`: an editor shows that someone else has unsaved text in the story. */
+        get: operations["drafts_others"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1063,6 +1080,7 @@ export interface components {
             attachment?: null | components["schemas"]["UploadBody"];
             /** @description The blog container a post belongs to. */
             container?: string | null;
+            base_version?: null | components["schemas"]["Integer"];
         };
         Draft: {
             id: string;
@@ -1072,10 +1090,38 @@ export interface components {
             version: string;
             created_at: string;
             user_id?: string | null;
+            fields?: null | components["schemas"]["DraftFields"];
+            /**
+             * @description Its writer saved a version of the item since, so it is no longer
+             *     unsaved text (a Copydesk addition).
+             */
+            saved?: boolean;
+            user?: null | components["schemas"]["User"];
         };
         DraftBody: {
             content?: string | null;
             content_raw?: unknown;
+            fields?: null | components["schemas"]["DraftFields"];
+            version?: null | components["schemas"]["Integer"];
+        };
+        /**
+         * @description The fields of a story's form a draft holds besides its body. A field
+         *     left out is one the draft does not hold (the story's own stands).
+         */
+        DraftFields: {
+            title?: string | null;
+            slug?: string | null;
+            abstract?: string | null;
+            /** @description Author UUIDs, in byline order. */
+            authors?: string[] | null;
+            /** @description Tag UUIDs. */
+            tags?: string[] | null;
+            /** @description URL paths, one per entry. */
+            urls?: string[] | null;
+            /** @description The lead photo: a media item's UUID, or `null` when taken off. */
+            dominantAttachment?: string | null;
+            /** @description The form's Published box. */
+            published?: boolean | null;
         };
         /** @description The envelope of every list (`items` plus paging numbers, as integers). */
         Envelope_Assignment: {
@@ -1340,6 +1386,18 @@ export interface components {
             workflow_section_id?: null | components["schemas"]["Reference"];
             content?: string | null;
         };
+        /** @description A field of a story both sides changed differently. */
+        FieldConflict: {
+            /**
+             * @description As the content item names it: `title`, `slug`, `abstract`, `authors`,
+             *     `tags`, `dominantAttachment`, `published_at`, `type`, `weight`, `state`.
+             */
+            field: string;
+            /** @description This side's value (the draft's or the save's). */
+            mine: string;
+            /** @description The other side's, which the merged story holds. */
+            theirs: string;
+        };
         /**
          * @description 0 or 1 (true, false, "0" and "1" are accepted too)
          * @enum {integer}
@@ -1429,11 +1487,17 @@ export interface components {
             /** @description The draft merged onto that version, as HTML and Draft.js raw content. */
             content: string;
             content_raw: string;
+            fields?: null | components["schemas"]["DraftFields"];
             /**
-             * @description Paragraphs both changed in the same words: the version's wording is in
-             *     `content`, the draft's is here.
+             * @description Paragraphs of the body both changed in the same words: the version's
+             *     wording is in `content`, the draft's is here.
              */
             conflicts: components["schemas"]["TextConflict"][];
+            /**
+             * @description Other fields (or paragraphs of the abstract) both changed
+             *     differently: the version's value is in `fields`, the draft's here.
+             */
+            field_conflicts?: components["schemas"]["FieldConflict"][];
         };
         /** @description The answer of a successful DELETE. */
         Message: {
@@ -2516,6 +2580,36 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["MergedDraft"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["MissingAction"];
+            403: components["responses"]["BadToken"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["NotJson"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    drafts_others: {
+        parameters: {
+            query: {
+                /** @description The content item's SRN */
+                content: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Draft"][];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -255,24 +255,72 @@ pub fn draft(draft: Draft) -> wire::Draft {
         version: draft.version.to_string(),
         created_at: draft.created_at,
         user_id: opt_id(draft.user_id),
+        fields: draft.fields.map(draft_fields),
+        saved: draft.saved,
+        user: draft.user.map(user),
+    }
+}
+
+fn draft_fields(fields: copydesk_core::drafts::DraftFields) -> wire::DraftFields {
+    wire::DraftFields {
+        title: fields.title,
+        slug: fields.slug,
+        abstract_text: fields.abstract_text,
+        authors: fields.authors,
+        tags: fields.tags,
+        urls: fields.urls,
+        dominant_attachment: fields.dominant_attachment,
+        published: fields.published,
+    }
+}
+
+/// The draft fields a client sent, as core keeps them.
+pub fn draft_fields_sent(fields: wire::DraftFields) -> copydesk_core::drafts::DraftFields {
+    copydesk_core::drafts::DraftFields {
+        title: fields.title,
+        slug: fields.slug,
+        abstract_text: fields.abstract_text,
+        authors: fields.authors,
+        tags: fields.tags,
+        urls: fields.urls,
+        dominant_attachment: fields.dominant_attachment,
+        published: fields.published,
     }
 }
 
 pub fn merged_draft(merged: copydesk_core::drafts::MergedDraft) -> wire::MergedDraft {
+    let (text, other): (Vec<_>, Vec<_>) = merged
+        .conflicts
+        .into_iter()
+        .partition(|c| c.field == "content" && c.block.is_some());
     wire::MergedDraft {
         draft: draft(merged.draft),
         version: merged.version.to_string(),
         content: merged.body,
         content_raw: merged.body_raw,
-        conflicts: merged
-            .conflicts
+        fields: merged.fields.map(draft_fields),
+        conflicts: text
             .into_iter()
-            .map(|c| wire::TextConflict {
-                position: c.position.to_string(),
-                mine: copydesk_core::merge::write_block(false, &c.mine),
-                theirs: copydesk_core::merge::write_block(false, &c.theirs),
-                before: c.before,
-                after: c.after,
+            .filter_map(|c| {
+                let place = c.block?;
+                Some(wire::TextConflict {
+                    position: place.position.to_string(),
+                    mine: c.mine,
+                    theirs: c.theirs,
+                    before: place.before,
+                    after: place.after,
+                })
+            })
+            .collect(),
+        field_conflicts: other
+            .into_iter()
+            .map(|c| wire::FieldConflict {
+                field: match c.field.as_str() {
+                    "dominant_attachment" => "dominantAttachment".to_owned(),
+                    _ => c.field,
+                },
+                mine: c.mine,
+                theirs: c.theirs,
             })
             .collect(),
     }

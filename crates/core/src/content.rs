@@ -19,6 +19,7 @@ use crate::paging::{ListParams, ListQuery, Page};
 pub(crate) use crate::records::replace_links;
 use crate::records::{fetch_page_choosing, ids_of_field, new_uuid, required_text};
 use crate::slug::Slug;
+use crate::story_merge::{self, StorySide};
 use crate::tags::TAGS;
 
 const SORTABLE: &[&str] = &[
@@ -55,6 +56,10 @@ pub struct ContentInput {
     pub attachment: Option<Upload>,
     /// The blog container a post belongs to.
     pub container: Option<Option<String>>,
+    /// The version the writer started from (a Copydesk extension). When
+    /// someone saved a newer one since, the save is merged onto it; what
+    /// cannot merge refuses the save, with nothing replaced.
+    pub base_version: Option<i64>,
 }
 
 /// A new item's input with what was checked before its transaction.
@@ -210,6 +215,88 @@ impl Editable {
             container_id: record.container_id,
         }
     }
+}
+
+impl Editable {
+    /// The side of a save's merge this state of the item is, with its authors and tags.
+    fn side(&self, authors: Vec<i64>, tags: Vec<i64>) -> StorySide {
+        StorySide {
+            title: self.title.clone(),
+            slug: self.slug.clone(),
+            content_type: self.content_type.clone(),
+            weight: self.weight,
+            state: self.state,
+            abstract_text: self.abstract_text.clone(),
+            abstract_raw: self.abstract_raw.clone(),
+            body: self.body.clone(),
+            body_raw: self.body_raw.clone(),
+            published_at: self.published_at.clone(),
+            dominant_attachment_id: self.dominant_attachment_id,
+            authors,
+            tags,
+        }
+    }
+
+    fn take(&mut self, merged: StorySide) {
+        self.title = merged.title;
+        self.slug = merged.slug;
+        self.content_type = merged.content_type;
+        self.weight = merged.weight;
+        self.state = merged.state;
+        self.abstract_text = merged.abstract_text;
+        self.abstract_raw = merged.abstract_raw;
+        self.body = merged.body;
+        self.body_raw = merged.body_raw;
+        self.published_at = merged.published_at;
+        self.dominant_attachment_id = merged.dominant_attachment_id;
+    }
+}
+
+/// A save whose writer started from `base_version` while the item is at
+/// `current` now: merges what they changed (`after`, with the authors and
+/// tags they sent) onto what the item holds (`before`), as sync merges a
+/// pulled change, and leaves the merged story in `after` and the links.
+/// Where both changed the same words, nothing is saved: the error says
+/// where, and the writer's text is theirs to merge (through a draft, whose
+/// merge shows each paragraph) before saving again.
+fn merge_onto_current(
+    tx: &Transaction<'_>,
+    (content_id, current, base_version): (i64, i64, i64),
+    before: &Editable,
+    after: &mut Editable,
+    (authors, tags): (&mut Option<Vec<i64>>, &mut Option<Vec<i64>>),
+) -> Result<()> {
+    if base_version < 1 || base_version > current {
+        return Err(CoreError::invalid_field(
+            "base_version",
+            format!(
+                "the item has versions 1 to {current}; base_version {base_version} is none of them"
+            ),
+        ));
+    }
+    let base = story_merge::version_side(tx, content_id, base_version)?.ok_or_else(|| CoreError::Conflict {
+        message: format!(
+            "version {base_version}, which this save is based on, is no longer kept, so it cannot be merged with version {current}; nothing was saved"
+        ),
+        field: Some("base_version".into()),
+    })?;
+    let (now_authors, now_tags) = story_merge::current_links(tx, content_id)?;
+    let theirs = before.side(now_authors.clone(), now_tags.clone());
+    let mine = after.side(
+        authors.clone().unwrap_or_else(|| now_authors.clone()),
+        tags.clone().unwrap_or_else(|| now_tags.clone()),
+    );
+    let merged = story_merge::merge(&base, &mine, &theirs).map_err(|conflicts| CoreError::Conflict {
+        message: format!(
+            "version {current} was saved since version {base_version}, which this save is based on, and both changed the same words in {}; nothing was saved",
+            story_merge::conflicts_in_words(&conflicts)
+        ),
+        field: conflicts.first().map(|c| if c.field == "dominant_attachment" { "dominantAttachment".to_owned() } else { c.field.clone() }),
+    })?;
+    *authors = (merged.authors != now_authors).then(|| merged.authors.clone());
+    *tags = (merged.tags != now_tags).then(|| merged.tags.clone());
+    after.take(merged);
+    Ok(())
 }
 
 pub(crate) fn parse_content_type(raw: &str) -> Result<String> {
@@ -703,13 +790,17 @@ impl Cms {
             fields.dominant_attachment_id,
             fields.container_id
         ])?;
-        self.set_links(
-            tx,
-            id,
-            input.authors.as_deref(),
-            input.tags.as_deref(),
-            Some(&new.urls),
-        )?;
+        let authors = input
+            .authors
+            .as_deref()
+            .map(|sent| ids_of_field(tx, AUTHORS, "authors", sent))
+            .transpose()?;
+        let tags = input
+            .tags
+            .as_deref()
+            .map(|sent| ids_of_field(tx, TAGS, "tags", sent))
+            .transpose()?;
+        self.set_links(tx, id, authors.as_deref(), tags.as_deref(), Some(&new.urls))?;
         if let Some(files) = files {
             crate::attachments::record_files(tx, id, files, 0, None)?;
             if fields.dominant_attachment_id.is_none() {
@@ -760,7 +851,7 @@ impl Cms {
             let old = self.content_record(tx, id)?;
             let before = Editable::of(&old);
             let title = input.title.as_deref().map(str::trim).map(str::to_owned).unwrap_or(before.title.clone());
-            let after = Editable {
+            let mut after = Editable {
                 slug: match input.slug.as_deref() {
                     Some(sent) => Slug::parse_or_make(Some(sent), &title).into_string(),
                     None => before.slug.clone(),
@@ -786,11 +877,26 @@ impl Cms {
                     None => before.container_id,
                 },
             };
+            let mut authors = input.authors.as_deref().map(|sent| ids_of_field(tx, AUTHORS, "authors", sent)).transpose()?;
+            let mut tags = input.tags.as_deref().map(|sent| ids_of_field(tx, TAGS, "tags", sent)).transpose()?;
+            let mut merged_onto = None;
+            if let Some(base_version) = input.base_version.filter(|base| *base != old.version) {
+                // Text sent without its raw twin is read as the text alone
+                // (the raw kept now would tell another text).
+                if input.abstract_raw.is_none() && after.abstract_text != before.abstract_text {
+                    after.abstract_raw = String::new();
+                }
+                if input.body_raw.is_none() && after.body != before.body {
+                    after.body_raw = String::new();
+                }
+                merge_onto_current(tx, (id, old.version, base_version), &before, &mut after, (&mut authors, &mut tags))?;
+                merged_onto = Some(base_version);
+            }
             check_post_container(&after)?;
             if after.published_at != before.published_at {
                 who.require("CONTENT publish")?;
             }
-            let links_changed = self.set_links(tx, id, input.authors.as_deref(), input.tags.as_deref(), urls.as_deref())?;
+            let links_changed = self.set_links(tx, id, authors.as_deref(), tags.as_deref(), urls.as_deref())?;
             let old_salt = match &files {
                 Some(files) => crate::attachments::record_files(tx, id, files, 0, None)?,
                 None => None,
@@ -819,12 +925,26 @@ impl Cms {
                 ])?;
                 self.snapshot_version(tx, id, who)?;
                 self.audit(tx, id, who, "update", "")?;
+                if let Some(base_version) = merged_onto {
+                    let detail = format!(
+                        "{}'s edits of version {base_version} were merged with version {}, saved since",
+                        who.name, old.version
+                    );
+                    self.audit(tx, id, who, "merged", &detail)?;
+                }
                 match (&before.published_at, &after.published_at) {
                     (None, Some(at)) => self.audit(tx, id, who, "publish", at)?,
                     (Some(_), None) => self.audit(tx, id, who, "unpublish", "")?,
                     (Some(old), Some(new)) if old != new => self.audit(tx, id, who, "publish", new)?,
                     _ => {}
                 }
+            }
+            // A save with a body is its writer's text: their drafts of the
+            // item are in a version now (a save of other fields alone, the
+            // lead photo say, leaves them unsaved text).
+            if input.body.is_some() {
+                tx.prepare_cached("UPDATE drafts SET saved = 1 WHERE content_id = ?1 AND user_id = ?2 AND saved = 0")?
+                    .execute(params![id, who.user_id])?;
             }
             Ok((self.content_item(tx, id)?, old_salt))
         })?;
@@ -876,18 +996,16 @@ impl Cms {
         &self,
         tx: &Transaction<'_>,
         content_id: i64,
-        authors: Option<&[String]>,
-        tags: Option<&[String]>,
+        authors: Option<&[i64]>,
+        tags: Option<&[i64]>,
         urls: Option<&[String]>,
     ) -> Result<bool> {
         let mut changed = false;
-        if let Some(authors) = authors {
-            let ids = ids_of_field(tx, AUTHORS, "authors", authors)?;
-            changed |= replace_links(tx, "content_authors", "author_id", content_id, &ids)?;
+        if let Some(ids) = authors {
+            changed |= replace_links(tx, "content_authors", "author_id", content_id, ids)?;
         }
-        if let Some(tags) = tags {
-            let ids = ids_of_field(tx, TAGS, "tags", tags)?;
-            changed |= replace_links(tx, "content_tags", "tag_id", content_id, &ids)?;
+        if let Some(ids) = tags {
+            changed |= replace_links(tx, "content_tags", "tag_id", content_id, ids)?;
         }
         if let Some(urls) = urls {
             let old: Vec<String> = self

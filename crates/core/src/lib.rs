@@ -41,6 +41,7 @@ pub mod sign_in;
 pub mod slug;
 pub mod srn;
 pub mod store;
+pub mod story_merge;
 pub mod synced;
 pub mod tags;
 pub mod users;

@@ -18,6 +18,9 @@ use std::collections::HashMap;
 use crate::attachments::{Oversized, WrittenFiles, remove_folder, write_from_reader};
 use crate::synced::FieldReader;
 
+pub use crate::merge::fields::{BlockPlace, FieldConflict};
+use crate::merge::fields::{raw_of, stored_text};
+
 pub use crate::synced::{
     Fields, RecordType, RemoteAccess, SyncedType, body_of, field_text, synced_types,
 };
@@ -50,28 +53,6 @@ pub struct RemoteChange {
     pub fields: Option<Fields>,
     /// An attachment's master file, downloaded to a place [`Cms::incoming_file`] gave.
     pub file: Option<std::path::PathBuf>,
-}
-
-/// One field changed on both sides since the base; for a story's body or
-/// abstract, one paragraph of it (`block`), with `mine` and `theirs` that
-/// paragraph's HTML.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FieldConflict {
-    pub field: String,
-    pub mine: String,
-    pub theirs: String,
-    pub block: Option<BlockPlace>,
-}
-
-/// Where a conflicting paragraph stands in the merged text.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BlockPlace {
-    pub position: usize,
-    /// Its Draft.js key, when the text has raw content.
-    pub key: Option<String>,
-    /// The merged text of the paragraphs before and after it.
-    pub before: Option<String>,
-    pub after: Option<String>,
 }
 
 /// A conflict as stored, read to settle it.
@@ -156,86 +137,6 @@ fn replace_block(
         );
     }
     Ok(())
-}
-
-/// The rich-text fields of a story, each with its Draft.js raw twin: merged
-/// paragraph by paragraph and word by word, not as one value.
-/// One field's stored form read for the merge.
-fn stored_text<'a>(
-    fields: &'a Fields,
-    html: &str,
-    raw: &'a Option<Value>,
-) -> crate::merge::StoredText<'a> {
-    crate::merge::StoredText {
-        html: fields.get(html).and_then(Value::as_str).unwrap_or(""),
-        raw: raw.as_ref(),
-    }
-}
-
-/// The Draft.js raw content stored in a field (a JSON text, or empty).
-fn raw_of(fields: &Fields, raw: &str) -> Option<Value> {
-    crate::merge::parse_raw(fields.get(raw).and_then(Value::as_str)?)
-}
-
-/// Merges a story's body or abstract changed on both sides; writes the
-/// merged HTML and raw content into `merged` and returns the paragraphs
-/// that conflict.
-fn merge_rich_text(
-    (html, raw): (&str, &str),
-    base: &Fields,
-    mine: &Fields,
-    theirs: &Fields,
-    merged: &mut Fields,
-) -> Vec<FieldConflict> {
-    let pair = |fields: &Fields| (fields.get(html).cloned(), fields.get(raw).cloned());
-    let (b, m, t) = (pair(base), pair(mine), pair(theirs));
-    if m == b || m == t {
-        return Vec::new();
-    }
-    if t == b {
-        for (name, value) in [(html, m.0), (raw, m.1)] {
-            if let Some(value) = value {
-                merged.insert(name.to_owned(), value);
-            }
-        }
-        return Vec::new();
-    }
-    let raws = (raw_of(base, raw), raw_of(mine, raw), raw_of(theirs, raw));
-    let Some(result) = crate::merge::merge_stored(
-        stored_text(base, html, &raws.0),
-        stored_text(mine, html, &raws.1),
-        stored_text(theirs, html, &raws.2),
-    ) else {
-        // Something the merge would not write back as it was (an image, a
-        // table): the field as one value, theirs current, mine listed.
-        return vec![FieldConflict {
-            field: html.to_owned(),
-            mine: field_text(m.0.as_ref()),
-            theirs: field_text(t.0.as_ref()),
-            block: None,
-        }];
-    };
-    let plain = result.plain;
-    merged.insert(html.to_owned(), Value::String(result.html));
-    merged.insert(
-        raw.to_owned(),
-        Value::String(result.raw.map(|r| r.to_string()).unwrap_or_default()),
-    );
-    result
-        .conflicts
-        .into_iter()
-        .map(|conflict| FieldConflict {
-            field: html.to_owned(),
-            mine: crate::merge::write_block(plain, &conflict.mine),
-            theirs: crate::merge::write_block(plain, &conflict.theirs),
-            block: Some(BlockPlace {
-                position: conflict.position,
-                key: conflict.theirs.key.clone(),
-                before: conflict.before,
-                after: conflict.after,
-            }),
-        })
-        .collect()
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -345,53 +246,19 @@ fn label_of(tx: &Transaction<'_>, record_type: RecordType, uuid: &str) -> Result
     })
 }
 
-/// Merges `mine` and `theirs`, both changed from `base`, field by field: a
-/// field changed on one side takes that side; changed on both to different
-/// values, it takes theirs (the server's order wins) and is a conflict. A
-/// story's body and abstract are merged paragraph by paragraph and word by
-/// word instead (`crate::merge`): only a paragraph whose same words changed
-/// differently is a conflict.
+/// Merges `mine` and `theirs`, both changed from `base`, field by field
+/// (see [`crate::merge::fields::three_way`]), with the record type's rich
+/// text merged paragraph by paragraph and word by word.
 pub fn three_way(
     record_type: RecordType,
     base: &Fields,
     mine: &Fields,
     theirs: &Fields,
 ) -> (Fields, Vec<FieldConflict>) {
-    let mut merged = theirs.clone();
-    let mut conflicts = Vec::new();
     let rich = record_type
         .synced()
         .map_or(&[][..], |kind| kind.rich_text());
-    for pair in rich {
-        conflicts.extend(merge_rich_text(*pair, base, mine, theirs, &mut merged));
-    }
-    let mut fields: Vec<&String> = base
-        .keys()
-        .chain(mine.keys())
-        .chain(theirs.keys())
-        .filter(|field| !rich.iter().any(|(html, raw)| field == html || field == raw))
-        .collect();
-    fields.sort();
-    fields.dedup();
-    for field in fields {
-        let (b, m, t) = (base.get(field), mine.get(field), theirs.get(field));
-        if m == b || m == t {
-            continue;
-        }
-        if t == b {
-            if let Some(m) = m {
-                merged.insert(field.clone(), m.clone());
-            }
-            continue;
-        }
-        conflicts.push(FieldConflict {
-            field: field.clone(),
-            mine: field_text(m),
-            theirs: field_text(t),
-            block: None,
-        });
-    }
-    (merged, conflicts)
+    crate::merge::fields::three_way(rich, base, mine, theirs)
 }
 
 /// A record's synced fields now, and whether it refers to a record not yet sent.

@@ -93,6 +93,11 @@ fn draft_fields(item: &str, draft: &Value) -> Fields {
         Value::String(field_text(draft.get("content_raw"))),
     );
     fields.insert("item".into(), Value::String(item.to_owned()));
+    // The rest of the form, as JSON text (empty for none), as the replica keeps it.
+    fields.insert(
+        "fields".into(),
+        Value::String(field_text(draft.get("fields"))),
+    );
     fields
 }
 
@@ -365,9 +370,13 @@ pub async fn send(
         (RemoteAccess::ContentDrafts, Step::Create { body }) => {
             let item = field_text(body.get("item"));
             let srn = content_srn(remote, &item).await?;
+            let form = serde_json::from_str::<Value>(&field_text(body.get("fields")))
+                .ok()
+                .filter(Value::is_object);
             let sent = json!({
                 "content": field_text(body.get("content")),
                 "content_raw": field_text(body.get("content_raw")),
+                "fields": form,
             });
             let answer: Value = remote
                 .request(

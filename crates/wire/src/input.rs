@@ -149,12 +149,26 @@ pub struct ContentBody {
     /// The blog container a post belongs to.
     #[serde(default, deserialize_with = "nullable")]
     pub container: Option<Option<String>>,
+    /// On an update, the version the writer started from (a Copydesk
+    /// extension). When someone saved a newer version since, the save is
+    /// merged onto it as sync merges (a field changed on one side takes that
+    /// side; the body and abstract paragraph by paragraph and word by word);
+    /// where both changed the same words it is 409 `conflict` and nothing is
+    /// saved. Without it, an update replaces what it sends, as the hosted
+    /// service does.
+    pub base_version: Option<Integer>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize, Serialize, ToSchema)]
 pub struct DraftBody {
     pub content: Option<String>,
     pub content_raw: Option<Value>,
+    /// The rest of the form typed with this body (a Copydesk addition).
+    pub fields: Option<crate::DraftFields>,
+    /// The version the text was typed on (a Copydesk addition; the item's
+    /// current one when left out): a draft typed on an older version is
+    /// merged onto the newer one when it is reopened.
+    pub version: Option<Integer>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize, Serialize, ToSchema)]

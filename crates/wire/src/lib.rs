@@ -407,6 +407,51 @@ pub struct Draft {
     pub version: String,
     pub created_at: String,
     pub user_id: Option<String>,
+    /// The rest of the editor's form typed with this body (a Copydesk
+    /// addition to the specification's Draft); `null` for a body alone.
+    #[serde(default)]
+    pub fields: Option<DraftFields>,
+    /// Its writer saved a version of the item since, so it is no longer
+    /// unsaved text (a Copydesk addition).
+    #[serde(default)]
+    pub saved: bool,
+    /// Who wrote it: embedded where the draft is another person's
+    /// (`GET /v3/draft/others`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user: Option<User>,
+}
+
+/// The fields of a story's form a draft holds besides its body. A field
+/// left out is one the draft does not hold (the story's own stands).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq, ToSchema)]
+pub struct DraftFields {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slug: Option<String>,
+    #[serde(default, rename = "abstract", skip_serializing_if = "Option::is_none")]
+    pub abstract_text: Option<String>,
+    /// Author UUIDs, in byline order.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub authors: Option<Vec<String>>,
+    /// Tag UUIDs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tags: Option<Vec<String>>,
+    /// URL paths, one per entry.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub urls: Option<Vec<String>>,
+    /// The lead photo: a media item's UUID, or `null` when taken off.
+    #[serde(
+        default,
+        rename = "dominantAttachment",
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::input::nullable"
+    )]
+    #[schema(value_type = Option<String>)]
+    pub dominant_attachment: Option<Option<String>>,
+    /// The form's Published box.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub published: Option<bool>,
 }
 
 /// The last draft of an item carried onto its current version
@@ -420,9 +465,27 @@ pub struct MergedDraft {
     /// The draft merged onto that version, as HTML and Draft.js raw content.
     pub content: String,
     pub content_raw: String,
-    /// Paragraphs both changed in the same words: the version's wording is in
-    /// `content`, the draft's is here.
+    /// The draft's other fields merged onto that version likewise (those it held).
+    pub fields: Option<DraftFields>,
+    /// Paragraphs of the body both changed in the same words: the version's
+    /// wording is in `content`, the draft's is here.
     pub conflicts: Vec<TextConflict>,
+    /// Other fields (or paragraphs of the abstract) both changed
+    /// differently: the version's value is in `fields`, the draft's here.
+    #[serde(default)]
+    pub field_conflicts: Vec<FieldConflict>,
+}
+
+/// A field of a story both sides changed differently.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, ToSchema)]
+pub struct FieldConflict {
+    /// As the content item names it: `title`, `slug`, `abstract`, `authors`,
+    /// `tags`, `dominantAttachment`, `published_at`, `type`, `weight`, `state`.
+    pub field: String,
+    /// This side's value (the draft's or the save's).
+    pub mine: String,
+    /// The other side's, which the merged story holds.
+    pub theirs: String,
 }
 
 /// One paragraph two texts changed in the same words.

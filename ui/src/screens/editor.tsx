@@ -2,6 +2,13 @@
 // every few seconds (and restored on reopen), versions with a readable diff,
 // the lock, the attachment, and the comment threads beside the text.
 //
+// A draft is the writer's own: it holds the whole form (headline, abstract,
+// body, slug, authors, tags, URLs, lead photo, the Published box), and
+// someone else's unsaved draft in the same story is named, never restored.
+// A version is saved with the version it was started from: when someone
+// saved a newer one since, the service merges the two, and what cannot
+// merge is shown, paragraph by paragraph, before anything is replaced.
+//
 // Nothing typed here is lost: every change is kept on this computer
 // (src/unsaved.ts) until the service acknowledges a draft or a version that
 // holds it, and comes back when the story is opened again. A refused save
@@ -37,11 +44,12 @@ import { characters, headlineLimit, headlineState, words } from '../editor-setti
 import { acknowledge, discardUnsaved, keepUnsaved, readUnsaved, type UnsavedText } from '../unsaved';
 import { AttachmentPanel } from './attachment';
 import { Comments } from './comments';
-import { LeadPhoto } from './lead-photo';
+import { LeadPhoto, useLeadNamed, type Lead } from './lead-photo';
 import { StoryContainers } from './story-containers';
 import { Versions } from './versions';
 
 type LockRequest = components['schemas']['LockRequest'];
+type DraftFields = components['schemas']['DraftFields'];
 
 /** Says when the text on screen holds someone else's changes merged with the edits made here by sync. */
 function MergeNotice({ item }: { item: ContentItem }) {
@@ -67,11 +75,14 @@ export function Editor({ uuid }: { uuid: string }) {
   const { api } = useDesk();
   const [round, setRound] = useState(0);
   const [adopted, setAdopted] = useState(false);
+  // Why the editor was opened afresh, when a person should read it (a save merged instead of replaced).
+  const [notice, setNotice] = useState<string>();
   const local = useLoad(() => readUnsaved(uuid).catch(() => undefined), [uuid, round]);
   const loaded = useLoad(async () => {
     const item = await api.get<ContentItem>(`/v3/content/${uuid}`);
+    // The caller's own last draft, unless a version they saved since holds it.
     const drafts = await api.get<Draft[]>(`/v3/draft${query({ content: item.srn })}`);
-    const draft = drafts[0];
+    const draft = drafts.find((d) => !d.saved);
     // A draft of an older version is merged onto this one, paragraph by
     // paragraph and word by word, rather than dropped or restored over it.
     const merged =
@@ -107,12 +118,15 @@ export function Editor({ uuid }: { uuid: string }) {
       merged={loaded.data.merged}
       local={local.data}
       adopted={adopted}
+      notice={notice}
       adopt={() => {
         setAdopted(true);
+        setNotice(undefined);
         setRound((r) => r + 1);
       }}
-      reopen={() => {
+      reopen={(why?: string) => {
         setAdopted(false);
+        setNotice(why);
         setRound((r) => r + 1);
       }}
     />
@@ -140,23 +154,91 @@ function KeptHere({ text }: { text: UnsavedText }) {
 }
 
 /** What the editor reopens with instead of the saved text: a draft of this version, or an older one merged onto it. */
-function reopened(item: ContentItem, draft?: Draft, merged?: MergedDraft) {
+function reopened(item: ContentItem, draft?: Draft, merged?: MergedDraft): { html: string; raw: string; fields?: DraftFields; said: string } | undefined {
   if (draft && draft.version === item.version) {
-    return { html: draft.content, raw: draft.content_raw, said: `Restored your draft from ${serviceTime(draft.created_at)}.` };
+    return { html: draft.content, raw: draft.content_raw, fields: draft.fields ?? undefined, said: `Restored your draft from ${serviceTime(draft.created_at)}.` };
   }
   if (merged) {
-    const clashes = merged.conflicts.length;
+    const clashes = merged.conflicts.length + (merged.field_conflicts ?? []).length;
     return {
       html: merged.content,
       raw: merged.content_raw,
+      fields: merged.fields ?? undefined,
       said:
         `Your draft from ${serviceTime(merged.draft.created_at)} (on version ${merged.draft.version}) was merged with version ${merged.version}, ` +
         `which someone saved since.` +
-        (clashes ? ` In ${clashes === 1 ? 'one paragraph' : `${clashes} paragraphs`} you both changed the same words: version ${merged.version}'s wording is kept, yours is shown below.` : ''),
+        (clashes
+          ? ` In ${clashes === 1 ? 'one place' : `${clashes} places`} you both changed the same words: version ${merged.version}'s wording is kept, yours is shown below.`
+          : ''),
     };
   }
   return undefined;
 }
+
+/** The form's fields as a draft holds them. */
+interface Form {
+  title: string;
+  abstract: string;
+  slug: string;
+  authors: string[];
+  tags: string[];
+  urls: string;
+  published: boolean;
+  lead: string | null;
+}
+
+/** The story's own form, as the service holds it. */
+function formOf(item: ContentItem): Form {
+  return {
+    title: item.title,
+    abstract: item.abstract,
+    slug: item.slug,
+    authors: item.authors.map((a) => a.uuid),
+    tags: item.tags.map((t) => t.uuid),
+    urls: item.urls.map((u) => u.url).join('\n'),
+    published: Boolean(item.published_at),
+    lead: item.dominantAttachment?.uuid ?? null,
+  };
+}
+
+/** The form a draft restores: what it holds over the story's own. */
+function formFrom(item: ContentItem, held?: DraftFields): Form {
+  const form = formOf(item);
+  if (!held) return form;
+  return {
+    title: held.title ?? form.title,
+    abstract: held.abstract ?? form.abstract,
+    slug: held.slug ?? form.slug,
+    authors: held.authors ?? form.authors,
+    tags: held.tags ?? form.tags,
+    urls: held.urls ? held.urls.join('\n') : form.urls,
+    published: held.published ?? form.published,
+    lead: held.dominantAttachment === undefined ? form.lead : held.dominantAttachment,
+  };
+}
+
+/** The form as a draft sends it. */
+function draftFields(form: Form): DraftFields {
+  return {
+    title: form.title,
+    abstract: form.abstract,
+    slug: form.slug,
+    authors: form.authors,
+    tags: form.tags,
+    urls: urlList(form.urls),
+    published: form.published,
+    dominantAttachment: form.lead,
+  };
+}
+
+function urlList(urls: string): string[] {
+  return urls
+    .split('\n')
+    .map((u) => u.trim())
+    .filter(Boolean);
+}
+
+const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 /**
  * Whether text kept on this computer goes straight back into the editor: it
@@ -220,9 +302,10 @@ function Story(props: {
   draft?: Draft;
   merged?: MergedDraft;
   local?: UnsavedText;
+  notice?: string;
   adopted: boolean;
   adopt: () => void;
-  reopen: () => void;
+  reopen: (why?: string) => void;
 }) {
   const { item, draft, merged, local, reopen } = props;
   const { api, me, may } = useDesk();
@@ -235,26 +318,36 @@ function Story(props: {
   const startHtml = fromLocal?.bodyPending ? fromLocal.html : restored?.html;
   const restoredDoc = startRaw ? parseRaw(startRaw) : undefined;
   const initial: PmNode | string = restoredDoc ? fromRaw(restoredDoc) : startHtml || item.content || '<p></p>';
-  const [title, setTitle] = useState(fromLocal?.fieldsPending ? fromLocal.title : item.title);
-  const [slug, setSlug] = useState(item.slug);
-  const [summary, setSummary] = useState(fromLocal?.fieldsPending ? fromLocal.abstract : item.abstract);
-  const [authors, setAuthors] = useState(item.authors.map((a) => a.uuid));
-  const [tags, setTags] = useState(item.tags.map((t) => t.uuid));
-  const [urls, setUrls] = useState(item.urls.map((u) => u.url).join('\n'));
-  const [published, setPublished] = useState(Boolean(item.published_at));
+  // The form as it opens: the story's own, under the draft's fields, under the headline and abstract kept here.
+  const opened = formOf(item);
+  const start = formFrom(item, restored?.fields);
+  const [title, setTitle] = useState(fromLocal?.fieldsPending ? fromLocal.title : start.title);
+  const [slug, setSlug] = useState(start.slug);
+  const [summary, setSummary] = useState(fromLocal?.fieldsPending ? fromLocal.abstract : start.abstract);
+  const [authors, setAuthors] = useState(start.authors);
+  const [tags, setTags] = useState(start.tags);
+  const [urls, setUrls] = useState(start.urls);
+  const [published, setPublished] = useState(start.published);
+  const [leadUuid, setLeadUuid] = useState<string | null>(start.lead);
+  const [chosenLead, setChosenLead] = useState<Lead | null>(item.dominantAttachment ?? null);
+  const lead = useLeadNamed(leadUuid, chosenLead);
   const [bodyText, setBodyText] = useState('');
   const body = useRef<Body | undefined>(undefined);
-  const fields = useRef({ title, abstract: summary });
+  const form = useRef<Form>({ title, abstract: summary, slug, authors, tags, urls, published, lead: leadUuid });
+  // The form as the last draft the service took held it.
+  const drafted = useRef<Form | undefined>(restored?.fields ? start : undefined);
   const [draftState, setDraftState] = useState(fromLocal ? '' : (restored?.said ?? ''));
   // Stays until dismissed: the save the restore starts says "Draft saved"
   // within a moment, and the journalist should still learn where the text came from.
   const [restoredNote, setRestoredNote] = useState(
-    fromLocal ? `Restored what you typed at ${clock(fromLocal.at)} that had not reached the server.` : undefined,
+    props.notice ?? (fromLocal ? `Restored what you typed at ${clock(fromLocal.at)} that had not reached the server.` : undefined),
   );
   const [problem, setProblem] = useState<string>();
   const [refusal, setRefusal] = useState<Refusal>();
   const [keepProblem, setKeepProblem] = useState<string>();
   const [newer, setNewer] = useState<string>();
+  // Other people's drafts of this story that no version holds yet.
+  const [others, setOthers] = useState<Draft[]>([]);
 
   // The lock as last read from the service; a story opened while someone
   // else held it is read-only until they release it.
@@ -289,51 +382,78 @@ function Story(props: {
     return writes.current;
   };
 
-  /** Notes a change of the headline, abstract or body: pending at once, on this computer shortly after. */
+  /** Whether the form differs from what the last draft held (or, with none, from the story). */
+  const formWaits = () => !same(form.current, drafted.current ?? opened);
+
+  /** Notes a change of the form or the body: pending at once, on this computer shortly after. */
   const noteChange = () => {
     const html = body.current?.html ?? pending.current?.html ?? startHtml ?? item.content;
     const at = Math.max(Date.now(), (pending.current?.at ?? 0) + 1);
     pending.current = {
       uuid: item.uuid,
       version: item.version,
-      title: fields.current.title,
-      abstract: fields.current.abstract,
+      title: form.current.title,
+      abstract: form.current.abstract,
       html,
       raw: pending.current?.raw ?? startRaw ?? '',
       bodyPending: html !== serverHtml.current,
-      fieldsPending: fields.current.title !== item.title || fields.current.abstract !== item.abstract,
+      fieldsPending: formWaits(),
       at,
     };
     clearTimeout(keepTimer.current);
     keepTimer.current = setTimeout(() => void persist(), KEEP_AFTER_MS);
   };
 
-  /** Saves the pending body as a draft, unless a save is under way or someone else's lock would refuse it. */
-  const saveDraft = async () => {
+  // Every change of the form goes into the pending text (and the next draft).
+  const firstForm = useRef(true);
+  useEffect(() => {
+    form.current = { title, abstract: summary, slug, authors, tags, urls, published, lead: leadUuid };
+    if (firstForm.current) {
+      firstForm.current = false;
+      return;
+    }
+    noteChange();
+    setDraftState('Unsaved changes…');
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [title, summary, slug, authors, tags, urls, published, leadUuid]);
+
+  /**
+   * Saves the pending body and form as the writer's draft, unless a save is
+   * under way or someone else's lock would refuse it. `now` saves even what
+   * a draft already holds.
+   */
+  const saveDraft = async (now = false) => {
     const p = pending.current;
-    if (saving.current || !p?.bodyPending || !may('DRAFT create')) return;
+    if (saving.current || !may('DRAFT create')) return false;
+    if (!now && !p?.bodyPending && !formWaits()) return false;
     if (othersLock(lockNow.current)) {
       setRefusal({ kind: 'locked', words: '' });
       setDraftState('Draft not saved: someone else has the story locked.');
-      return;
+      return false;
     }
     saving.current = true;
     try {
       await persist();
       const raw = rawNow();
-      await api.post(`/v3/draft${query({ content: item.srn })}`, { content: p.html, content_raw: raw } satisfies RequestBody<'Draft'>);
-      serverHtml.current = p.html;
-      const now = pending.current;
-      if (now && now.html === p.html) pending.current = { ...now, bodyPending: false };
+      const html = body.current?.html ?? p?.html ?? startHtml ?? item.content;
+      const sent = { ...form.current };
+      await api.post(`/v3/draft${query({ content: item.srn })}`, { content: html, content_raw: raw, fields: draftFields(sent), version: Number(item.version) } satisfies RequestBody<'Draft'>);
+      serverHtml.current = html;
+      drafted.current = sent;
+      const later = pending.current;
+      if (later && (!p || later.at === p.at)) pending.current = { ...later, bodyPending: false, fieldsPending: false };
       await writes.current;
-      await acknowledge(item.uuid, p.at, 'body');
+      // The draft holds the whole form: what was kept here up to it is acknowledged.
+      if (p) await acknowledge(item.uuid, p.at, 'all');
       setRefusal(undefined);
       setDraftState(`Draft saved at ${new Date().toLocaleTimeString()}.`);
+      return true;
     } catch (err) {
       const why = refusalOf(err);
       setRefusal(why);
       setDraftState(`Draft not saved: ${why.kind === 'unreachable' ? 'the server cannot be reached' : why.words}`);
       if (why.kind === 'locked') void readLock();
+      return false;
     } finally {
       saving.current = false;
     }
@@ -341,9 +461,20 @@ function Story(props: {
   const saveDraftNow = useRef(saveDraft);
   saveDraftNow.current = saveDraft;
 
+  /** Reads who else has unsaved text in the story. */
+  const readOthers = async () => {
+    if (!may('DRAFT list')) return;
+    try {
+      setOthers(await api.get<Draft[]>(`/v3/draft/others${query({ content: item.srn })}`));
+    } catch {
+      // Shown again at the next read; the story itself is unaffected.
+    }
+  };
+
   /** Reads the story's lock and version again; a lock released, or a server answering again, saves what is pending. */
   const readLock = async () => {
     let now: ContentItem;
+    void readOthers();
     try {
       now = await api.get<ContentItem>(`/v3/content/${item.uuid}`);
     } catch (err) {
@@ -357,7 +488,7 @@ function Story(props: {
     if (!othersLock(lockNow.current)) setReadOnly(false);
     if (Number(now.version) > Number(item.version)) {
       // Someone saved a version since: start afresh from it when nothing here waits to be saved.
-      if (!pending.current?.bodyPending && !pending.current?.fieldsPending) return reopen();
+      if (!pending.current?.bodyPending && !pending.current?.fieldsPending && !drafted.current && !formWaits()) return reopen();
       setNewer(now.version);
     }
     if ((othersLock(was) && !othersLock(lockNow.current)) || refusal) void saveDraftNow.current();
@@ -365,10 +496,11 @@ function Story(props: {
   const readLockNow = useRef(readLock);
   readLockNow.current = readLock;
 
-  // Autosave: a changed body becomes a draft every few seconds; the lock is read again every few seconds.
+  // Autosave: a changed body or form becomes a draft every few seconds; the lock is read again every few seconds.
   useEffect(() => {
     const saver = setInterval(() => void saveDraftNow.current(), AUTOSAVE_MS);
     const reader = setInterval(() => void readLockNow.current(), LOCK_POLL_MS);
+    void readOthers();
     // Restored text goes to the service as soon as it takes it.
     if (pending.current) void persist().then(() => saveDraftNow.current());
     const flush = () => {
@@ -393,24 +525,27 @@ function Story(props: {
 
   const saveVersion = async () => {
     if (!editable || saving.current) return;
+    // The version this text was started from: when someone saved a newer one
+    // since, the service merges the two instead of replacing theirs.
     const change: RequestBody<'Content'> = {
       title,
       slug,
       abstract: summary,
       authors,
       tags,
-      urls: urls
-        .split('\n')
-        .map((u) => u.trim())
-        .filter(Boolean),
+      base_version: Number(item.version),
     };
+    // URLs are not kept with versions, so only a change of them is sent.
+    if (urls !== opened.urls) change.urls = urlList(urls);
+    if (leadUuid !== opened.lead) change.dominantAttachment = leadUuid;
     if (body.current) {
       change.content = body.current.html;
       change.content_raw = rawNow();
-    } else if (fromLocal?.bodyPending || restored) {
-      // Reopened from kept text or a draft and not touched since: that is what is saved.
+    } else {
+      // Not touched since it opened (from kept text, a draft, or the story's
+      // own): that is what is saved, so the version holds the writer's text.
       change.content = startHtml ?? serverHtml.current;
-      change.content_raw = startRaw ?? '';
+      change.content_raw = startRaw ?? item.content_raw;
     }
     if (may('CONTENT publish') && published !== Boolean(item.published_at)) {
       change.published_at = published ? new Date().toISOString().replace(/\.\d+Z$/, 'Z') : null;
@@ -422,6 +557,8 @@ function Story(props: {
       await persist();
       saved = await api.put<ContentItem>(`/v3/content/${item.uuid}`, change);
     } catch (err) {
+      saving.current = false;
+      if (err instanceof ApiError && err.code === 'conflict') return mergeThroughDraft(err);
       const why = refusalOf(err);
       if (why.kind === 'other') setProblem(why.words);
       else {
@@ -452,17 +589,23 @@ function Story(props: {
   const saveVersionNow = useRef(saveVersion);
   saveVersionNow.current = saveVersion;
 
-  // Ctrl/Cmd+S saves a version from anywhere in the story.
-  useEffect(() => {
-    const onKey = (event: KeyboardEvent) => {
-      if ((event.ctrlKey || event.metaKey) && !event.altKey && event.key.toLowerCase() === 's') {
-        event.preventDefault();
-        void saveVersionNow.current();
-      }
-    };
-    document.addEventListener('keydown', onKey);
-    return () => document.removeEventListener('keydown', onKey);
-  }, []);
+  /**
+   * A save refused because someone saved a newer version and both changed
+   * the same words: the text becomes this writer's draft, and the editor
+   * reopens it merged onto the newer version, with each place both changed
+   * shown (theirs in the text, this writer's beside it) before anything is
+   * saved again.
+   */
+  const mergeThroughDraft = async (refused: ApiError) => {
+    if (!(await saveDraftNow.current(true))) {
+      setProblem(`Not saved: ${refused.message}. Your text stays here; compare it with the newer version (Versions, below) before you save.`);
+      return;
+    }
+    reopen(
+      `Not saved yet: someone saved a newer version while you were editing version ${item.version}, and you both changed the same words. ` +
+        'Your text is merged with theirs below; where you both changed the same words, their wording is in the text and yours is listed. Check it, then save again.',
+    );
+  };
 
   const toggle = (list: string[], set: (l: string[]) => void, uuid: string) =>
     set(list.includes(uuid) ? list.filter((u) => u !== uuid) : [...list, uuid]);
@@ -484,10 +627,11 @@ function Story(props: {
         <Problem message={keepProblem} />
         {newer && (
           <p class="problem" role="alert">
-            Someone saved version {newer} while you were editing version {item.version}. Your text is kept; saving a version now replaces theirs, so
-            compare it with version {newer} (Versions, below) first.
+            Someone saved version {newer} while you were editing version {item.version}. Your text is kept. Saving merges your changes with theirs;
+            where you both changed the same words, you see both before anything is replaced.
           </p>
         )}
+        <OthersUnsaved others={others} version={item.version} />
         {offered && <Offered local={offered} item={item} adopt={props.adopt} reopen={reopen} />}
         <form
           onSubmit={(e) => {
@@ -502,11 +646,7 @@ function Story(props: {
               value={title}
               disabled={!editable}
               aria-describedby="headline-count"
-              onInput={(e) => {
-                setTitle(e.currentTarget.value);
-                fields.current.title = e.currentTarget.value;
-                noteChange();
-              }}
+              onInput={(e) => setTitle(e.currentTarget.value)}
             />
           </label>
           <HeadlineCount title={title} type={item.type} />
@@ -521,11 +661,7 @@ function Story(props: {
               value={summary}
               disabled={!editable}
               aria-describedby="abstract-count"
-              onInput={(e) => {
-                setSummary(e.currentTarget.value);
-                fields.current.abstract = e.currentTarget.value;
-                noteChange();
-              }}
+              onInput={(e) => setSummary(e.currentTarget.value)}
             />
           </label>
           <p class="count" id="abstract-count">
@@ -568,11 +704,26 @@ function Story(props: {
           <p class="draft-state" role="status" aria-live="polite">
             {draftState}
           </p>
-          {(merged?.conflicts ?? []).length > 0 && (
+          {((merged?.conflicts ?? []).length > 0 || (merged?.field_conflicts ?? []).length > 0) && (
             <section class="merge-conflicts" aria-label="Your wording where you both changed the same words">
               {merged?.conflicts.map((c) => (
                 <p key={c.position}>
                   Paragraph {Number(c.position) + 1}: yours was “{textOf(c.mine)}”; the text has “{textOf(c.theirs)}”.
+                </p>
+              ))}
+              {(merged?.field_conflicts ?? []).map((c) => (
+                <p key={c.field}>
+                  {FIELD_NAMES[c.field] ?? c.field}: yours was “{textOf(c.mine)}”; the story has “{textOf(c.theirs)}”.{' '}
+                  {c.field === 'title' && (
+                    <button type="button" disabled={!editable} onClick={() => setTitle(c.mine)}>
+                      Use my headline
+                    </button>
+                  )}
+                  {c.field === 'abstract' && (
+                    <button type="button" disabled={!editable} onClick={() => setSummary(c.mine)}>
+                      Use my abstract
+                    </button>
+                  )}
                 </p>
               ))}
             </section>
@@ -620,7 +771,18 @@ function Story(props: {
           </button>
         </form>
         {item.type === 'media' || item.attachment ? <AttachmentPanel item={item} onChange={reopen} /> : null}
-        {item.type !== 'media' && <LeadPhoto item={item} onChange={reopen} />}
+        {item.type !== 'media' && (
+          <LeadPhoto
+            item={item}
+            lead={lead}
+            changed={leadUuid !== opened.lead}
+            editable={editable}
+            onChoose={(chosen) => {
+              setChosenLead(chosen);
+              setLeadUuid(chosen?.uuid ?? null);
+            }}
+          />
+        )}
         <StoryContainers item={item} />
         <Versions item={item} onRestored={reopen} />
       </article>
@@ -628,6 +790,33 @@ function Story(props: {
         <Comments item={item} />
       </aside>
     </div>
+  );
+}
+
+/** How a person calls a story's field in a merge conflict. */
+const FIELD_NAMES: Record<string, string> = {
+  title: 'Headline',
+  abstract: 'Abstract',
+  slug: 'Slug',
+  authors: 'Authors',
+  tags: 'Tags',
+  dominantAttachment: 'Lead photo',
+  published_at: 'Publication time',
+};
+
+/** Who else has typed in this story without saving a version yet: their drafts are theirs, never restored here. */
+function OthersUnsaved({ others, version }: { others: Draft[]; version: string }) {
+  if (others.length === 0) return null;
+  return (
+    <p class="others-unsaved" role="status">
+      {others.map((d, i) => (
+        <span key={d.uuid}>
+          {i > 0 && '; '}Unsaved text by {d.user?.name ?? 'someone else'} (a draft at <When stamp={d.created_at} />
+          {d.version !== version ? `, on version ${d.version}` : ''})
+        </span>
+      ))}
+      . It stays theirs until they save it; whatever is saved then is merged with what you save.
+    </p>
   );
 }
 

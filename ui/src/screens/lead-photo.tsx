@@ -1,30 +1,53 @@
 // A story's lead photo (its dominant attachment, as the hosted service calls
-// it): shown with its caption, set by uploading a photo from the story (a
+// it): shown with its caption, chosen by uploading a photo from the story (a
 // media item is made for it) or by picking a media item already in the
 // archive (the choosing is `PhotoChooser`'s, shared with a photo placed in
 // the body), and taken off again.
+//
+// The lead photo is part of the story's form like its headline: choosing
+// one goes into the writer's draft and is saved with the next version they
+// save, never as a version of its own behind their back.
 
-import { useState } from 'preact/hooks';
-import type { ContentItem, RequestBody } from '../api';
+import { useEffect, useState } from 'preact/hooks';
+import type { ContentItem } from '../api';
 import { useDesk } from '../context';
-import { attempt, Problem } from '../load';
 import { MissingPermission } from '../permission';
-import { PhotoChooser } from '../photo-choice';
+import { PhotoChooser, type MediaItem } from '../photo-choice';
 
-export function LeadPhoto({ item, onChange }: { item: ContentItem; onChange: () => void }) {
+/** The lead photo as the story shows it. */
+export type Lead = NonNullable<ContentItem['dominantAttachment']>;
+
+/** A chosen media item as a lead photo. */
+export function leadOf(media: MediaItem): Lead {
+  return { uuid: media.uuid, srn: media.srn, title: media.title, content: media.content, authors: media.authors, attachment: media.attachment };
+}
+
+/**
+ * The lead photo a draft names by its media item's UUID, read from the
+ * service to show it; `null` when the draft took it off or the item is gone.
+ */
+export function useLeadNamed(uuid: string | null | undefined, known: Lead | null): Lead | null {
+  const { api } = useDesk();
+  const [lead, setLead] = useState<Lead | null>(known && known.uuid === uuid ? known : null);
+  useEffect(() => {
+    if (!uuid || (known && known.uuid === uuid)) return;
+    let live = true;
+    api
+      .get<ContentItem>(`/v3/content/${uuid}`)
+      .then((media) => {
+        if (live && media.attachment) setLead(leadOf(media as MediaItem));
+      })
+      .catch(() => undefined);
+    return () => {
+      live = false;
+    };
+  }, [uuid]);
+  return uuid ? (lead ?? (known && known.uuid === uuid ? known : null)) : null;
+}
+
+export function LeadPhoto(props: { item: ContentItem; lead: Lead | null; changed: boolean; editable: boolean; onChoose: (lead: Lead | null) => void }) {
   const { api, may } = useDesk();
-  const [problem, setProblem] = useState<string>();
-  const [busy, setBusy] = useState('');
-  const lead = item.dominantAttachment;
-  const setLead = (media: string | null) =>
-    api.put(`/v3/content/${item.uuid}`, { dominantAttachment: media } satisfies RequestBody<'Content'>);
-  const run = async (what: string, work: () => Promise<unknown>) => {
-    setBusy(what);
-    const failed = await attempt(work);
-    setBusy('');
-    setProblem(failed);
-    if (!failed) onChange();
-  };
+  const { lead, item } = props;
   const mayChange = may('CONTENT update');
   return (
     <section class="panel lead-photo" aria-labelledby="lead-photo-heading">
@@ -37,26 +60,23 @@ export function LeadPhoto({ item, onChange }: { item: ContentItem; onChange: () 
       ) : (
         <p>This story has no lead photo.</p>
       )}
-      {mayChange && (
+      {props.changed && (
+        <p class="hint" role="status">
+          Changed here: it is in your draft, and the story has it once you save a version.
+        </p>
+      )}
+      {mayChange && props.editable && (
         <>
           <MissingPermission action="CONTENT create" doing="Uploading a new photo (it becomes a media item)" />
-          <PhotoChooser
-            titleFor={(file) => (item.title ? `Photo: ${item.title}` : file.name)}
-            onChosen={async (media) => {
-              await setLead(media.uuid);
-              onChange();
-            }}
-          />
+          <PhotoChooser titleFor={(file) => (item.title ? `Photo: ${item.title}` : file.name)} onChosen={(media) => props.onChoose(leadOf(media))} />
           {lead && (
-            <button type="button" disabled={!!busy} onClick={() => run('Taking the lead photo off…', () => setLead(null))}>
+            <button type="button" onClick={() => props.onChoose(null)}>
               Take the lead photo off
             </button>
           )}
         </>
       )}
       <MissingPermission action="CONTENT update" doing="Changing the lead photo" />
-      {busy && <p role="status">{busy}</p>}
-      <Problem message={problem} />
     </section>
   );
 }

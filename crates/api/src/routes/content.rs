@@ -40,6 +40,7 @@ pub(crate) fn input(body: wire::ContentBody) -> ContentInput {
             file_base64: a.file,
         }),
         container: nullable_text(body.container),
+        base_version: body.base_version.map(|v| v.0),
     }
 }
 

@@ -45,6 +45,7 @@ pub(crate) fn documented() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(versions::get, versions::restore))
         .routes(routes!(drafts::last, drafts::create))
         .routes(routes!(drafts::merged))
+        .routes(routes!(drafts::others))
         .routes(routes!(attachments::update))
         .routes(routes!(attachments::upload))
         .routes(routes!(locks::create))

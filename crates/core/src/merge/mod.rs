@@ -14,6 +14,7 @@
 
 pub mod diff3;
 pub mod draft_raw;
+pub mod fields;
 pub mod html;
 pub mod rich_text;
 pub mod words;

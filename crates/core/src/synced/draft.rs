@@ -1,5 +1,9 @@
 //! Drafts as sync carries them: a content item's saved draft, added once;
 //! only the latest pending draft of an item is sent.
+//!
+//! A draft's other fields travel too, but for those that name records by
+//! UUID (authors, tags, the lead photo): a replica's UUIDs are not the
+//! server's, so those stay with the copy they were typed on.
 
 use crate::db::{OptionalExtension as _, Transaction, params};
 
@@ -23,7 +27,7 @@ impl SyncedType for Draft {
     }
 
     fn fields(&self) -> &'static [&'static str] {
-        &["content", "content_raw", "item"]
+        &["content", "content_raw", "item", "fields"]
     }
 
     fn remote_access(&self) -> RemoteAccess {
@@ -55,15 +59,17 @@ impl SyncedType for Draft {
     }
 
     fn read(&self, reader: &mut FieldReader<'_, '_>, uuid: &str) -> Result<Option<Fields>> {
-        let row: Option<(String, String, String)> = reader
+        let row: Option<(String, String, String, Option<String>)> = reader
             .tx
             .prepare_cached(
-                "SELECT d.content, d.content_raw, c.uuid FROM drafts d JOIN content c ON c.id = d.content_id
+                "SELECT d.content, d.content_raw, c.uuid, d.fields FROM drafts d JOIN content c ON c.id = d.content_id
                  WHERE d.uuid = ?1",
             )?
-            .query_row([uuid], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))
+            .query_row([uuid], |row| {
+                Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))
+            })
             .optional()?;
-        let Some((content, content_raw, item)) = row else {
+        let Some((content, content_raw, item, form)) = row else {
             return Ok(None);
         };
         let item = reader.remote_of(RecordType::Content, &item)?;
@@ -71,6 +77,7 @@ impl SyncedType for Draft {
             ("content", content),
             ("content_raw", content_raw),
             ("item", item),
+            ("fields", portable(form.as_deref())),
         ])))
     }
 
@@ -85,18 +92,52 @@ impl SyncedType for Draft {
         if !exists(tx, "drafts", uuid)?
             && let Some(content) = local_id(tx, RecordType::Content, &get("item"))?
         {
+            let form = Some(portable(Some(&get("fields")))).filter(|f| !f.is_empty());
             tx.prepare_cached(
-                "INSERT INTO drafts (uuid, content_id, content, content_raw, version, created_at)
-                 SELECT ?1, id, ?2, ?3, version, ?4 FROM content WHERE id = ?5",
+                "INSERT INTO drafts (uuid, content_id, content, content_raw, version, created_at, fields)
+                 SELECT ?1, id, ?2, ?3, version, ?4, ?6 FROM content WHERE id = ?5",
             )?
             .execute(params![
                 uuid,
                 get("content"),
                 get("content_raw"),
                 clock::now(),
-                content
+                content,
+                form
             ])?;
         }
         Ok(Written::same(uuid))
+    }
+}
+
+/// The draft fields (a JSON object's text) that mean the same on every
+/// copy: those naming no record by UUID. Empty for none.
+pub(crate) fn portable(form: Option<&str>) -> String {
+    const SAME_EVERYWHERE: [&str; 5] = ["title", "slug", "abstract", "urls", "published"];
+    let Some(serde_json::Value::Object(mut fields)) = form
+        .filter(|f| !f.is_empty())
+        .and_then(|f| serde_json::from_str(f).ok())
+    else {
+        return String::new();
+    };
+    fields.retain(|name, _| SAME_EVERYWHERE.contains(&name.as_str()));
+    if fields.is_empty() {
+        String::new()
+    } else {
+        serde_json::Value::Object(fields).to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::portable;
+
+    #[test]
+    fn only_fields_that_name_no_record_travel() {
+        let form = r#"{"title":"Harbour","authors":["a"],"tags":["t"],"dominantAttachment":"m","urls":["/x"]}"#;
+        assert_eq!(portable(Some(form)), r#"{"title":"Harbour","urls":["/x"]}"#);
+        assert_eq!(portable(Some(r#"{"authors":["a"]}"#)), "");
+        assert_eq!(portable(None), "");
+        assert_eq!(portable(Some("not json")), "");
     }
 }
