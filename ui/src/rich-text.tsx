@@ -23,6 +23,8 @@ interface Props {
   label: string;
   editable: boolean;
   onChange: (body: Body) => void;
+  /** The body as the editor starts with it, before any change. */
+  onStart?: (body: Body) => void;
   /** The body's plain text, when the editor starts and after every change (for the counts). */
   onText?: (text: string) => void;
   /**
@@ -48,7 +50,7 @@ export const SHORTCUTS: [string, string][] = [
   ['Escape', 'Close the find panel or a dialog'],
 ];
 
-export function RichText({ initial, label, editable, onChange, onText, photos, fileBase = '' }: Props) {
+export function RichText({ initial, label, editable, onChange, onStart, onText, photos, fileBase = '' }: Props) {
   const host = useRef<HTMLDivElement>(null);
   const editor = useRef<TipTap | undefined>(undefined);
   const [, setTick] = useState(0);
@@ -83,6 +85,7 @@ export function RichText({ initial, label, editable, onChange, onText, photos, f
     editor.current = made;
     baseline.current = made.getHTML();
     texted.current?.(made.getText());
+    onStart?.({ html: baseline.current, doc: made.getJSON() as PmNode });
     return () => made.destroy();
     // The editor is made once per mount; the screen remounts it for another body.
     // eslint-disable-next-line react-hooks/exhaustive-deps

@@ -367,7 +367,12 @@ function Story(props: {
   const writes = useRef<Promise<void>>(Promise.resolve());
   const saving = useRef(false);
 
-  const rawNow = () => (body.current ? JSON.stringify(toRaw(body.current.doc)) : (startRaw ?? ''));
+  // The body as the editor started with it, for a draft of the form alone.
+  const startBody = useRef<Body | undefined>(undefined);
+  const rawNow = () => {
+    const shown = body.current ?? (startRaw ? undefined : startBody.current);
+    return shown ? JSON.stringify(toRaw(shown.doc)) : (startRaw ?? '');
+  };
 
   /** Writes the pending text to this computer now (or forgets it when nothing is pending). */
   const persist = () => {
@@ -589,6 +594,18 @@ function Story(props: {
   const saveVersionNow = useRef(saveVersion);
   saveVersionNow.current = saveVersion;
 
+  // Ctrl/Cmd+S saves a version from anywhere in the story.
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if ((event.ctrlKey || event.metaKey) && !event.altKey && event.key.toLowerCase() === 's') {
+        event.preventDefault();
+        void saveVersionNow.current();
+      }
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, []);
+
   /**
    * A save refused because someone saved a newer version and both changed
    * the same words: the text becomes this writer's draft, and the editor
@@ -672,6 +689,9 @@ function Story(props: {
             label="Body"
             editable={editable}
             onText={setBodyText}
+            onStart={(b) => {
+              startBody.current = b;
+            }}
             fileBase={api.connection.base}
             photos={(place) => (
               <>
