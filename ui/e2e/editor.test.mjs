@@ -179,12 +179,12 @@ describe('the editor keeps unsaved text', () => {
     await banner.getByText(/Dana Desk is working on this story: they have it locked since/).waitFor({ timeout: 15000 });
     await page.locator('.refused-save', { hasText: /Dana Desk has this story locked since/ }).waitFor({ timeout: 10000 });
     assert.match(await body.innerText(), /By six votes\. Two members abstained\./);
-    assert.doesNotMatch((await lastDraft(srv, admin, story)).content, /abstained/, 'the locked story took nothing');
+    assert.doesNotMatch((await lastDraft(srv, ann, story)).content, /abstained/, 'the locked story took nothing');
     await shot(page, 'editor-locked-while-typing');
 
     await srv.call(dana, 'DELETE', `/v3/lock-request/${lock.uuid}`);
     await banner.getByText('Nobody has this story locked.').waitFor({ timeout: 15000 });
-    await until(async () => (await lastDraft(srv, admin, story)).content.includes('Two members abstained.'), 'the draft saved after the release');
+    await until(async () => (await lastDraft(srv, ann, story)).content.includes('Two members abstained.'), 'the draft saved after the release');
     await page.getByText(/Draft saved at/).waitFor({ timeout: 10000 });
     assert.equal(await page.locator('.refused-save').count(), 0, 'the refusal is gone once it saved');
     await context.close();
