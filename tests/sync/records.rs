@@ -212,7 +212,18 @@ fn travels_both_ways(central_options: &[&str]) {
         "the reply answers the root"
     );
     assert_eq!(notes[1]["comment"], "<p>Checked: 4.2 m</p>");
-    let draft = last_draft(&central, &central_story);
+    // The draft was posted by the laptop's key: it is that person's.
+    let srn = central_story["srn"].as_str().expect("an srn");
+    let draft = central
+        .call(
+            reqwest::Method::GET,
+            &format!("/v3/draft?content={srn}"),
+            Some(&key.token()),
+            None,
+        )
+        .expect(200)
+        .body[0]
+        .clone();
     assert_eq!(draft["content_raw"], draft_raw("second autosave"));
     let front = find(&central, "container", "Flood front");
     let listed: Vec<&Value> = front["content"]
@@ -281,11 +292,18 @@ fn travels_both_ways(central_options: &[&str]) {
             &json!({"comment": "<p>Desk: thanks</p>", "reference": uuid(&central_story)}),
         )
         .expect(200);
+    // The laptop's own person autosaves on the server too (another
+    // computer of theirs): a draft is its writer's, so that one travels.
     let central_srn = central_story["srn"].as_str().expect("srn");
     central
-        .post(
+        .call(
+            reqwest::Method::POST,
             &format!("/v3/draft?content={central_srn}"),
-            &json!({"content": "<p>desk edit</p>", "content_raw": draft_raw("desk edit")}),
+            Some(&key.token()),
+            Some(
+                &json!({"content": "<p>desk edit</p>", "content_raw": draft_raw("desk edit"),
+                         "fields": {"title": "Dam holds, desk headline", "authors": ["not-here"]}}),
+            ),
         )
         .expect(200);
     let new_bytes = file_bytes(9, 200_000);
@@ -322,9 +340,12 @@ fn travels_both_ways(central_options: &[&str]) {
         .get(&format!("/v3/content/{}", uuid(&story)))
         .expect(200)
         .body;
+    let draft_here = last_draft(&replica, &story_here);
+    assert_eq!(draft_here["content_raw"], draft_raw("desk edit"));
+    // Its headline travels; an author named by the server's UUID does not.
     assert_eq!(
-        last_draft(&replica, &story_here)["content_raw"],
-        draft_raw("desk edit")
+        draft_here["fields"],
+        json!({"title": "Dam holds, desk headline"})
     );
     let photo_here = replica
         .get(&format!("/v3/content/{}", uuid(&photo)))

@@ -161,10 +161,15 @@ fn content_srn(raw: Option<&str>) -> Result<Srn> {
     Srn::parse_typed("content", raw.trim(), "content")
 }
 
-/// The last draft `user_id` wrote of the item.
+/// The last draft `user_id` wrote of the item. On a replica, a draft its
+/// server sent has no writer here: the server answers only the sync key's
+/// own drafts, so it is the person's own, typed on another computer, and
+/// counts as theirs.
 fn last_draft_of(tx: &Transaction<'_>, content_id: i64, user_id: i64) -> Result<Option<Draft>> {
     let sql = format!(
-        "SELECT {COLUMNS} FROM drafts WHERE content_id = +?1 AND user_id = ?2 ORDER BY id DESC LIMIT 1"
+        "SELECT {COLUMNS} FROM drafts WHERE content_id = +?1
+         AND (user_id = ?2 OR (user_id IS NULL AND EXISTS (SELECT 1 FROM sync_remote)))
+         ORDER BY id DESC LIMIT 1"
     );
     Ok(tx
         .prepare_cached(&sql)?
