@@ -86,6 +86,10 @@ pub(super) const SQLITE: &[(&str, &str)] = &[
         "0021_sync_offline_reason",
         include_str!("../../migrations/sqlite/0021_sync_offline_reason.sql"),
     ),
+    (
+        "0022_sync_skipped",
+        include_str!("../../migrations/sqlite/0022_sync_skipped.sql"),
+    ),
 ];
 
 /// PostgreSQL's migrations.
@@ -173,5 +177,9 @@ pub(super) const POSTGRES: &[(&str, &str)] = &[
     (
         "0021_sync_offline_reason",
         include_str!("../../migrations/postgres/0021_sync_offline_reason.sql"),
+    ),
+    (
+        "0022_sync_skipped",
+        include_str!("../../migrations/postgres/0022_sync_skipped.sql"),
     ),
 ];
