@@ -212,16 +212,31 @@ enum Fetched {
     Refused(String),
 }
 
+/// The types the remote refused to read this round, each with the action
+/// it named. An action covers a whole type, so the rest of that type is
+/// skipped without asking again: a thousand print documents cost one request.
+type Refused = HashMap<RecordType, String>;
+
 /// Reads one record; a refusal for a missing action is an answer, not a failure of the round.
 async fn fetch(
     remote: &Remote,
+    refused: &mut Refused,
     kind: RecordType,
     uuid: &str,
     parent: Option<&str>,
 ) -> Result<Fetched, SyncError> {
+    if let Some(action) = refused.get(&kind) {
+        return Ok(Fetched::Refused(action.clone()));
+    }
     match read(remote, kind, uuid, parent).await {
         Ok(found) => Ok(Fetched::Found(found)),
-        Err(err) => err.missing_action().map(Fetched::Refused).ok_or(err),
+        Err(err) => match err.missing_action() {
+            Some(action) => {
+                refused.insert(kind, action.clone());
+                Ok(Fetched::Refused(action))
+            }
+            None => Err(err),
+        },
     }
 }
 
@@ -254,6 +269,7 @@ async fn take(
 async fn pull(
     cms: &Arc<Cms>,
     remote: &Remote,
+    refused: &mut Refused,
     progress: &dyn Progress,
 ) -> Result<usize, SyncError> {
     let mut cursor = blocking(cms, |cms| cms.sync_cursor()).await?;
@@ -277,7 +293,14 @@ async fn pull(
                 });
                 continue;
             }
-            let fetched = fetch(remote, kind, &change.uuid, change.parent.as_deref()).await?;
+            let fetched = fetch(
+                remote,
+                refused,
+                kind,
+                &change.uuid,
+                change.parent.as_deref(),
+            )
+            .await?;
             let parent = change.parent.as_deref().unwrap_or_default();
             take(
                 cms,
@@ -288,7 +311,7 @@ async fn pull(
             )
             .await?;
         }
-        complete(cms, remote, &mut page).await?;
+        complete(cms, remote, refused, &mut page).await?;
         let last: i64 = feed.last.parse().map_err(|_| {
             SyncError::Protocol(format!("a cursor that is not a number: {}", feed.last))
         })?;
@@ -312,6 +335,7 @@ const RETRY_PAGE: usize = 200;
 async fn retry_skipped(
     cms: &Arc<Cms>,
     remote: &Remote,
+    refused: &mut Refused,
     progress: &dyn Progress,
     pulled: usize,
 ) -> Result<usize, SyncError> {
@@ -324,7 +348,18 @@ async fn retry_skipped(
         let Some(first) = waiting.next() else {
             continue;
         };
-        let fetched = fetch(remote, kind, &first.remote_uuid, parent(&first).as_deref()).await?;
+        // Refused already this round (in the feed): no need to ask again.
+        if refused.contains_key(&kind) {
+            continue;
+        }
+        let fetched = fetch(
+            remote,
+            refused,
+            kind,
+            &first.remote_uuid,
+            parent(&first).as_deref(),
+        )
+        .await?;
         if let Fetched::Refused(action) = fetched {
             blocking(cms, move |cms| {
                 cms.still_refused(kind, &first.remote_uuid, &action)
@@ -338,6 +373,7 @@ async fn retry_skipped(
         for record in waiting {
             let fetched = fetch(
                 remote,
+                refused,
                 kind,
                 &record.remote_uuid,
                 parent(&record).as_deref(),
@@ -346,11 +382,12 @@ async fn retry_skipped(
             let key = (kind, record.remote_uuid.as_str(), record.parent.as_str());
             take(cms, remote, &mut page, key, fetched).await?;
             if page.changes.len() + page.skipped.len() + page.gone.len() >= RETRY_PAGE {
-                brought += apply_retried(cms, remote, std::mem::take(&mut page)).await?;
+                let full = std::mem::take(&mut page);
+                brought += apply_retried(cms, remote, refused, full).await?;
                 progress.pulled(pulled + brought);
             }
         }
-        brought += apply_retried(cms, remote, page).await?;
+        brought += apply_retried(cms, remote, refused, page).await?;
         progress.pulled(pulled + brought);
     }
     Ok(brought)
@@ -360,9 +397,10 @@ async fn retry_skipped(
 async fn apply_retried(
     cms: &Arc<Cms>,
     remote: &Remote,
+    refused: &mut Refused,
     mut page: RemotePage,
 ) -> Result<usize, SyncError> {
-    complete(cms, remote, &mut page).await?;
+    complete(cms, remote, refused, &mut page).await?;
     let arrived = page.changes.len();
     apply(cms, page, None).await?;
     Ok(arrived)
@@ -371,8 +409,13 @@ async fn apply_retried(
 /// Completes a page before it is applied: the records it refers to that are
 /// not here yet, and the comments, drafts and attachments whose record the
 /// key may not read set aside with it.
-async fn complete(cms: &Arc<Cms>, remote: &Remote, page: &mut RemotePage) -> Result<(), SyncError> {
-    add_missing_references(cms, remote, page).await?;
+async fn complete(
+    cms: &Arc<Cms>,
+    remote: &Remote,
+    refused: &mut Refused,
+    page: &mut RemotePage,
+) -> Result<(), SyncError> {
+    add_missing_references(cms, remote, refused, page).await?;
     defer_orphans(cms, page).await
 }
 
@@ -469,6 +512,7 @@ async fn remote_change(
 async fn add_missing_references(
     cms: &Arc<Cms>,
     remote: &Remote,
+    refused: &mut Refused,
     page: &mut RemotePage,
 ) -> Result<(), SyncError> {
     let mut known: HashSet<(RecordType, String)> = page
@@ -517,7 +561,7 @@ async fn add_missing_references(
         })
         .await?;
         for (kind, uuid) in missing {
-            match fetch(remote, kind, &uuid, None).await? {
+            match fetch(remote, refused, kind, &uuid, None).await? {
                 Fetched::Found(None) => {}
                 fetched => take(cms, remote, page, (kind, &uuid, ""), fetched).await?,
             }
@@ -811,8 +855,9 @@ async fn round(
     let pulled = if plain {
         pull_by_listing(cms, remote, progress).await?
     } else {
-        let pulled = pull(cms, remote, progress).await?;
-        pulled + retry_skipped(cms, remote, progress, pulled).await?
+        let mut refused = Refused::new();
+        let pulled = pull(cms, remote, &mut refused, progress).await?;
+        pulled + retry_skipped(cms, remote, &mut refused, progress, pulled).await?
     };
     let rest = push(cms, remote, false, creates.pushed, plain, progress).await?;
     let (pushed, waiting) = (creates.pushed + rest.pushed, creates.waiting + rest.waiting);
