@@ -367,6 +367,13 @@ fn every_role_receives_what_it_may_read_and_is_told_what_it_may_not() {
     // The journalist's, the editor's and the reader's keys lack what reading
     // a print document needs: the case the roles must cover.
     assert_eq!(unreadable_somewhere, 3);
+    // The central server syncs with nobody: nothing is unread, nothing failed.
+    let own = central.get("/v3/sync/status").expect(200).body;
+    assert_eq!(
+        (&own["not_readable"], &own["last_error"], &own["online"]),
+        (&json!([]), &Value::Null, &json!(true)),
+        "{own}"
+    );
 }
 
 #[test]
@@ -390,9 +397,17 @@ fn a_journalists_edit_goes_up_while_print_documents_stay_unread_until_granted() 
             &json!({"title": "Dam holds, engineers say"}),
         )
         .expect(200);
+    // And one it may not make (publishing needs "CONTENT publish"): set
+    // aside as needing attention, without holding back the other.
+    replica
+        .put(
+            &format!("/v3/content/{}", newsroom.photo),
+            &json!({"published_at": "2026-11-23 06:00:00"}),
+        )
+        .expect(200);
     assert_eq!(
         replica.get("/v3/sync/status").expect(200).body["pending"],
-        "1"
+        "2"
     );
     // The desk tracks another print document and edits the story's abstract meanwhile.
     central
@@ -409,7 +424,10 @@ fn a_journalists_edit_goes_up_while_print_documents_stay_unread_until_granted() 
         )
         .expect(200);
     let (ok, out) = sync(&replica, &central.base, &key);
-    assert!(ok && out.contains("pushed 1"), "{out}");
+    assert!(
+        ok && out.contains("pushed 1") && out.contains("needs attention 1"),
+        "{out}"
+    );
     let there = central
         .get(&format!("/v3/content/{}", newsroom.story))
         .expect(200)
@@ -422,7 +440,7 @@ fn a_journalists_edit_goes_up_while_print_documents_stay_unread_until_granted() 
     assert_eq!(here["abstract"], "Water at 4.2 m", "the feed went on");
     let status = replica.get("/v3/sync/status").expect(200).body;
     assert_eq!(status["pending"], "0", "{status}");
-    assert_eq!(status["needs_attention"], "0", "{status}");
+    assert_eq!(status["needs_attention"], "1", "{status}");
     assert_eq!(
         not_readable(&status)["print_document"],
         ("PRINTDOCUMENT create".to_owned(), json!("2"))
