@@ -4,6 +4,7 @@ use copydesk_sync::{ErrorCode, Remote, RemoteKey, SyncError};
 use copydesk_tests::{KeyPair, TestServer};
 use copydesk_wire as wire;
 
+mod access;
 mod https;
 mod merge;
 mod records;

@@ -184,3 +184,38 @@ it('says why it is offline, and tells a certificate it does not trust from an ou
     away.stop();
   }
 });
+
+it('names what the key may not read, and shows a failed round as failed', async () => {
+  const desk = central.key('Print desk', ['admin']);
+  const journalist = central.key('Journalist', ['journalist']);
+  const laptop = await startServer();
+  try {
+    const workflow = await central.call(desk, 'POST', '/v3/workflow', { name: 'Print run', slug: 'print-run' });
+    const issue = await central.call(desk, 'POST', '/v3/issue', { label: 'Monday' });
+    await central.call(desk, 'POST', '/v3/print-document', {
+      label: 'Front page',
+      tracking_label: 'monday/front.indd',
+      workflow_id: (workflow[0] ?? workflow).uuid,
+      issue_id: (issue[0] ?? issue).uuid,
+    });
+    await central.call(desk, 'POST', '/v3/content', { title: 'Dam holds', type: 'article' });
+    assert.match(syncOnce(laptop.dir, central.base, journalist), /print documents \(1, needs PRINTDOCUMENT create\)/);
+    const me = laptop.key('Me on the laptop', ['admin']);
+    const { context, page } = await signedIn(browser, laptop, me);
+    await page.getByRole('link', { name: /^Online · 0 waiting · print documents not synced/ }).click();
+    const notSynced = page.getByRole('list', { name: 'Not synced' });
+    assert.match(await notSynced.innerText(), /print documents \(1\): your key lacks PRINTDOCUMENT create/);
+    await shot(page, 'sync-not-readable');
+
+    // A round the server refuses (a key it does not know): failed, not online, with the last good sync.
+    const forged = { ...journalist, private_key: '0'.repeat(64) };
+    await assert.rejects(async () => syncOnce(laptop.dir, central.base, forged));
+    await page.reload();
+    await page.getByRole('link', { name: /^Sync failed · 0 waiting/ }).waitFor();
+    assert.match(await page.locator('p.sync-failed').innerText(), /^Last sync failed: .*token_invalid.* · last good sync /);
+    await shot(page, 'sync-failed');
+    await context.close();
+  } finally {
+    laptop.stop();
+  }
+});

@@ -524,7 +524,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Access action: SYNC get. Online or not, the last sync, and the counts of pending changes, conflicts and changes needing attention. */
+        /** @description Access action: SYNC get. Online or not, the last good sync, why the last round failed (when it did), the counts of pending changes, conflicts and changes needing attention, and what is not synced because the key may not read it (by type, with the missing action). */
         get: operations["sync_status"];
         put?: never;
         post?: never;
@@ -1514,6 +1514,24 @@ export interface components {
             attempts: string;
             since: string;
         };
+        /**
+         * @description Records of one type a replica does not receive: its key lacks the
+         *     action the central server named. They are tried again each round and
+         *     arrive once the key may read them.
+         */
+        NotReadable: {
+            /** @description `print_document`, `content`, ... */
+            record_type: string;
+            /** @description What a person calls several of them: `print documents`. */
+            label: string;
+            /** @description The access action the key lacks: `PRINTDOCUMENT create`. */
+            action: string;
+            /**
+             * @description How many records are not synced; `null` when the server would not
+             *     even list the type (a plain remote), so the count is unknown.
+             */
+            count?: string | null;
+        };
         NoteComment: {
             id: string;
             uuid: string;
@@ -1652,7 +1670,21 @@ export interface components {
              *     out of date, or this computer's clock): a person must look.
              */
             certificate_untrusted?: boolean;
+            /** @description When the last round that succeeded ended: the last good sync (`null`: none yet). */
             last_sync_at?: string | null;
+            /**
+             * @description Why the last round failed, whatever the reason (the server not
+             *     reached, a refusal, a page this copy could not keep), in words;
+             *     `null` when it succeeded. A failed round is never a good sync.
+             */
+            last_error?: string | null;
+            /** @description When that round failed. */
+            last_error_at?: string | null;
+            /**
+             * @description What this replica does not receive because its key may not read it,
+             *     one entry per type and missing action; empty when it receives everything.
+             */
+            not_readable?: components["schemas"]["NotReadable"][];
             pending: string;
             conflicts: string;
             needs_attention: string;

@@ -38,6 +38,7 @@ pub mod search;
 mod search_index;
 mod search_tsvector;
 pub mod sign_in;
+pub mod skipped;
 pub mod slug;
 pub mod srn;
 pub mod store;

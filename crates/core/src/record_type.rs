@@ -12,9 +12,10 @@ use std::str::FromStr;
 
 use crate::db::{FromSql, ToSql, ValueRef};
 
-/// Declares [`RecordType`] with its wire names, in one place.
+/// Declares [`RecordType`] with its wire names and what a person calls
+/// several of its records, in one place.
 macro_rules! record_types {
-    ($($(#[$doc:meta])* $variant:ident = $name:literal,)*) => {
+    ($($(#[$doc:meta])* $variant:ident = $name:literal, $plural:literal;)*) => {
         /// A kind of record, named on the wire and in the store as `as_str()` says.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub enum RecordType {
@@ -31,45 +32,52 @@ macro_rules! record_types {
                     $(RecordType::$variant => $name,)*
                 }
             }
+
+            /// What a person calls several records of the type ("print documents").
+            pub fn plural(self) -> &'static str {
+                match self {
+                    $(RecordType::$variant => $plural,)*
+                }
+            }
         }
     };
 }
 
 record_types! {
     /// A byline.
-    Author = "author",
+    Author = "author", "authors";
     /// A tag.
-    Tag = "tag",
+    Tag = "tag", "tags";
     /// A content item: an article, a post, a media item or a page.
-    Content = "content",
+    Content = "content", "stories";
     /// An assignment, which may name the content item it became.
-    Assignment = "assignment",
+    Assignment = "assignment", "assignments";
     /// A container of content items.
-    Container = "container",
+    Container = "container", "containers";
     /// A workflow section.
-    Workflow = "workflow",
+    Workflow = "workflow", "workflows";
     /// A print issue.
-    Issue = "issue",
+    Issue = "issue", "issues";
     /// A print document, in an issue and a workflow.
-    PrintDocument = "print_document",
+    PrintDocument = "print_document", "print documents";
     /// A content item's attachment (its file and preview settings).
-    Attachment = "attachment",
+    Attachment = "attachment", "attachments";
     /// A note comment in a thread about a content item.
-    NoteComment = "note_comment",
+    NoteComment = "note_comment", "notes";
     /// A comment on an assignment.
-    AssignmentComment = "assignment_comment",
+    AssignmentComment = "assignment_comment", "assignment comments";
     /// A saved draft of a content item's body.
-    Draft = "draft",
+    Draft = "draft", "drafts";
     /// A user (logged, not synced: each server keeps its own).
-    User = "user",
+    User = "user", "users";
     /// A content item's saved version (logged; each side keeps its own history).
-    Version = "version",
+    Version = "version", "versions";
     /// A print export (logged; exports are made on the server that prints).
-    Export = "export",
+    Export = "export", "exports";
     /// An exclusive lock request (logged; locks are forwarded, not synced).
-    LockRequest = "lock_request",
+    LockRequest = "lock_request", "lock requests";
     /// A workflow's section settings (logged, not synced).
-    WorkflowSection = "workflow_section",
+    WorkflowSection = "workflow_section", "workflow sections";
 }
 
 impl RecordType {

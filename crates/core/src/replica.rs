@@ -16,11 +16,12 @@ use crate::records::new_uuid;
 use std::collections::HashMap;
 
 use crate::attachments::{Oversized, WrittenFiles, remove_folder, write_from_reader};
+use crate::skipped::{forget, keep, not_readable, relink, restore_unreadable};
 use crate::synced::FieldReader;
 
 pub use crate::merge::fields::{BlockPlace, FieldConflict};
 use crate::merge::fields::{raw_of, stored_text};
-
+pub use crate::skipped::{NotReadable, Skipped};
 pub use crate::synced::{
     Fields, RecordType, RemoteAccess, SyncedType, body_of, field_text, synced_types,
 };
@@ -53,6 +54,29 @@ pub struct RemoteChange {
     pub fields: Option<Fields>,
     /// An attachment's master file, downloaded to a place [`Cms::incoming_file`] gave.
     pub file: Option<std::path::PathBuf>,
+}
+
+/// One page of a pull: the changes read, the records the key may not read
+/// (skipped, so that the cursor moves on), and records gone from the remote
+/// that are not applied (a draft a newer one replaced): none of those is
+/// skipped any longer.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RemotePage {
+    pub changes: Vec<RemoteChange>,
+    pub skipped: Vec<Skipped>,
+    pub gone: Vec<(RecordType, String)>,
+}
+
+/// How a sync round ended, as the sync state keeps it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RoundEnd {
+    /// It ran to its end: now is the last good sync.
+    Completed,
+    /// It failed: why, in words, and why it did not reach the remote, when it did not.
+    Failed {
+        error: String,
+        unreached: Option<Unreached>,
+    },
 }
 
 /// A conflict as stored, read to settle it.
@@ -164,7 +188,12 @@ pub struct SyncStatus {
     /// Why the last round did not reach the remote (`None` once one has).
     pub offline: Option<Unreached>,
     pub remote: Option<String>,
+    /// When the last round that succeeded ended.
     pub last_sync_at: Option<String>,
+    /// Why the last round failed, and when (`None` once one succeeds).
+    pub last_error: Option<(String, String)>,
+    /// What this replica does not receive because its key may not read it.
+    pub not_readable: Vec<NotReadable>,
     pub pending: i64,
     pub conflicts: i64,
     pub needs_attention: i64,
@@ -445,6 +474,7 @@ impl Cms {
                     .query_row([outbox_ids.iter().min().copied().unwrap_or(0)], |row| Ok((row.get(0)?, row.get(1)?)))?;
                 let (remote_uuid, base) = synced_state(tx, record_type, &uuid)?;
                 let (current, waits) = fields_of(tx, record_type, &uuid)?;
+                let current = restore_unreadable(tx, record_type, base.as_ref(), current)?;
                 records.push(PendingRecord {
                     current,
                     waits,
@@ -476,6 +506,7 @@ impl Cms {
         self.store.read(|tx| {
             let (remote_uuid, base) = synced_state(tx, record.record_type, &record.uuid)?;
             let (current, waits) = fields_of(tx, record.record_type, &record.uuid)?;
+            let current = restore_unreadable(tx, record.record_type, base.as_ref(), current)?;
             Ok(PendingRecord {
                 current,
                 waits,
@@ -548,11 +579,15 @@ impl Cms {
         })
     }
 
-    /// Applies one page of remote changes and the cursor after it, in one transaction.
-    /// Records come in [`RecordType`] order, so a record's references are
-    /// written before it; attachment files are copied in before the
-    /// transaction, so a refused page leaves none behind.
-    pub fn apply_remote_page(&self, changes: &[RemoteChange], cursor: i64) -> Result<ApplyReport> {
+    /// Applies one page of remote changes, what it skipped, and the cursor
+    /// after it (`None`: the cursor stays, as for records tried again), in
+    /// one transaction. Records come in [`RecordType`] order, so a record's
+    /// references are written before it; attachment files are copied in
+    /// before the transaction, so a refused page leaves none behind. A
+    /// record skipped before that arrives now is linked wherever a record
+    /// here names it.
+    pub fn apply_remote_page(&self, page: &RemotePage, cursor: Option<i64>) -> Result<ApplyReport> {
+        let changes = &page.changes;
         let mut order: Vec<usize> = (0..changes.len()).collect();
         order.sort_by_key(|i| changes[*i].record_type);
         let files_dir = self.store.files_dir().to_owned();
@@ -576,6 +611,7 @@ impl Cms {
             }
         }
         let mut replaced = Vec::new();
+        let mut recovered = std::collections::HashSet::new();
         let report = self.write(|tx| {
             let report = as_remote(tx, || {
                 let mut report = ApplyReport::default();
@@ -598,13 +634,22 @@ impl Cms {
                     replaced.extend(old_salt);
                     report.conflicts += conflicts;
                     report.applied += 1;
+                    if forget(tx, change.record_type, &change.remote_uuid)?
+                        && change.fields.is_some()
+                    {
+                        recovered.insert((change.record_type, change.remote_uuid.clone()));
+                    }
                 }
+                for (kind, uuid) in &page.gone {
+                    forget(tx, *kind, uuid)?;
+                }
+                keep(tx, &page.skipped)?;
+                relink(tx, &recovered)?;
                 Ok(report)
             })?;
-            tx.execute(
-                "UPDATE sync_remote SET cursor = ?1, last_sync_at = ?2 WHERE id = 1",
-                params![cursor, clock::now()],
-            )?;
+            if let Some(cursor) = cursor {
+                tx.execute("UPDATE sync_remote SET cursor = ?1 WHERE id = 1", [cursor])?;
+            }
             Ok(report)
         })?;
         for (_, written) in files {
@@ -718,7 +763,10 @@ impl Cms {
                 0
             }
             (Some(theirs), Some(uuid)) => {
-                let conflicts = match current_fields(tx, kind, &uuid)? {
+                // A link this copy could not make (its record unreadable) is no edit of mine.
+                let mine =
+                    restore_unreadable(tx, kind, Some(&base), current_fields(tx, kind, &uuid)?)?;
+                let conflicts = match mine {
                     // Mine stays in the item's history: every local save made a version.
                     Some(mine) => {
                         let (merged, conflicts) = three_way(kind, &base, &mine, theirs);
@@ -820,6 +868,11 @@ impl Cms {
                     |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?, row.get(4)?)),
                 )
                 .optional()?;
+            let last_error: Option<(Option<String>, Option<String>)> = tx
+                .query_row("SELECT last_error, last_error_at FROM sync_remote WHERE id = 1", [], |row| {
+                    Ok((row.get(0)?, row.get(1)?))
+                })
+                .optional()?;
             let count = |sql: &str| -> Result<i64> { Ok(tx.query_row(sql, [], |row| row.get(0))?) };
             Ok(SyncStatus {
                 // A server with no remote is its own source of truth: online.
@@ -831,6 +884,11 @@ impl Cms {
                     })
                 }),
                 last_sync_at: remote.as_ref().and_then(|(_, at, _, _, _)| at.clone()),
+                last_error: match last_error {
+                    Some((Some(error), at)) => Some((error, at.unwrap_or_default())),
+                    _ => None,
+                },
+                not_readable: not_readable(tx)?,
                 remote: remote.map(|(url, _, _, _, _)| url),
                 pending: count("SELECT COUNT(DISTINCT record_type || ':' || uuid) FROM outbox WHERE state = 'pending'")?,
                 conflicts: count("SELECT COUNT(*) FROM sync_conflicts WHERE resolved_at IS NULL")?,
@@ -1011,18 +1069,29 @@ impl Cms {
         })
     }
 
-    /// Records whether the last round reached the remote, and why not.
-    pub fn set_reached(&self, unreached: Option<&Unreached>) -> Result<()> {
+    /// Records how the last round ended: whether it reached the remote and
+    /// why not, why it failed, or (it succeeded) the time of the last good sync.
+    pub fn record_round(&self, end: &RoundEnd) -> Result<()> {
+        let now = clock::now();
         self.write(|tx| {
-            tx.execute(
-                "UPDATE sync_remote SET online = ?1, offline_reason = ?2, certificate_untrusted = ?3
-                 WHERE id = 1",
-                params![
-                    unreached.is_none(),
-                    unreached.and_then(|u| u.reason.as_deref()),
-                    unreached.is_some_and(|u| u.certificate_untrusted)
-                ],
-            )?;
+            match end {
+                RoundEnd::Completed => tx.execute(
+                    "UPDATE sync_remote SET online = ?1, offline_reason = NULL, certificate_untrusted = ?2,
+                     last_error = NULL, last_error_at = NULL, last_sync_at = ?3 WHERE id = 1",
+                    params![true, false, now],
+                )?,
+                RoundEnd::Failed { error, unreached } => tx.execute(
+                    "UPDATE sync_remote SET online = ?1, offline_reason = ?2, certificate_untrusted = ?3,
+                     last_error = ?4, last_error_at = ?5 WHERE id = 1",
+                    params![
+                        unreached.is_none(),
+                        unreached.as_ref().and_then(|u| u.reason.as_deref()),
+                        unreached.as_ref().is_some_and(|u| u.certificate_untrusted),
+                        error,
+                        now
+                    ],
+                )?,
+            };
             Ok(())
         })
     }

@@ -791,7 +791,7 @@ fn sync(args: SyncArgs) -> Result<()> {
             bar.finish();
             match result {
                 Ok(summary) => println!(
-                    "synced with {}: pushed {}, pulled {}, conflicts {}, needs attention {}{}",
+                    "synced with {}: pushed {}, pulled {}, conflicts {}, needs attention {}{}{}",
                     remote.base(),
                     summary.pushed,
                     summary.pulled,
@@ -801,7 +801,8 @@ fn sync(args: SyncArgs) -> Result<()> {
                         format!(", {} waiting to retry", summary.waiting)
                     } else {
                         String::new()
-                    }
+                    },
+                    not_synced(&cms).await
                 ),
                 Err(err) if args.watch && err.is_transient() => {
                     tracing::warn!(%err, "sync round failed; trying again")
@@ -830,6 +831,30 @@ fn sync(args: SyncArgs) -> Result<()> {
     runtime.shutdown_timeout(STOP_GRACE);
     finish_cleanly(&store);
     synced
+}
+
+/// What the replica does not receive because its key may not read it, to
+/// end the summary line: `; not readable with this key: print documents
+/// (3, needs PRINTDOCUMENT create)`; empty when it receives everything.
+async fn not_synced(cms: &Arc<Cms>) -> String {
+    let cms = Arc::clone(cms);
+    let state = tokio::task::spawn_blocking(move || cms.sync_state()).await;
+    let Ok(Ok(state)) = state else {
+        return String::new();
+    };
+    let each: Vec<String> = state
+        .not_readable
+        .iter()
+        .map(|n| {
+            let count = n.count.map(|c| format!("{c}, ")).unwrap_or_default();
+            format!("{} ({count}needs {})", n.record_type.plural(), n.action)
+        })
+        .collect();
+    if each.is_empty() {
+        String::new()
+    } else {
+        format!("; not readable with this key: {}", each.join(", "))
+    }
 }
 
 /// A progress line for long syncs (drawn only on a terminal), with counts.

@@ -150,6 +150,38 @@ impl SyncError {
     pub fn is_local(&self) -> bool {
         matches!(self, Self::Local(_))
     }
+
+    /// The access action the key lacks, when the remote refused for that
+    /// (401, `forbidden_action`: the contract names the action in the
+    /// message). A key the remote does not know is a 403, never this.
+    pub fn missing_action(&self) -> Option<String> {
+        match self {
+            Self::Remote {
+                status: 401,
+                message,
+                ..
+            } => Some(action_named_in(message)),
+            _ => None,
+        }
+    }
+}
+
+/// The access action a refusal's message names: one this build knows (the
+/// longest, as `CONTENT type_article` holds `CONTENT`), else the first
+/// quoted words, else the message itself.
+fn action_named_in(message: &str) -> String {
+    if let Some(known) = copydesk_core::access::ACTIONS
+        .iter()
+        .filter(|action| message.contains(*action))
+        .max_by_key(|action| action.len())
+    {
+        return (*known).to_owned();
+    }
+    let mut quoted = message.split('"');
+    match (quoted.next(), quoted.next()) {
+        (Some(_), Some(inside)) if !inside.trim().is_empty() => inside.trim().to_owned(),
+        _ => message.trim().chars().take(120).collect(),
+    }
 }
 
 #[cfg(test)]
@@ -205,6 +237,44 @@ mod tests {
         let refused_here = SyncError::from(CoreError::invalid("no title"));
         assert!(!refused_here.is_transient());
         assert!(!remote(404).is_local());
+    }
+
+    #[test]
+    fn a_missing_action_is_read_from_the_refusal() {
+        let refused = |status: u16, message: &str| SyncError::Remote {
+            status,
+            code: Some(RemoteCode::from_wire("forbidden_action")),
+            message: message.into(),
+            field: None,
+        };
+        assert_eq!(
+            refused(
+                401,
+                "you need the access action \"PRINTDOCUMENT create\" for this operation"
+            )
+            .missing_action()
+            .as_deref(),
+            Some("PRINTDOCUMENT create")
+        );
+        assert_eq!(
+            refused(401, "missing CONTENT type_article")
+                .missing_action()
+                .as_deref(),
+            Some("CONTENT type_article")
+        );
+        assert_eq!(
+            refused(401, "needs \"GALLERY view\" here")
+                .missing_action()
+                .as_deref(),
+            Some("GALLERY view"),
+            "an action this build does not know is kept as named"
+        );
+        assert_eq!(
+            refused(401, "Forbidden").missing_action().as_deref(),
+            Some("Forbidden")
+        );
+        assert_eq!(refused(403, "token_invalid").missing_action(), None);
+        assert_eq!(SyncError::Unreachable("x".into()).missing_action(), None);
     }
 
     #[test]

@@ -222,10 +222,13 @@ pub fn attachment_read(content: &str, item: &Value) -> Option<Read> {
 }
 
 /// The records read through one content item of a plain remote: its
-/// attachment, its note thread and its last draft.
+/// attachment, its note thread and its last draft. A kind the key may not
+/// read is left out and added to `refused` with the action it lacks; a
+/// kind already there is not asked for again.
 pub async fn read_children(
     remote: &Remote,
     item: &Value,
+    refused: &mut Vec<(RecordType, String)>,
 ) -> Result<Vec<(RecordType, String, Read)>, SyncError> {
     let uuid = field_text(item.get("uuid"));
     let mut found = Vec::new();
@@ -236,11 +239,17 @@ pub async fn read_children(
             read,
         ));
     }
-    let thread = items(
-        &remote
-            .get::<Value>(&format!("/v3/note-comment/{uuid}"))
-            .await?,
-    );
+    let thread = match readable(
+        remote,
+        RecordType::NoteComment,
+        &format!("/v3/note-comment/{uuid}"),
+        refused,
+    )
+    .await?
+    {
+        Some(answer) => items(&answer),
+        None => Vec::new(),
+    };
     for note in &thread {
         found.push((
             RecordType::NoteComment,
@@ -252,7 +261,14 @@ pub async fn read_children(
         ));
     }
     let srn = field_text(item.get("srn"));
-    let drafts: Value = remote.get(&format!("/v3/draft?content={srn}")).await?;
+    let drafts = readable(
+        remote,
+        RecordType::Draft,
+        &format!("/v3/draft?content={srn}"),
+        refused,
+    )
+    .await?
+    .unwrap_or_default();
     for draft in drafts.as_array().into_iter().flatten() {
         found.push((
             RecordType::Draft,
@@ -264,6 +280,29 @@ pub async fn read_children(
         ));
     }
     Ok(found)
+}
+
+/// The answer at `path`, or `None` when the key may not read `kind` (added
+/// to `refused` with the action it lacks) or was refused it before.
+async fn readable(
+    remote: &Remote,
+    kind: RecordType,
+    path: &str,
+    refused: &mut Vec<(RecordType, String)>,
+) -> Result<Option<Value>, SyncError> {
+    if refused.iter().any(|(k, _)| *k == kind) {
+        return Ok(None);
+    }
+    match remote.get::<Value>(path).await {
+        Ok(answer) => Ok(Some(answer)),
+        Err(err) => match err.missing_action() {
+            Some(action) => {
+                refused.push((kind, action));
+                Ok(None)
+            }
+            None => Err(err),
+        },
+    }
 }
 
 /// The comments of one assignment on a plain remote.

@@ -789,7 +789,20 @@ pub struct SyncStatus {
     /// out of date, or this computer's clock): a person must look.
     #[serde(default)]
     pub certificate_untrusted: bool,
+    /// When the last round that succeeded ended: the last good sync (`null`: none yet).
     pub last_sync_at: Option<String>,
+    /// Why the last round failed, whatever the reason (the server not
+    /// reached, a refusal, a page this copy could not keep), in words;
+    /// `null` when it succeeded. A failed round is never a good sync.
+    #[serde(default)]
+    pub last_error: Option<String>,
+    /// When that round failed.
+    #[serde(default)]
+    pub last_error_at: Option<String>,
+    /// What this replica does not receive because its key may not read it,
+    /// one entry per type and missing action; empty when it receives everything.
+    #[serde(default)]
+    pub not_readable: Vec<NotReadable>,
     pub pending: String,
     pub conflicts: String,
     pub needs_attention: String,
@@ -801,6 +814,22 @@ pub struct SyncStatus {
     pub progress_pulled: String,
     #[serde(default)]
     pub progress_pushed: String,
+}
+
+/// Records of one type a replica does not receive: its key lacks the
+/// action the central server named. They are tried again each round and
+/// arrive once the key may read them.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, ToSchema)]
+pub struct NotReadable {
+    /// `print_document`, `content`, ...
+    pub record_type: String,
+    /// What a person calls several of them: `print documents`.
+    pub label: String,
+    /// The access action the key lacks: `PRINTDOCUMENT create`.
+    pub action: String,
+    /// How many records are not synced; `null` when the server would not
+    /// even list the type (a plain remote), so the count is unknown.
+    pub count: Option<String>,
 }
 
 /// What a person calls a synced record, and the story it belongs to.

@@ -56,7 +56,12 @@ export function Settings({ signOut, ownKey }: { signOut?: () => Promise<void>; o
       )}
       <h2>Newsroom server</h2>
       {inDesktopApp() ? <RemoteForm /> : <p>This copy is served by {location.host}; its sync is set where it runs.</p>}
-      {status.data && <p>Last sync: {status.data.last_sync_at ? <When stamp={status.data.last_sync_at} /> : 'never'}.</p>}
+      {status.data && (
+        <p>
+          Last good sync: {status.data.last_sync_at ? <When stamp={status.data.last_sync_at} /> : 'never'}.
+          {status.data.last_error ? ' The last sync failed; the Sync screen says why.' : ''}
+        </p>
+      )}
     </section>
   );
 }

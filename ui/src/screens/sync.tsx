@@ -1,6 +1,7 @@
 // Sync at a glance (the badge in the top bar) and in full: online or not,
-// the last sync, pending changes, progress, what needs attention, and the
-// conflicts side by side with a resolution.
+// the last good sync and a last round that failed, pending changes,
+// progress, what is not synced because the key may not read it, what needs
+// attention, and the conflicts side by side with a resolution.
 
 import { diffWords } from 'diff';
 import { useEffect, useState } from 'preact/hooks';
@@ -9,6 +10,7 @@ import { useDesk } from '../context';
 import { textOf } from '../text';
 import { attempt, Problem, useLoad } from '../load';
 import { MissingPermission } from '../permission';
+import { counted, lastRoundFailed, notSyncedLines, syncBadge } from '../sync-words';
 import { When } from '../when';
 
 /** Settling a conflict with a text of one's own, starting from one's own version. */
@@ -44,12 +46,6 @@ function MarkedWords({ text, other, mark }: { text: string; other: string; mark:
       )}
     </p>
   );
-}
-
-/** `1 conflict`, `2 conflicts`. */
-export function counted(count: number | string, one: string, many = `${one}s`): string {
-  const n = Number(count);
-  return `${n} ${n === 1 ? one : many}`;
 }
 
 /** What a kind of record is called in a sentence. */
@@ -102,28 +98,10 @@ function useStatus(): SyncStatus | undefined {
 export function SyncBadge() {
   const status = useStatus();
   if (!status) return null;
-  if (!status.remote) {
-    return (
-      <a href="#/sync" class="badge local" title="This copy syncs with no server">
-        Not syncing
-      </a>
-    );
-  }
-  const label = status.syncing
-    ? 'Syncing…'
-    : status.online
-      ? 'Online'
-      : status.certificate_untrusted
-        ? 'Server not trusted'
-        : 'Offline';
+  const badge = syncBadge(status);
   return (
-    <a
-      href="#/sync"
-      class={`badge ${status.online ? 'online' : status.certificate_untrusted ? 'untrusted' : 'offline'}`}
-      title={status.offline_reason ?? undefined}
-    >
-      {label} · {status.pending} waiting
-      {Number(status.conflicts) > 0 ? ` · ${counted(status.conflicts, 'conflict')}` : ''}
+    <a href="#/sync" class={`badge ${badge.kind}`} title={badge.title}>
+      {badge.text}
     </a>
   );
 }
@@ -134,6 +112,8 @@ export function SyncScreen() {
   const conflicts = useLoad(() => api.get<Items<'SyncConflict'>>('/v3/sync/conflicts'), []);
   const attention = useLoad(() => api.get<Items<'NeedsAttention'>>('/v3/sync/attention'), []);
   const waiting = useLoad(() => api.get<Items<'WaitingChange'>>('/v3/sync/waiting'), [status?.pending]);
+  const failed = status && lastRoundFailed(status);
+  const notSynced = status ? notSyncedLines(status) : [];
   const [problem, setProblem] = useState<string>();
   const resolve = async (uuid: string, keep: 'mine' | 'theirs' | 'edited', text?: string) => {
     setProblem(await attempt(() => api.post(`/v3/sync/conflicts/${uuid}/resolve`, { keep, text } satisfies RequestBody<'Resolve'>)));
@@ -142,6 +122,11 @@ export function SyncScreen() {
   return (
     <section aria-labelledby="sync-heading">
       <h1 id="sync-heading">Sync</h1>
+      {failed && (
+        <p class="sync-failed" role="status">
+          {failed}
+        </p>
+      )}
       {status ? (
         <dl class="facts">
           <dt>Newsroom server</dt>
@@ -151,7 +136,9 @@ export function SyncScreen() {
             {!status.remote
               ? 'Not syncing: there is no newsroom server to reach.'
               : status.online
-                ? 'Online: the newsroom server answered the last sync.'
+                ? failed
+                  ? 'Online, but the last sync failed: your work stays here, and the next sync tries again.'
+                  : 'Online: the newsroom server answered the last sync.'
                 : status.certificate_untrusted
                   ? 'Not connected: this computer does not trust the newsroom server’s certificate, so nothing was sent. Your work is kept here. Tell whoever runs the server; on a network that intercepts secure connections (some hotels and cafés do), syncing waits until you are on another. If the reason below says the certificate expired or is not valid yet, check this computer’s date and time first.'
                   : 'Offline: your work is kept here and goes up when the server answers again.'}
@@ -162,8 +149,16 @@ export function SyncScreen() {
               <dd class="offline-reason">{status.offline_reason}</dd>
             </>
           )}
-          <dt>Last sync</dt>
+          <dt>Last good sync</dt>
           <dd>{status.last_sync_at ? <When stamp={status.last_sync_at} withSeconds /> : 'never'}</dd>
+          {status.last_error && status.last_error_at && (
+            <>
+              <dt>Last failed sync</dt>
+              <dd>
+                <When stamp={status.last_error_at} withSeconds />
+              </dd>
+            </>
+          )}
           <dt>Changes waiting to go</dt>
           <dd>{counted(status.pending, 'change')}</dd>
           {status.syncing && (
@@ -237,6 +232,22 @@ export function SyncScreen() {
           )}
         </article>
       ))}
+      <h2>Not synced</h2>
+      {notSynced.length === 0 ? (
+        <p>Everything your key may read is synced.</p>
+      ) : (
+        <>
+          <p class="hint">
+            Your key may not read these on the newsroom server, so this copy does not receive them; everything else still
+            syncs. Ask whoever runs the server to grant the permission: they arrive at the next sync once it is.
+          </p>
+          <ul aria-label="Not synced">
+            {notSynced.map((line) => (
+              <li key={line}>{line}</li>
+            ))}
+          </ul>
+        </>
+      )}
       <h2>Needs attention</h2>
       {(attention.data?.items ?? []).length === 0 && <p>Nothing was refused.</p>}
       <ul>

@@ -14,7 +14,7 @@ use crate::openapi::Refusals;
     path = "/v3/sync/status",
     tag = "sync",
     operation_id = "sync_status",
-    description = "Access action: SYNC get. Online or not, the last sync, and the counts of pending changes, conflicts and changes needing attention.",
+    description = "Access action: SYNC get. Online or not, the last good sync, why the last round failed (when it did), the counts of pending changes, conflicts and changes needing attention, and what is not synced because the key may not read it (by type, with the missing action).",
     responses((status = 200, body = wire::SyncStatus), Refusals)
 )]
 pub async fn status(
@@ -28,6 +28,18 @@ pub async fn status(
         offline_reason: status.offline.as_ref().and_then(|why| why.reason.clone()),
         certificate_untrusted: status.offline.is_some_and(|why| why.certificate_untrusted),
         last_sync_at: status.last_sync_at,
+        last_error_at: status.last_error.as_ref().map(|(_, at)| at.clone()),
+        last_error: status.last_error.map(|(error, _)| error),
+        not_readable: status
+            .not_readable
+            .into_iter()
+            .map(|n| wire::NotReadable {
+                record_type: n.record_type.to_string(),
+                label: n.record_type.plural().to_owned(),
+                action: n.action,
+                count: n.count.map(|count| count.to_string()),
+            })
+            .collect(),
         pending: status.pending.to_string(),
         conflicts: status.conflicts.to_string(),
         needs_attention: status.needs_attention.to_string(),

@@ -90,6 +90,10 @@ pub(super) const SQLITE: &[(&str, &str)] = &[
         "0022_drafts_per_person",
         include_str!("../../migrations/sqlite/0022_drafts_per_person.sql"),
     ),
+    (
+        "0023_sync_skipped",
+        include_str!("../../migrations/sqlite/0023_sync_skipped.sql"),
+    ),
 ];
 
 /// PostgreSQL's migrations.
@@ -181,5 +185,9 @@ pub(super) const POSTGRES: &[(&str, &str)] = &[
     (
         "0022_drafts_per_person",
         include_str!("../../migrations/postgres/0022_drafts_per_person.sql"),
+    ),
+    (
+        "0023_sync_skipped",
+        include_str!("../../migrations/postgres/0023_sync_skipped.sql"),
     ),
 ];

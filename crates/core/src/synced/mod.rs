@@ -55,6 +55,21 @@ pub enum RemoteAccess {
     ContentDrafts,
 }
 
+impl RemoteAccess {
+    /// The type of the record one of this access is read through (`None`:
+    /// read at its own address). Without that record here, it cannot be
+    /// written here either.
+    pub fn parent_type(self) -> Option<RecordType> {
+        match self {
+            Self::Own => None,
+            Self::ContentAttachment | Self::NoteThread | Self::ContentDrafts => {
+                Some(RecordType::Content)
+            }
+            Self::AssignmentComments => Some(RecordType::Assignment),
+        }
+    }
+}
+
 /// Everything sync needs to know about one record type.
 pub trait SyncedType: Sync {
     /// The type this describes.
