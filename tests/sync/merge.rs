@@ -332,3 +332,63 @@ fn a_paragraph_conflict_settled_with_an_edited_text() {
         ])
     );
 }
+
+/// A body as the web editor writes it: HTML, and Draft.js raw content whose
+/// block keys number the paragraphs by position (`b0`, `b1`, ...).
+fn as_editor_writes(paragraphs: &[&str]) -> Value {
+    let blocks: Vec<Value> = paragraphs
+        .iter()
+        .enumerate()
+        .map(|(i, text)| {
+            json!({"key": format!("b{i}"), "text": text, "type": "unstyled", "depth": 0,
+                   "inlineStyleRanges": [], "entityRanges": [], "data": {}})
+        })
+        .collect();
+    json!({"content": html(paragraphs), "content_raw": json!({"blocks": blocks, "entityMap": {}}).to_string()})
+}
+
+#[test]
+fn a_paragraph_moved_on_one_side_and_edited_on_the_other_prints_once_edited_at_its_new_place() {
+    let base = [
+        "The lede.",
+        "The middle.",
+        "The kicker.",
+        "The mayor said the bridge opens in May.",
+    ];
+    let moved = [
+        "The mayor said the bridge opens in May.",
+        "The lede.",
+        "The middle.",
+        "The kicker.",
+    ];
+    let edited = [
+        "The lede.",
+        "The middle.",
+        "The kicker.",
+        "The mayor said the new bridge opens in May.",
+    ];
+    let expected = [
+        "The mayor said the new bridge opens in May.",
+        "The lede.",
+        "The middle.",
+        "The kicker.",
+    ];
+    // The laptop moves it while the desk edits it, then the other way round.
+    for laptop_moves in [true, false] {
+        let desk = Desk::with_story(as_editor_writes(&base));
+        let (laptop, central) = if laptop_moves {
+            (&moved, &edited)
+        } else {
+            (&edited, &moved)
+        };
+        desk.reporter_edits(as_editor_writes(laptop));
+        desk.desk_edits(as_editor_writes(central));
+        let out = desk.sync();
+        assert!(out.contains("conflicts 0"), "{out}");
+        assert_eq!(
+            desk.body(),
+            html(&expected),
+            "the laptop moved it: {laptop_moves}"
+        );
+    }
+}

@@ -406,7 +406,121 @@ fn align_by_content(base: &[Block], side: &[Block]) -> Vec<Option<usize>> {
             DiffOp::Delete { .. } | DiffOp::Insert { .. } => {}
         }
     }
+    pair_moved(base, side, &mut found);
     found
+}
+
+/// A block's words for telling how alike two blocks are: lower case, split
+/// at anything that is not a letter or a digit.
+fn words_for_likeness(block: &Block) -> Vec<String> {
+    block
+        .text()
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect()
+}
+
+/// How many of its words a block must share with another, at least, for
+/// the two to be one block moved and edited (the Dice coefficient of their
+/// words): a move with a few words changed, not a new paragraph on the
+/// same subject.
+const MOVED_LIKENESS: f64 = 0.6;
+
+/// A word in more blocks than this says nothing of which block is which
+/// ("the", "said"): it is not looked up.
+const COMMON_WORD_BLOCKS: usize = 64;
+
+/// Pairs the blocks the diff left unpaired on both sides when one is the
+/// other moved: the same content first (a photo by its address and
+/// caption), then, for text, the unpaired base block that shares the most
+/// of its words, if that is most of them. So a block moved (and perhaps
+/// edited) is one block at its new place, never one deleted and another
+/// added, which the merge would print twice. Linear in the blocks and
+/// their words: candidates come from a map of words to blocks.
+fn pair_moved(base: &[Block], side: &[Block], found: &mut [Option<usize>]) {
+    let mut taken = vec![false; base.len()];
+    for at in found.iter().flatten() {
+        taken[*at] = true;
+    }
+    if taken.iter().all(|t| *t) || found.iter().all(Option::is_some) {
+        return;
+    }
+    // The same content, moved.
+    let mut unpaired: HashMap<(String, Vec<char>, Option<Entity>), Vec<usize>> = HashMap::new();
+    for (at, block) in base.iter().enumerate().rev() {
+        if !taken[at] {
+            unpaired.entry(content_key(block)).or_default().push(at);
+        }
+    }
+    for (slot, block) in found.iter_mut().zip(side) {
+        if slot.is_none()
+            && let Some(at) = unpaired.get_mut(&content_key(block)).and_then(Vec::pop)
+        {
+            taken[at] = true;
+            *slot = Some(at);
+        }
+    }
+    // Text moved and edited: the most alike unpaired base block.
+    let base_words: Vec<Vec<String>> = base
+        .iter()
+        .enumerate()
+        .map(|(at, b)| {
+            if taken[at] || b.is_atomic() {
+                Vec::new()
+            } else {
+                words_for_likeness(b)
+            }
+        })
+        .collect();
+    let mut blocks_of_word: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (at, words) in base_words.iter().enumerate() {
+        let mut seen = std::collections::HashSet::new();
+        for word in words {
+            if seen.insert(word.as_str()) {
+                blocks_of_word.entry(word.as_str()).or_default().push(at);
+            }
+        }
+    }
+    for (slot, block) in found.iter_mut().zip(side) {
+        if slot.is_some() || block.is_atomic() {
+            continue;
+        }
+        let words = words_for_likeness(block);
+        let mut shared: HashMap<usize, usize> = HashMap::new();
+        let mut counted = std::collections::HashSet::new();
+        for word in &words {
+            if !counted.insert(word.as_str()) {
+                continue;
+            }
+            let Some(blocks) = blocks_of_word.get(word.as_str()) else {
+                continue;
+            };
+            if blocks.len() > COMMON_WORD_BLOCKS {
+                continue;
+            }
+            for at in blocks {
+                if !taken[*at] {
+                    *shared.entry(*at).or_default() += 1;
+                }
+            }
+        }
+        let distinct =
+            |list: &[String]| list.iter().collect::<std::collections::HashSet<_>>().len();
+        let best = shared
+            .into_iter()
+            .map(|(at, common)| {
+                let likeness =
+                    2.0 * common as f64 / (distinct(&words) + distinct(&base_words[at])) as f64;
+                (at, likeness)
+            })
+            .filter(|(_, likeness)| *likeness >= MOVED_LIKENESS)
+            .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)));
+        if let Some((at, _)) = best {
+            taken[at] = true;
+            *slot = Some(at);
+        }
+    }
 }
 
 /// A block's identity across the three versions: a base block's index, or

@@ -186,6 +186,89 @@ fn a_moved_paragraph_moves_and_keeps_the_other_sides_edit() {
 }
 
 #[test]
+fn a_paragraph_moved_without_keys_and_edited_on_the_other_side_stands_once_edited_at_its_new_place()
+{
+    // Keys numbered by position (or none): the move is found by content.
+    let base = doc(&[
+        "A lede.",
+        "B middle.",
+        "C more.",
+        "D the quote from the mayor.",
+    ]);
+    let mine = doc(&[
+        "D the quote from the mayor.",
+        "A lede.",
+        "B middle.",
+        "C more.",
+    ]);
+    let theirs = doc(&[
+        "A lede.",
+        "B middle.",
+        "C more.",
+        "D the quote from the city mayor.",
+    ]);
+    for (mine, theirs) in [(&mine, &theirs), (&theirs, &mine)] {
+        let merged = merge(&base, mine, theirs);
+        assert!(merged.conflicts.is_empty());
+        assert_eq!(
+            texts(&merged.text),
+            [
+                "D the quote from the city mayor.",
+                "A lede.",
+                "B middle.",
+                "C more."
+            ]
+        );
+    }
+}
+
+#[test]
+fn a_paragraph_moved_and_edited_on_one_side_and_edited_on_the_other_merges_its_words_once() {
+    let base = doc(&[
+        "A lede.",
+        "B middle.",
+        "The mayor said the bridge would open in May.",
+    ]);
+    let mine = doc(&[
+        "The mayor said the new bridge would open in May.",
+        "A lede.",
+        "B middle.",
+    ]);
+    let theirs = doc(&[
+        "A lede.",
+        "B middle.",
+        "The mayor said the bridge would open in June.",
+    ]);
+    let merged = merge(&base, &mine, &theirs);
+    assert!(merged.conflicts.is_empty());
+    assert_eq!(
+        texts(&merged.text),
+        [
+            "The mayor said the new bridge would open in June.",
+            "A lede.",
+            "B middle."
+        ]
+    );
+}
+
+#[test]
+fn a_new_paragraph_on_another_subject_is_not_taken_for_a_moved_one() {
+    let base = doc(&["A lede.", "The council met on Tuesday evening."]);
+    let mine = doc(&["Fire crews were called at noon.", "A lede."]);
+    let theirs = doc(&["A lede.", "The council met on Tuesday evening, late."]);
+    let merged = merge(&base, &mine, &theirs);
+    // Mine deleted the council paragraph, theirs edited it: the edit stays, and the new one too.
+    assert_eq!(
+        texts(&merged.text),
+        [
+            "Fire crews were called at noon.",
+            "A lede.",
+            "The council met on Tuesday evening, late."
+        ]
+    );
+}
+
+#[test]
 fn words_inserted_inside_a_range_the_other_side_bolded_are_bold() {
     let base = doc(&["the quick fox jumps"]);
     let mine = styled(doc(&["the quick fox jumps"]), 0, "quick fox", "BOLD");
@@ -412,6 +495,45 @@ fn edit(paragraph: &str, how: u8, word: &str) -> String {
         _ => words.insert(0, word),
     }
     words.join(" ")
+}
+
+/// The paragraph the move tests move: words no other paragraph has.
+const MOVED: &str = "Mayor Quinn opened the Elm Street bridge";
+
+proptest! {
+    /// One side moves a paragraph (and may edit it, at its start), the
+    /// other edits it (at its end): the merged story has it once, with
+    /// both edits, where the mover put it, and every other paragraph as it
+    /// was, in its order. Without keys, as an HTML client or a re-keying
+    /// editor sends it.
+    #[test]
+    fn a_moved_paragraph_stands_once_with_both_edits_where_it_was_moved(
+        others in distinct_document(),
+        from in any::<prop::sample::Index>(),
+        to in any::<prop::sample::Index>(),
+        mover_edits in any::<bool>(),
+        mover_is_mine in any::<bool>(),
+    ) {
+        let mut base = others.clone();
+        base.insert(from.index(others.len() + 1), MOVED.to_owned());
+        let mut moved = others.clone();
+        let moved_text = if mover_edits { format!("MOVER {MOVED}") } else { MOVED.to_owned() };
+        let to = to.index(others.len() + 1);
+        moved.insert(to, moved_text.clone());
+        let mut edited = base.clone();
+        let at = base.iter().position(|p| p == MOVED).expect("there");
+        edited[at] = format!("{MOVED} EDITOR");
+        let (mine, theirs) = if mover_is_mine { (&moved, &edited) } else { (&edited, &moved) };
+        let merged = merge(&as_doc(&base), &as_doc(mine), &as_doc(theirs));
+        prop_assert!(merged.conflicts.is_empty(), "{:?}", merged.conflicts);
+        let text = texts(&merged.text);
+        let holding: Vec<usize> = (0..text.len()).filter(|i| text[*i].contains("Quinn")).collect();
+        prop_assert_eq!(holding.len(), 1, "{:?}", text);
+        prop_assert_eq!(&text[holding[0]], &format!("{moved_text} EDITOR"));
+        prop_assert_eq!(holding[0], to);
+        let rest: Vec<String> = text.iter().filter(|p| !p.contains("Quinn")).cloned().collect();
+        prop_assert_eq!(rest, others);
+    }
 }
 
 proptest! {
