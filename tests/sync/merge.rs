@@ -392,3 +392,30 @@ fn a_paragraph_moved_on_one_side_and_edited_on_the_other_prints_once_edited_at_i
         );
     }
 }
+
+#[test]
+fn a_photo_moved_on_one_side_and_replaced_on_the_other_prints_once_replaced_at_its_new_place() {
+    let quay = r#"<figure><img src="/files/a1/quay.png" alt="The quay"></figure>"#;
+    let crane = r#"<figure><img src="/files/b2/crane.png" alt="The crane"></figure>"#;
+    let body = |parts: &[&str]| json!({"content": parts.concat()});
+    let (lede, middle, end) = ("<p>The lede.</p>", "<p>The middle.</p>", "<p>The end.</p>");
+    for laptop_moves in [true, false] {
+        let desk = Desk::with_story(body(&[lede, middle, quay, end]));
+        let moved = body(&[quay, lede, middle, end]);
+        let replaced = body(&[lede, middle, crane, end]);
+        let (laptop, central) = if laptop_moves {
+            (moved, replaced)
+        } else {
+            (replaced, moved)
+        };
+        desk.reporter_edits(laptop);
+        desk.desk_edits(central);
+        let out = desk.sync();
+        assert!(out.contains("conflicts 0"), "{out}");
+        assert_eq!(
+            desk.body(),
+            [crane, lede, middle, end].concat(),
+            "the laptop moved it: {laptop_moves}"
+        );
+    }
+}

@@ -252,6 +252,40 @@ fn a_paragraph_moved_and_edited_on_one_side_and_edited_on_the_other_merges_its_w
 }
 
 #[test]
+fn a_photo_moved_on_one_side_and_replaced_on_the_other_prints_once_replaced_at_its_new_place() {
+    let with = |blocks: Vec<Block>| RichText { blocks };
+    let text = |t: &str| Block::plain("unstyled", t);
+    let quay = || Block::image("/files/a/quay.png", "The quay");
+    let crane = || Block::image("/files/b/crane.png", "The crane");
+    let base = with(vec![
+        text("A lede."),
+        text("B middle."),
+        quay(),
+        text("C end."),
+    ]);
+    let moved = with(vec![
+        quay(),
+        text("A lede."),
+        text("B middle."),
+        text("C end."),
+    ]);
+    let replaced = with(vec![
+        text("A lede."),
+        text("B middle."),
+        crane(),
+        text("C end."),
+    ]);
+    for (mine, theirs) in [(&moved, &replaced), (&replaced, &moved)] {
+        let merged = merge(&base, mine, theirs);
+        assert!(merged.conflicts.is_empty());
+        assert_eq!(
+            merged.text.blocks,
+            vec![crane(), text("A lede."), text("B middle."), text("C end.")]
+        );
+    }
+}
+
+#[test]
 fn a_new_paragraph_on_another_subject_is_not_taken_for_a_moved_one() {
     let base = doc(&["A lede.", "The council met on Tuesday evening."]);
     let mine = doc(&["Fire crews were called at noon.", "A lede."]);
