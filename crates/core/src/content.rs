@@ -252,6 +252,13 @@ impl Editable {
     }
 }
 
+/// Which raw twins a save sent with its text.
+#[derive(Debug, Clone, Copy)]
+struct SentRaw {
+    abstract_raw: bool,
+    body_raw: bool,
+}
+
 /// A save whose writer started from `base_version` while the item is at
 /// `current` now: merges what they changed (`after`, with the authors and
 /// tags they sent) onto what the item holds (`before`), as sync merges a
@@ -263,7 +270,7 @@ fn merge_onto_current(
     tx: &Transaction<'_>,
     (content_id, current, base_version): (i64, i64, i64),
     before: &Editable,
-    after: &mut Editable,
+    (after, raw_sent): (&mut Editable, SentRaw),
     (authors, tags): (&mut Option<Vec<i64>>, &mut Option<Vec<i64>>),
 ) -> Result<()> {
     if base_version < 1 || base_version > current {
@@ -280,6 +287,36 @@ fn merge_onto_current(
         ),
         field: Some("base_version".into()),
     })?;
+    // Text sent without its raw twin: the raw of whichever side holds that
+    // text (the base's, or what the item holds now), else none, so that the
+    // raw never tells another text than the one sent.
+    let twin = |sent: &str, base_text: &str, base_raw: &str, now_text: &str, now_raw: &str| {
+        if sent == base_text {
+            base_raw.to_owned()
+        } else if sent == now_text {
+            now_raw.to_owned()
+        } else {
+            String::new()
+        }
+    };
+    if !raw_sent.abstract_raw {
+        after.abstract_raw = twin(
+            &after.abstract_text,
+            &base.abstract_text,
+            &base.abstract_raw,
+            &before.abstract_text,
+            &before.abstract_raw,
+        );
+    }
+    if !raw_sent.body_raw {
+        after.body_raw = twin(
+            &after.body,
+            &base.body,
+            &base.body_raw,
+            &before.body,
+            &before.body_raw,
+        );
+    }
     let (now_authors, now_tags) = story_merge::current_links(tx, content_id)?;
     let theirs = before.side(now_authors.clone(), now_tags.clone());
     let mine = after.side(
@@ -881,15 +918,8 @@ impl Cms {
             let mut tags = input.tags.as_deref().map(|sent| ids_of_field(tx, TAGS, "tags", sent)).transpose()?;
             let mut merged_onto = None;
             if let Some(base_version) = input.base_version.filter(|base| *base != old.version) {
-                // Text sent without its raw twin is read as the text alone
-                // (the raw kept now would tell another text).
-                if input.abstract_raw.is_none() && after.abstract_text != before.abstract_text {
-                    after.abstract_raw = String::new();
-                }
-                if input.body_raw.is_none() && after.body != before.body {
-                    after.body_raw = String::new();
-                }
-                merge_onto_current(tx, (id, old.version, base_version), &before, &mut after, (&mut authors, &mut tags))?;
+                let raw_sent = SentRaw { abstract_raw: input.abstract_raw.is_some(), body_raw: input.body_raw.is_some() };
+                merge_onto_current(tx, (id, old.version, base_version), &before, (&mut after, raw_sent), (&mut authors, &mut tags))?;
                 merged_onto = Some(base_version);
             }
             check_post_container(&after)?;

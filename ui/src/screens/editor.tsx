@@ -85,9 +85,11 @@ export function Editor({ uuid }: { uuid: string }) {
     const draft = drafts.find((d) => !d.saved);
     // A draft of an older version is merged onto this one, paragraph by
     // paragraph and word by word, rather than dropped or restored over it.
+    // A merge that cannot be read now is a story that cannot be opened now
+    // (tried again), never a draft left out of the editor.
     const merged =
       draft && Number(draft.version) < Number(item.version)
-        ? await api.get<MergedDraft>(`/v3/draft/merged${query({ content: item.srn })}`).catch(() => undefined)
+        ? await api.get<MergedDraft>(`/v3/draft/merged${query({ content: item.srn })}`)
         : undefined;
     return { item, draft, merged };
   }, [uuid, round]);
@@ -217,18 +219,23 @@ function formFrom(item: ContentItem, held?: DraftFields): Form {
   };
 }
 
-/** The form as a draft sends it. */
-function draftFields(form: Form): DraftFields {
-  return {
+/**
+ * The form as a draft sends it. URLs and the Published box go only when
+ * changed from the story as it opened: versions keep neither, so a merged
+ * draft could not tell a change of them from a stale copy.
+ */
+function draftFields(form: Form, opened: Form): DraftFields {
+  const fields: DraftFields = {
     title: form.title,
     abstract: form.abstract,
     slug: form.slug,
     authors: form.authors,
     tags: form.tags,
-    urls: urlList(form.urls),
-    published: form.published,
     dominantAttachment: form.lead,
   };
+  if (form.urls !== opened.urls) fields.urls = urlList(form.urls);
+  if (form.published !== opened.published) fields.published = form.published;
+  return fields;
 }
 
 function urlList(urls: string): string[] {
@@ -366,6 +373,8 @@ function Story(props: {
   const keepTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   const writes = useRef<Promise<void>>(Promise.resolve());
   const saving = useRef(false);
+  // A refused save on its way into a draft and a merged reopen: nothing else saves meanwhile.
+  const merging = useRef(false);
 
   // The body as the editor started with it, for a draft of the form alone.
   const startBody = useRef<Body | undefined>(undefined);
@@ -429,7 +438,7 @@ function Story(props: {
    */
   const saveDraft = async (now = false) => {
     const p = pending.current;
-    if (saving.current || !may('DRAFT create')) return false;
+    if (saving.current || (merging.current && !now) || !may('DRAFT create')) return false;
     if (!now && !p?.bodyPending && !formWaits()) return false;
     if (othersLock(lockNow.current)) {
       setRefusal({ kind: 'locked', words: '' });
@@ -442,7 +451,7 @@ function Story(props: {
       const raw = rawNow();
       const html = body.current?.html ?? p?.html ?? startHtml ?? item.content;
       const sent = { ...form.current };
-      await api.post(`/v3/draft${query({ content: item.srn })}`, { content: html, content_raw: raw, fields: draftFields(sent), version: Number(item.version) } satisfies RequestBody<'Draft'>);
+      await api.post(`/v3/draft${query({ content: item.srn })}`, { content: html, content_raw: raw, fields: draftFields(sent, opened), version: Number(item.version) } satisfies RequestBody<'Draft'>);
       serverHtml.current = html;
       drafted.current = sent;
       const later = pending.current;
@@ -529,7 +538,7 @@ function Story(props: {
   const tagSearch = useNamedSearch('tag');
 
   const saveVersion = async () => {
-    if (!editable || saving.current) return;
+    if (!editable || saving.current || merging.current) return;
     // The version this text was started from: when someone saved a newer one
     // since, the service merges the two instead of replacing theirs.
     const change: RequestBody<'Content'> = {
@@ -562,8 +571,12 @@ function Story(props: {
       await persist();
       saved = await api.put<ContentItem>(`/v3/content/${item.uuid}`, change);
     } catch (err) {
-      saving.current = false;
-      if (err instanceof ApiError && err.code === 'conflict') return mergeThroughDraft(err);
+      if (err instanceof ApiError && err.code === 'conflict') {
+        merging.current = true;
+        saving.current = false;
+        await mergeThroughDraft(err);
+        return;
+      }
       const why = refusalOf(err);
       if (why.kind === 'other') setProblem(why.words);
       else {
@@ -615,6 +628,7 @@ function Story(props: {
    */
   const mergeThroughDraft = async (refused: ApiError) => {
     if (!(await saveDraftNow.current(true))) {
+      merging.current = false;
       setProblem(`Not saved: ${refused.message}. Your text stays here; compare it with the newer version (Versions, below) before you save.`);
       return;
     }
@@ -731,8 +745,8 @@ function Story(props: {
                   Paragraph {Number(c.position) + 1}: yours was “{textOf(c.mine)}”; the text has “{textOf(c.theirs)}”.
                 </p>
               ))}
-              {(merged?.field_conflicts ?? []).map((c) => (
-                <p key={c.field}>
+              {(merged?.field_conflicts ?? []).map((c, i) => (
+                <p key={i}>
                   {FIELD_NAMES[c.field] ?? c.field}: yours was “{textOf(c.mine)}”; the story has “{textOf(c.theirs)}”.{' '}
                   {c.field === 'title' && (
                     <button type="button" disabled={!editable} onClick={() => setTitle(c.mine)}>

@@ -427,6 +427,9 @@ fn words_for_likeness(block: &Block) -> Vec<String> {
 /// same subject.
 const MOVED_LIKENESS: f64 = 0.6;
 
+/// The fewest words a text block needs to be taken for a moved one.
+const MOVED_WORDS: usize = 3;
+
 /// A word in more blocks than this says nothing of which block is which
 /// ("the", "said"): it is not looked up.
 const COMMON_WORD_BLOCKS: usize = 64;
@@ -436,8 +439,11 @@ const COMMON_WORD_BLOCKS: usize = 64;
 /// caption), then, for text, the unpaired base block that shares the most
 /// of its words, if that is most of them. So a block moved (and perhaps
 /// edited) is one block at its new place, never one deleted and another
-/// added, which the merge would print twice. Linear in the blocks and
-/// their words: candidates come from a map of words to blocks.
+/// added, which the merge would print twice. A block of fewer than three
+/// words is left as the diff has it. Candidates come from a map of words to
+/// blocks, a word in more than 64 blocks not looked up, so the work grows
+/// with the unpaired blocks times their telling words' blocks, not with
+/// every pair of blocks.
 fn pair_moved(base: &[Block], side: &[Block], found: &mut [Option<usize>]) {
     let mut taken = vec![false; base.len()];
     for at in found.iter().flatten() {
@@ -446,15 +452,21 @@ fn pair_moved(base: &[Block], side: &[Block], found: &mut [Option<usize>]) {
     if taken.iter().all(|t| *t) || found.iter().all(Option::is_some) {
         return;
     }
+    // A block of a word or two (an empty line, "***", "Advertisement")
+    // stands in many places alike: which one moved cannot be told, so it is
+    // never taken for a moved one.
+    let telling =
+        |block: &Block| block.is_atomic() || words_for_likeness(block).len() >= MOVED_WORDS;
     // The same content, moved.
     let mut unpaired: HashMap<(String, Vec<char>, Option<Entity>), Vec<usize>> = HashMap::new();
     for (at, block) in base.iter().enumerate().rev() {
-        if !taken[at] {
+        if !taken[at] && telling(block) {
             unpaired.entry(content_key(block)).or_default().push(at);
         }
     }
     for (slot, block) in found.iter_mut().zip(side) {
         if slot.is_none()
+            && telling(block)
             && let Some(at) = unpaired.get_mut(&content_key(block)).and_then(Vec::pop)
         {
             taken[at] = true;
@@ -466,13 +478,15 @@ fn pair_moved(base: &[Block], side: &[Block], found: &mut [Option<usize>]) {
         .iter()
         .enumerate()
         .map(|(at, b)| {
-            if taken[at] || b.is_atomic() {
+            if taken[at] || b.is_atomic() || !telling(b) {
                 Vec::new()
             } else {
                 words_for_likeness(b)
             }
         })
         .collect();
+    let distinct = |list: &[String]| list.iter().collect::<std::collections::HashSet<_>>().len();
+    let base_distinct: Vec<usize> = base_words.iter().map(|w| distinct(w)).collect();
     let mut blocks_of_word: HashMap<&str, Vec<usize>> = HashMap::new();
     for (at, words) in base_words.iter().enumerate() {
         let mut seen = std::collections::HashSet::new();
@@ -483,10 +497,11 @@ fn pair_moved(base: &[Block], side: &[Block], found: &mut [Option<usize>]) {
         }
     }
     for (slot, block) in found.iter_mut().zip(side) {
-        if slot.is_some() || block.is_atomic() {
+        if slot.is_some() || block.is_atomic() || !telling(block) {
             continue;
         }
         let words = words_for_likeness(block);
+        let side_distinct = distinct(&words);
         let mut shared: HashMap<usize, usize> = HashMap::new();
         let mut counted = std::collections::HashSet::new();
         for word in &words {
@@ -505,13 +520,10 @@ fn pair_moved(base: &[Block], side: &[Block], found: &mut [Option<usize>]) {
                 }
             }
         }
-        let distinct =
-            |list: &[String]| list.iter().collect::<std::collections::HashSet<_>>().len();
         let best = shared
             .into_iter()
             .map(|(at, common)| {
-                let likeness =
-                    2.0 * common as f64 / (distinct(&words) + distinct(&base_words[at])) as f64;
+                let likeness = 2.0 * common as f64 / (side_distinct + base_distinct[at]) as f64;
                 (at, likeness)
             })
             .filter(|(_, likeness)| *likeness >= MOVED_LIKENESS)

@@ -286,6 +286,26 @@ fn a_photo_moved_on_one_side_and_replaced_on_the_other_prints_once_replaced_at_i
 }
 
 #[test]
+fn an_empty_line_deleted_here_and_added_there_is_not_taken_for_a_move() {
+    let (a, b, c) = (
+        "A lede about the port.",
+        "B middle about the ships.",
+        "C the end of it all.",
+    );
+    let base = doc(&[a, "", b, c]);
+    // Mine drops the empty line and adds one at the end; theirs types into it.
+    let mine = doc(&[a, b, c, ""]);
+    let theirs = doc(&[a, "Quay reopened.", b, c]);
+    let merged = merge(&base, &mine, &theirs);
+    let text = texts(&merged.text);
+    let at = text
+        .iter()
+        .position(|p| p == "Quay reopened.")
+        .expect("theirs' words stay");
+    assert_eq!(at, 1, "where they typed them: {text:?}");
+}
+
+#[test]
 fn a_new_paragraph_on_another_subject_is_not_taken_for_a_moved_one() {
     let base = doc(&["A lede.", "The council met on Tuesday evening."]);
     let mine = doc(&["Fire crews were called at noon.", "A lede."]);

@@ -105,6 +105,12 @@ impl SyncedType for Draft {
                 content,
                 form
             ])?;
+            // As a person's own, the last 20 of an item are kept.
+            tx.prepare_cached(
+                "DELETE FROM drafts WHERE content_id = ?1 AND user_id IS NULL AND id NOT IN
+                 (SELECT id FROM drafts WHERE content_id = +?1 AND user_id IS NULL ORDER BY id DESC LIMIT 20)",
+            )?
+            .execute([content])?;
         }
         Ok(Written::same(uuid))
     }
@@ -113,14 +119,22 @@ impl SyncedType for Draft {
 /// The draft fields (a JSON object's text) that mean the same on every
 /// copy: those naming no record by UUID. Empty for none.
 pub(crate) fn portable(form: Option<&str>) -> String {
-    const SAME_EVERYWHERE: [&str; 5] = ["title", "slug", "abstract", "urls", "published"];
-    let Some(serde_json::Value::Object(mut fields)) = form
+    use serde_json::Value;
+    let Some(Value::Object(mut fields)) = form
         .filter(|f| !f.is_empty())
         .and_then(|f| serde_json::from_str(f).ok())
     else {
         return String::new();
     };
-    fields.retain(|name, _| SAME_EVERYWHERE.contains(&name.as_str()));
+    // Each in the shape a draft holds it; anything else is left behind.
+    fields.retain(|name, value| match name.as_str() {
+        "title" | "slug" | "abstract" => value.is_string(),
+        "urls" => value
+            .as_array()
+            .is_some_and(|urls| urls.iter().all(Value::is_string)),
+        "published" => value.is_boolean(),
+        _ => false,
+    });
     if fields.is_empty() {
         String::new()
     } else {
@@ -139,5 +153,9 @@ mod tests {
         assert_eq!(portable(Some(r#"{"authors":["a"]}"#)), "");
         assert_eq!(portable(None), "");
         assert_eq!(portable(Some("not json")), "");
+        assert_eq!(
+            portable(Some(r#"{"title":5,"urls":[1],"published":true}"#)),
+            r#"{"published":true}"#
+        );
     }
 }
