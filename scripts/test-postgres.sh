@@ -7,7 +7,7 @@
 # Left out, and why: these tests read or break the SQLite file itself
 # (copydesk.db, its WAL, VACUUM INTO backups, quick_check); on PostgreSQL
 # the database is not a file of the data directory, and its backups and
-# checks are PostgreSQL's own (see the README's deployment section).
+# checks are PostgreSQL's own (see docs/RUNNING.md, deploying on PostgreSQL).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/sqlite-flags.sh

@@ -399,7 +399,7 @@ fn backup(data: &DataArgs, to: &std::path::Path) -> Result<()> {
     anyhow::ensure!(
         data.database.is_none(),
         "on PostgreSQL, back up with PostgreSQL's own tools: pg_basebackup with WAL archiving \
-         (the README's deployment section), or pg_dump --format=custom for a single copy; \
+         (docs/RUNNING.md, deploying on PostgreSQL), or pg_dump --format=custom for a single copy; \
          attachment files are in the database, so nothing else needs copying"
     );
     let dir = data.dir()?;

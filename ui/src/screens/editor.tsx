@@ -35,18 +35,19 @@ import { textOf } from '../text';
 import { serviceTime } from '../time';
 import { When } from '../when';
 import { fromRaw, parseRaw, toRaw, type PmNode } from '../draftjs';
-import { attempt, Problem, useLoad } from '../load';
+import { Problem, useLoad } from '../load';
 import { MissingPermission } from '../permission';
-import { SearchPicker, useNamedSearch, type Choice } from '../picker';
+import { useNamedSearch } from '../picker';
 import { RichText, type Body } from '../rich-text';
 import { PhotoChooser } from '../photo-choice';
-import { characters, headlineLimit, headlineState, words } from '../editor-settings';
 import { acknowledge, discardUnsaved, keepUnsaved, readUnsaved, type UnsavedText } from '../unsaved';
 import { AttachmentPanel } from './attachment';
 import { Comments } from './comments';
 import { LeadPhoto, useLeadNamed, type Lead } from './lead-photo';
 import { StoryContainers } from './story-containers';
 import { Versions } from './versions';
+import { Choices, clock, CountsSpoken, countsOf, FIELD_NAMES, HeadlineCount, holderName, LockBanner, Offered, OthersUnsaved } from './story-panels';
+import { draftFields, formFrom, formOf, same, urlList, type Form } from '../story-form';
 
 type LockRequest = components['schemas']['LockRequest'];
 type DraftFields = components['schemas']['DraftFields'];
@@ -135,10 +136,6 @@ export function Editor({ uuid }: { uuid: string }) {
   );
 }
 
-/** The time of day of a moment, as the journalist's clock shows it. */
-function clock(at: number): string {
-  return new Date(at).toLocaleTimeString();
-}
 
 /** Text kept on this computer, shown while the story cannot be opened from the service. */
 function KeptHere({ text }: { text: UnsavedText }) {
@@ -177,75 +174,6 @@ function reopened(item: ContentItem, draft?: Draft, merged?: MergedDraft): { htm
   return undefined;
 }
 
-/** The form's fields as a draft holds them. */
-interface Form {
-  title: string;
-  abstract: string;
-  slug: string;
-  authors: string[];
-  tags: string[];
-  urls: string;
-  published: boolean;
-  lead: string | null;
-}
-
-/** The story's own form, as the service holds it. */
-function formOf(item: ContentItem): Form {
-  return {
-    title: item.title,
-    abstract: item.abstract,
-    slug: item.slug,
-    authors: item.authors.map((a) => a.uuid),
-    tags: item.tags.map((t) => t.uuid),
-    urls: item.urls.map((u) => u.url).join('\n'),
-    published: Boolean(item.published_at),
-    lead: item.dominantAttachment?.uuid ?? null,
-  };
-}
-
-/** The form a draft restores: what it holds over the story's own. */
-function formFrom(item: ContentItem, held?: DraftFields): Form {
-  const form = formOf(item);
-  if (!held) return form;
-  return {
-    title: held.title ?? form.title,
-    abstract: held.abstract ?? form.abstract,
-    slug: held.slug ?? form.slug,
-    authors: held.authors ?? form.authors,
-    tags: held.tags ?? form.tags,
-    urls: held.urls ? held.urls.join('\n') : form.urls,
-    published: held.published ?? form.published,
-    lead: held.dominantAttachment === undefined ? form.lead : held.dominantAttachment,
-  };
-}
-
-/**
- * The form as a draft sends it. URLs and the Published box go only when
- * changed from the story as it opened: versions keep neither, so a merged
- * draft could not tell a change of them from a stale copy.
- */
-function draftFields(form: Form, opened: Form): DraftFields {
-  const fields: DraftFields = {
-    title: form.title,
-    abstract: form.abstract,
-    slug: form.slug,
-    authors: form.authors,
-    tags: form.tags,
-    dominantAttachment: form.lead,
-  };
-  if (form.urls !== opened.urls) fields.urls = urlList(form.urls);
-  if (form.published !== opened.published) fields.published = form.published;
-  return fields;
-}
-
-function urlList(urls: string): string[] {
-  return urls
-    .split('\n')
-    .map((u) => u.trim())
-    .filter(Boolean);
-}
-
-const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 /**
  * Whether text kept on this computer goes straight back into the editor: it
@@ -273,10 +201,6 @@ function refusalOf(err: unknown): Refusal {
   return { kind: 'other', words };
 }
 
-/** Who holds a lock, for people to read. */
-function holderName(lock: LockRequest): string {
-  return lock.user?.name ?? 'Someone';
-}
 
 /** A refused save in words: why, that the text is kept, and what to do. */
 function RefusedSave({ refusal, lock }: { refusal: Refusal; lock?: LockRequest | null }) {
@@ -824,246 +748,5 @@ function Story(props: {
         <Comments item={item} />
       </aside>
     </div>
-  );
-}
-
-/** How a person calls a story's field in a merge conflict. */
-const FIELD_NAMES: Record<string, string> = {
-  title: 'Headline',
-  abstract: 'Abstract',
-  slug: 'Slug',
-  authors: 'Authors',
-  tags: 'Tags',
-  dominantAttachment: 'Lead photo',
-  published_at: 'Publication time',
-};
-
-/** Who else has typed in this story without saving a version yet: their drafts are theirs, never restored here. */
-function OthersUnsaved({ others, version }: { others: Draft[]; version: string }) {
-  if (others.length === 0) return null;
-  return (
-    <p class="others-unsaved" role="status">
-      {others.map((d, i) => (
-        <span key={d.uuid}>
-          {i > 0 && '; '}Unsaved text by {d.user?.name ?? 'someone else'} (a draft at <When stamp={d.created_at} />
-          {d.version !== version ? `, on version ${d.version}` : ''})
-        </span>
-      ))}
-      . It stays theirs until they save it; whatever is saved then is merged with what you save.
-    </p>
-  );
-}
-
-/** Text kept on this computer that was typed on an older version, or before a newer draft: offered, never put over the text by itself. */
-function Offered({ local, item, adopt, reopen }: { local: UnsavedText; item: ContentItem; adopt: () => void; reopen: () => void }) {
-  return (
-    <section class="panel kept-here" aria-label="Your text kept on this computer">
-      <p role="status">
-        What you typed at {clock(local.at)} on version {local.version} had not reached the server
-        {local.version !== item.version ? `, and version ${item.version} was saved since` : ', and a newer draft was saved since'}. It is kept on
-        this computer:
-      </p>
-      {local.fieldsPending && <p>Headline: “{local.title}”</p>}
-      <div class="kept-text">{textOf(local.html)}</div>
-      <button type="button" onClick={adopt}>
-        Put my text in the editor
-      </button>{' '}
-      <button
-        type="button"
-        class="danger"
-        onClick={async () => {
-          await discardUnsaved(local.uuid).catch(() => undefined);
-          reopen();
-        }}
-      >
-        Discard it
-      </button>
-    </section>
-  );
-}
-
-/** Words and characters, as the counts show them. */
-function countsOf(text: string): string {
-  const w = words(text);
-  const c = characters(text);
-  return `${w === 1 ? '1 word' : `${w} words`}, ${c === 1 ? '1 character' : `${c} characters`}`;
-}
-
-/** The headline's counts against its type's limit, warning near it and past it (a warning only: it still saves). */
-function HeadlineCount({ title, type }: { title: string; type: string }) {
-  const limit = headlineLimit(type);
-  const length = characters(title);
-  const state = headlineState(title, type);
-  return (
-    <p class={`count headline-${state}`} id="headline-count">
-      Headline: {words(title) === 1 ? '1 word' : `${words(title)} words`}, {length} of {limit} characters.
-      {state === 'near' && <strong> Close to the {type} headline limit of {limit} characters.</strong>}
-      {state === 'over' && (
-        <strong>
-          {' '}
-          {length - limit} {length - limit === 1 ? 'character' : 'characters'} over the {type} headline limit of {limit}: shorten it to fit the
-          teasers.
-        </strong>
-      )}
-    </p>
-  );
-}
-
-/**
- * The counts for screen readers, said politely and only when they change
- * meaningfully: the headline nearing or passing its limit, the body passing
- * another hundred words. Not every keystroke.
- */
-function CountsSpoken({ title, type, body }: { title: string; type: string; body: string }) {
-  const state = headlineState(title, type);
-  const hundreds = Math.floor(words(body) / 100);
-  const [said, setSaid] = useState('');
-  const last = useRef({ state, hundreds });
-  useEffect(() => {
-    const before = last.current;
-    last.current = { state, hundreds };
-    if (state !== before.state) {
-      const limit = headlineLimit(type);
-      setSaid(
-        state === 'over'
-          ? `The headline is over the limit of ${limit} characters.`
-          : state === 'near'
-            ? `The headline is close to the limit of ${limit} characters.`
-            : `The headline fits the limit of ${limit} characters.`,
-      );
-    } else if (hundreds !== before.hundreds && hundreds > 0) {
-      setSaid(`The body has ${hundreds * 100} words.`);
-    }
-  }, [state, hundreds, type]);
-  return (
-    <p class="visually-hidden" role="status" aria-live="polite">
-      {said}
-    </p>
-  );
-}
-
-function LockBanner(props: { lock: LockRequest | null; readOnly: boolean; waiting: boolean; srn: string; onChange: () => void }) {
-  const { api, me, may } = useDesk();
-  const [problem, setProblem] = useState<string>();
-  const holder = props.lock;
-  const mine = holder && holder.user?.uuid === me.user.uuid;
-  return (
-    <div class={holder && !mine ? 'banner locked' : 'banner'} role="region" aria-label="Lock">
-      {!holder && <span>Nobody has this story locked.</span>}
-      {mine && <span>You have this story locked: nobody else can change it.</span>}
-      {holder && !mine && (
-        <strong role="alert">
-          {holderName(holder)} is working on this story: they have it locked since {serviceTime(holder.created_at)}.{' '}
-          {props.readOnly
-            ? 'You can read it but not change it.'
-            : props.waiting
-              ? 'What you type is kept on this computer and saved once they release the lock.'
-              : 'The server takes no changes from you until they release the lock.'}
-        </strong>
-      )}{' '}
-      {!holder && may('LOCKREQUEST create') && (
-        <button
-          type="button"
-          onClick={async () => {
-            const failed = await attempt(() => api.post('/v3/lock-request', { srn: props.srn }));
-            setProblem(failed);
-            props.onChange();
-          }}
-        >
-          Lock it for me
-        </button>
-      )}
-      {holder && (mine || me.roles.includes('admin')) && (
-        <button
-          type="button"
-          onClick={async () => {
-            const failed = await attempt(() => api.delete(`/v3/lock-request/${holder.uuid}`));
-            setProblem(failed);
-            props.onChange();
-          }}
-        >
-          Release the lock
-        </button>
-      )}
-      <Problem message={problem} />
-    </div>
-  );
-}
-
-/** Checkboxes over authors or tags, and a field to add a new one for those allowed to. */
-/**
- * The story's authors or tags: the chosen ones as ticked boxes (untick to
- * take one off), more found by typing over the service (any number on the
- * desk), and a new one made here.
- */
-function Choices(props: {
-  legend: string;
-  noun: string;
-  names: Record<string, string>;
-  chosen: string[];
-  disabled: boolean;
-  search: (words: string) => Promise<Choice[]>;
-  onToggle: (uuid: string) => void;
-  /** Makes a new one; the service answers it as a one-element list. */
-  add?: (name: string) => Promise<(Author | Tag)[]>;
-  onAdded: (record: { uuid: string; name: string }) => void;
-}) {
-  const [name, setName] = useState('');
-  const [problem, setProblem] = useState<string>();
-  const adding = async () => {
-    const add = props.add;
-    if (!add || !name.trim()) return;
-    let made: (Author | Tag)[] | undefined;
-    const failed = await attempt(async () => {
-      made = await add(name.trim());
-    });
-    setProblem(failed);
-    const record = made?.[0];
-    if (record) {
-      setName('');
-      props.onAdded(record);
-    }
-  };
-  return (
-    <fieldset>
-      <legend>{props.legend}</legend>
-      {props.chosen.length === 0 && <p class="hint">No {props.noun}s on this story yet.</p>}
-      {props.chosen.map((uuid) => (
-        <label class="check" key={uuid}>
-          <input type="checkbox" checked disabled={props.disabled} onChange={() => props.onToggle(uuid)} /> {props.names[uuid] ?? uuid}
-        </label>
-      ))}
-      {!props.disabled && (
-        <SearchPicker
-          label={`Find ${props.noun === 'author' ? 'an author' : 'a tag'}`}
-          placeholder="Type part of the name…"
-          exclude={props.chosen}
-          search={props.search}
-          onPick={(choice) => props.onAdded({ uuid: choice.uuid, name: choice.name })}
-        />
-      )}
-      {props.add && !props.disabled && (
-        <p class="inline-add">
-          <label>
-            New {props.noun}{' '}
-            <input
-              value={name}
-              onInput={(e) => setName(e.currentTarget.value)}
-              onKeyDown={(e) => {
-                // Enter adds the name here rather than saving the whole story.
-                if (e.key === 'Enter') {
-                  e.preventDefault();
-                  void adding();
-                }
-              }}
-            />
-          </label>{' '}
-          <button type="button" onClick={() => void adding()}>
-            Add {props.noun}
-          </button>
-        </p>
-      )}
-      <Problem message={problem} />
-    </fieldset>
   );
 }
