@@ -215,6 +215,20 @@ impl Editable {
     }
 }
 
+/// The attachment a UUID names: the attachment's own, or (as clients of
+/// the hosted service send it) the media item's that holds it.
+pub(crate) fn attachment_named(tx: &Transaction<'_>, uuid: &str) -> Result<Option<i64>> {
+    Ok(tx
+        .prepare_cached(
+            "SELECT id FROM attachments WHERE uuid = ?1
+             UNION ALL
+             SELECT a.id FROM attachments a JOIN content c ON c.id = a.content_id WHERE c.uuid = ?1
+             LIMIT 1",
+        )?
+        .query_row([uuid], |row| row.get::<_, i64>(0))
+        .optional()?)
+}
+
 pub(crate) fn parse_content_type(raw: &str) -> Result<String> {
     let raw = raw.trim();
     if CONTENT_TYPES.contains(&raw) {
@@ -911,15 +925,7 @@ impl Cms {
         match uuid.as_deref().map(str::trim) {
             None | Some("") => Ok(None),
             Some(uuid) => {
-                let id = tx
-                    .prepare_cached(
-                        "SELECT id FROM attachments WHERE uuid = ?1
-                         UNION ALL
-                         SELECT a.id FROM attachments a JOIN content c ON c.id = a.content_id WHERE c.uuid = ?1
-                         LIMIT 1",
-                    )?
-                    .query_row([uuid], |row| row.get::<_, i64>(0))
-                    .optional()?;
+                let id = attachment_named(tx, uuid)?;
                 id.map(Some).ok_or_else(|| {
                     CoreError::not_found_field(
                         "dominantAttachment",

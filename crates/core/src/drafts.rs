@@ -178,18 +178,10 @@ fn last_draft_of(tx: &Transaction<'_>, content_id: i64, user_id: i64) -> Result<
 
 /// A lead photo named by UUID as a row id; one no longer there is none.
 fn attachment_id(tx: &Transaction<'_>, uuid: Option<&str>) -> Result<Option<i64>> {
-    let Some(uuid) = uuid.map(str::trim).filter(|u| !u.is_empty()) else {
-        return Ok(None);
-    };
-    Ok(tx
-        .prepare_cached(
-            "SELECT id FROM attachments WHERE uuid = ?1
-             UNION ALL
-             SELECT a.id FROM attachments a JOIN content c ON c.id = a.content_id WHERE c.uuid = ?1
-             LIMIT 1",
-        )?
-        .query_row([uuid], |row| row.get(0))
-        .optional()?)
+    match uuid.map(str::trim).filter(|u| !u.is_empty()) {
+        Some(uuid) => crate::content::attachment_named(tx, uuid),
+        None => Ok(None),
+    }
 }
 
 /// The media item that holds attachment `id`, by UUID, as the form names a lead photo.
