@@ -12,16 +12,20 @@
 //! in HTML) is one unit: it is aligned by its address and caption, never
 //! merged character by character, and a side that changed it wins whole.
 
+mod align;
 pub mod diff3;
 pub mod draft_raw;
 pub mod fields;
 pub mod html;
+mod joins;
 pub mod rich_text;
 pub mod words;
 
-use std::collections::HashMap;
+use std::borrow::Cow;
+use std::collections::hash_map::Entry;
+use std::collections::{HashMap, HashSet};
 
-use similar::{Algorithm, DiffOp, capture_diff_slices_by_key_deadline};
+use align::align;
 
 use diff3::{Resolution, diff3};
 pub use rich_text::{Block, Entity, Marks, RichText};
@@ -294,255 +298,15 @@ pub fn merge_stored(
     })
 }
 
-/// What aligning by content compares: a block's kind and text, and for a
-/// photo (whose text is one space) its entity too, so that one photo is
-/// never taken for another.
-fn content_key(block: &Block) -> (String, Vec<char>, Option<Entity>) {
-    let entity = if block.is_atomic() {
-        block.marks.first().and_then(|m| m.entity.clone())
-    } else {
-        None
-    };
-    (block.kind.clone(), block.text.clone(), entity)
-}
-
-/// Whether two blocks are alike for alignment (see [`content_key`]).
-fn alike(a: &Block, b: &Block) -> bool {
-    a.kind == b.kind && a.text == b.text && (!a.is_atomic() || content_key(a) == content_key(b))
-}
-
-/// How many blocks an alignment pairs with a base block of the same kind and text.
-fn unchanged_pairs(base: &[Block], side: &[Block], found: &[Option<usize>]) -> usize {
-    found
-        .iter()
-        .zip(side)
-        .filter(|(f, s)| f.is_some_and(|b| alike(&base[b], s)))
-        .count()
-}
-
-/// Which base block (by index) each block of `side` stands for; `None` for a block the side added.
-fn align(base: &[Block], side: &[Block]) -> Vec<Option<usize>> {
-    let by_content = align_by_content(base, side);
-    let keyed = |blocks: &[Block]| {
-        let keys: Vec<&str> = blocks.iter().filter_map(|b| b.key.as_deref()).collect();
-        keys.len() == blocks.len() && {
-            let mut unique = keys.clone();
-            unique.sort_unstable();
-            unique.dedup();
-            unique.len() == keys.len()
-        }
-    };
-    if !base.is_empty() && keyed(base) && keyed(side) {
-        let by_key: HashMap<&str, usize> = base
-            .iter()
-            .enumerate()
-            .filter_map(|(i, b)| Some((b.key.as_deref()?, i)))
-            .collect();
-        let found: Vec<Option<usize>> = side
-            .iter()
-            .map(|b| b.key.as_deref().and_then(|k| by_key.get(k).copied()))
-            .collect();
-        // Keys are trusted while they pair at least as many unchanged blocks
-        // as the content does. An editor that numbers its blocks by position
-        // (ours does) or re-keys them all (HTML converted again) gives keys
-        // that name other blocks once one is added or removed.
-        if found.iter().any(Option::is_some)
-            && unchanged_pairs(base, side, &found) >= unchanged_pairs(base, side, &by_content)
-        {
-            return found;
-        }
-    }
-    by_content
-}
-
-/// Aligns by content (see [`align`]).
-fn align_by_content(base: &[Block], side: &[Block]) -> Vec<Option<usize>> {
-    // By content: unchanged blocks match; in a stretch that changed, blocks
-    // pair up in order (edited), and the rest were added or deleted.
-    let mut found = vec![None; side.len()];
-    let deadline = std::time::Instant::now() + diff3::DIFF_DEADLINE;
-    let ops = capture_diff_slices_by_key_deadline(
-        Algorithm::Myers,
-        base,
-        side,
-        content_key,
-        Some(deadline),
-    );
-    // The same number of blocks, as many unchanged in place as the diff
-    // finds anywhere: the blocks were edited where they stand (a diff could
-    // pair a block with a lookalike elsewhere when an edit made two alike).
-    let unchanged_anywhere: usize = ops
-        .iter()
-        .map(|op| match op {
-            DiffOp::Equal { len, .. } => *len,
-            _ => 0,
-        })
-        .sum();
-    let unchanged_in_place = base.iter().zip(side).filter(|(b, s)| alike(b, s)).count();
-    if base.len() == side.len() && unchanged_in_place >= unchanged_anywhere {
-        return (0..side.len()).map(Some).collect();
-    }
-    for op in ops {
-        match op {
-            DiffOp::Equal {
-                old_index,
-                new_index,
-                len,
-            } => {
-                for k in 0..len {
-                    found[new_index + k] = Some(old_index + k);
-                }
-            }
-            DiffOp::Replace {
-                old_index,
-                old_len,
-                new_index,
-                new_len,
-            } => {
-                for k in 0..old_len.min(new_len) {
-                    found[new_index + k] = Some(old_index + k);
-                }
-            }
-            DiffOp::Delete { .. } | DiffOp::Insert { .. } => {}
-        }
-    }
-    pair_moved(base, side, &mut found);
-    found
-}
-
-/// A block's words for telling how alike two blocks are: lower case, split
-/// at anything that is not a letter or a digit.
-fn words_for_likeness(block: &Block) -> Vec<String> {
-    block
-        .text()
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(str::to_lowercase)
-        .collect()
-}
-
-/// How many of its words a block must share with another, at least, for
-/// the two to be one block moved and edited (the Dice coefficient of their
-/// words): a move with a few words changed, not a new paragraph on the
-/// same subject.
-const MOVED_LIKENESS: f64 = 0.6;
-
-/// The fewest words a text block needs to be taken for a moved one.
-const MOVED_WORDS: usize = 3;
-
-/// A word in more blocks than this says nothing of which block is which
-/// ("the", "said"): it is not looked up.
-const COMMON_WORD_BLOCKS: usize = 64;
-
-/// Pairs the blocks the diff left unpaired on both sides when one is the
-/// other moved: the same content first (a photo by its address and
-/// caption), then, for text, the unpaired base block that shares the most
-/// of its words, if that is most of them. So a block moved (and perhaps
-/// edited) is one block at its new place, never one deleted and another
-/// added, which the merge would print twice. A block of fewer than three
-/// words is left as the diff has it. Candidates come from a map of words to
-/// blocks, a word in more than 64 blocks not looked up, so the work grows
-/// with the unpaired blocks times their telling words' blocks, not with
-/// every pair of blocks.
-fn pair_moved(base: &[Block], side: &[Block], found: &mut [Option<usize>]) {
-    let mut taken = vec![false; base.len()];
-    for at in found.iter().flatten() {
-        taken[*at] = true;
-    }
-    if taken.iter().all(|t| *t) || found.iter().all(Option::is_some) {
-        return;
-    }
-    // A block of a word or two (an empty line, "***", "Advertisement")
-    // stands in many places alike: which one moved cannot be told, so it is
-    // never taken for a moved one.
-    let telling =
-        |block: &Block| block.is_atomic() || words_for_likeness(block).len() >= MOVED_WORDS;
-    // The same content, moved.
-    let mut unpaired: HashMap<(String, Vec<char>, Option<Entity>), Vec<usize>> = HashMap::new();
-    for (at, block) in base.iter().enumerate().rev() {
-        if !taken[at] && telling(block) {
-            unpaired.entry(content_key(block)).or_default().push(at);
-        }
-    }
-    for (slot, block) in found.iter_mut().zip(side) {
-        if slot.is_none()
-            && telling(block)
-            && let Some(at) = unpaired.get_mut(&content_key(block)).and_then(Vec::pop)
-        {
-            taken[at] = true;
-            *slot = Some(at);
-        }
-    }
-    // Text moved and edited: the most alike unpaired base block.
-    let base_words: Vec<Vec<String>> = base
-        .iter()
-        .enumerate()
-        .map(|(at, b)| {
-            if taken[at] || b.is_atomic() || !telling(b) {
-                Vec::new()
-            } else {
-                words_for_likeness(b)
-            }
-        })
-        .collect();
-    let distinct = |list: &[String]| list.iter().collect::<std::collections::HashSet<_>>().len();
-    let base_distinct: Vec<usize> = base_words.iter().map(|w| distinct(w)).collect();
-    let mut blocks_of_word: HashMap<&str, Vec<usize>> = HashMap::new();
-    for (at, words) in base_words.iter().enumerate() {
-        let mut seen = std::collections::HashSet::new();
-        for word in words {
-            if seen.insert(word.as_str()) {
-                blocks_of_word.entry(word.as_str()).or_default().push(at);
-            }
-        }
-    }
-    for (slot, block) in found.iter_mut().zip(side) {
-        if slot.is_some() || block.is_atomic() || !telling(block) {
-            continue;
-        }
-        let words = words_for_likeness(block);
-        let side_distinct = distinct(&words);
-        let mut shared: HashMap<usize, usize> = HashMap::new();
-        let mut counted = std::collections::HashSet::new();
-        for word in &words {
-            if !counted.insert(word.as_str()) {
-                continue;
-            }
-            let Some(blocks) = blocks_of_word.get(word.as_str()) else {
-                continue;
-            };
-            if blocks.len() > COMMON_WORD_BLOCKS {
-                continue;
-            }
-            for at in blocks {
-                if !taken[*at] {
-                    *shared.entry(*at).or_default() += 1;
-                }
-            }
-        }
-        let best = shared
-            .into_iter()
-            .map(|(at, common)| {
-                let likeness = 2.0 * common as f64 / (side_distinct + base_distinct[at]) as f64;
-                (at, likeness)
-            })
-            .filter(|(_, likeness)| *likeness >= MOVED_LIKENESS)
-            .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)));
-        if let Some((at, _)) = best {
-            taken[at] = true;
-            *slot = Some(at);
-        }
-    }
-}
-
 /// A block's identity across the three versions: a base block's index, or
 /// a fresh number for a block one side added.
 type BlockId = usize;
 
-/// The ids of one side's blocks, and its block for each id.
+/// The ids of one side's blocks, and its block for each id (a group of
+/// joined or split blocks is one block, owned).
 struct SideBlocks<'a> {
     ids: Vec<BlockId>,
-    by_id: HashMap<BlockId, &'a Block>,
+    by_id: HashMap<BlockId, Cow<'a, Block>>,
 }
 
 fn side_blocks<'a>(base: &[Block], side: &'a [Block], first_new: BlockId) -> SideBlocks<'a> {
@@ -556,33 +320,107 @@ fn side_blocks<'a>(base: &[Block], side: &'a [Block], first_new: BlockId) -> Sid
             })
         })
         .collect();
-    let by_id = ids.iter().copied().zip(side.iter()).collect();
+    let by_id = ids
+        .iter()
+        .copied()
+        .zip(side.iter().map(Cow::Borrowed))
+        .collect();
     SideBlocks { ids, by_id }
 }
 
+/// The base blocks by id; `None` for a block merged into its group's first.
+type BaseBlocks<'a> = Vec<Option<Cow<'a, Block>>>;
+
+/// Makes each group of joined or split blocks (see `joins`) one block, in
+/// the base and on each side: its blocks joined, in the order the version
+/// has them, at the place of the first of them, under the group's first id.
+fn join_groups(
+    base: &mut BaseBlocks<'_>,
+    sides: [&mut SideBlocks<'_>; 2],
+    groups: &[Vec<BlockId>],
+) {
+    let lead_of: HashMap<BlockId, BlockId> = groups
+        .iter()
+        .flat_map(|members| members.iter().map(|id| (*id, members[0])))
+        .collect();
+    for members in groups {
+        let blocks: Vec<&Block> = members
+            .iter()
+            .filter_map(|id| base.get(*id).and_then(|b| b.as_deref()))
+            .collect();
+        let group = joins::joined(&blocks);
+        for id in &members[1..] {
+            if let Some(slot) = base.get_mut(*id) {
+                *slot = None;
+            }
+        }
+        if let Some(group) = group {
+            base[members[0]] = Some(Cow::Owned(group));
+        }
+    }
+    for side in sides {
+        let mut grouped: HashMap<BlockId, Vec<&Block>> = HashMap::new();
+        let mut ids = Vec::with_capacity(side.ids.len());
+        for id in &side.ids {
+            match lead_of.get(id) {
+                Some(lead) => {
+                    let blocks = grouped.entry(*lead).or_default();
+                    if blocks.is_empty() {
+                        ids.push(*lead);
+                    }
+                    blocks.push(&side.by_id[id]);
+                }
+                None => ids.push(*id),
+            }
+        }
+        let joined: Vec<(BlockId, Block)> = grouped
+            .into_iter()
+            .filter_map(|(lead, blocks)| Some((lead, joins::joined(&blocks)?)))
+            .collect();
+        side.by_id.retain(|id, _| !lead_of.contains_key(id));
+        side.by_id
+            .extend(joined.into_iter().map(|(lead, b)| (lead, Cow::Owned(b))));
+        side.ids = ids;
+    }
+}
+
 /// An edit beats a delete: puts back into `deleter` every base block it
-/// deleted that `editor` changed, after the nearest earlier base block it kept.
-fn keep_edited<'a>(base: &'a [Block], deleter: &mut SideBlocks<'a>, editor: &SideBlocks<'a>) {
+/// deleted that `editor` changed, after the nearest earlier base block it
+/// kept, in its base version.
+fn keep_edited<'a>(base: &BaseBlocks<'a>, deleter: &mut SideBlocks<'a>, editor: &SideBlocks<'a>) {
+    // For each base block the deleter kept (`None`: the start), the edited
+    // blocks it deleted that follow it in the base.
+    let mut put_back: HashMap<Option<BlockId>, Vec<BlockId>> = HashMap::new();
+    let mut last_kept = None;
     for (id, base_block) in base.iter().enumerate() {
-        let edited = editor
-            .by_id
-            .get(&id)
-            .is_some_and(|b| !b.same_content(base_block));
-        if deleter.by_id.contains_key(&id) || !edited {
+        let Some(base_block) = base_block else {
             continue;
+        };
+        match deleter.by_id.entry(id) {
+            Entry::Occupied(_) => last_kept = Some(id),
+            Entry::Vacant(slot) => {
+                if editor
+                    .by_id
+                    .get(&id)
+                    .is_some_and(|b| !b.same_content(base_block))
+                {
+                    put_back.entry(last_kept).or_default().push(id);
+                    slot.insert(base_block.clone());
+                }
+            }
         }
-        let at = (0..id)
-            .rev()
-            .find_map(|earlier| deleter.ids.iter().position(|x| *x == earlier))
-            .map_or(0, |p| p + 1);
-        deleter.ids.insert(at, id);
     }
-    // Its version of a block it deleted is the base one.
-    for id in &deleter.ids {
-        if *id < base.len() && !deleter.by_id.contains_key(id) {
-            deleter.by_id.insert(*id, &base[*id]);
+    if put_back.is_empty() {
+        return;
+    }
+    let mut ids = put_back.remove(&None).unwrap_or_default();
+    for id in std::mem::take(&mut deleter.ids) {
+        ids.push(id);
+        if let Some(after) = put_back.remove(&Some(id)) {
+            ids.extend(after);
         }
     }
+    deleter.ids = ids;
 }
 
 /// A block merged as one unit (a photo): the side that changed it wins
@@ -599,17 +437,34 @@ fn unit_merge(base: &Block, mine: &Block, theirs: &Block) -> Option<Block> {
 
 /// Merges `mine` and `theirs`, two versions of `base`.
 pub fn merge(base: &RichText, mine: &RichText, theirs: &RichText) -> Merged {
-    let base_blocks = &base.blocks;
-    let mut mine_side = side_blocks(base_blocks, &mine.blocks, base_blocks.len());
-    let mut theirs_side = side_blocks(
-        base_blocks,
-        &theirs.blocks,
-        base_blocks.len() + mine.blocks.len(),
+    let base_len = base.blocks.len();
+    let mut mine_side = side_blocks(&base.blocks, &mine.blocks, base_len);
+    let mut theirs_side = side_blocks(&base.blocks, &theirs.blocks, base_len + mine.blocks.len());
+    let groups = joins::find_groups(
+        &base.blocks,
+        &joins::SideIds {
+            blocks: &mine.blocks,
+            ids: &mine_side.ids,
+        },
+        &joins::SideIds {
+            blocks: &theirs.blocks,
+            ids: &theirs_side.ids,
+        },
     );
-    keep_edited(base_blocks, &mut mine_side, &theirs_side);
-    keep_edited(base_blocks, &mut theirs_side, &mine_side);
+    let mut base_blocks: BaseBlocks<'_> =
+        base.blocks.iter().map(|b| Some(Cow::Borrowed(b))).collect();
+    join_groups(
+        &mut base_blocks,
+        [&mut mine_side, &mut theirs_side],
+        &groups,
+    );
+    keep_edited(&base_blocks, &mut mine_side, &theirs_side);
+    keep_edited(&base_blocks, &mut theirs_side, &mine_side);
 
-    let base_ids: Vec<BlockId> = (0..base_blocks.len()).collect();
+    let base_ids: Vec<BlockId> = (0..base_len)
+        .filter(|id| base_blocks[*id].is_some())
+        .collect();
+    let is_new = |id: &BlockId| *id >= base_len;
     let mut order: Vec<BlockId> = Vec::new();
     for region in diff3(&base_ids, &mine_side.ids, &theirs_side.ids) {
         let (mine_ids, theirs_ids) = (
@@ -624,17 +479,19 @@ pub fn merge(base: &RichText, mine: &RichText, theirs: &RichText) -> Merged {
                 // theirs added, and base blocks mine still has anywhere),
                 // then mine's (likewise, less additions theirs also made);
                 // never interleaved. A block placed twice stands once, below.
-                let is_new = |id: &BlockId| *id >= base_blocks.len();
                 for id in theirs_ids {
                     if is_new(id) || mine_side.by_id.contains_key(id) {
                         order.push(*id);
                     }
                 }
+                let theirs_new: HashSet<_> = theirs_ids
+                    .iter()
+                    .filter(|t| is_new(t))
+                    .map(|t| theirs_side.by_id[t].content())
+                    .collect();
                 for id in mine_ids {
-                    let also_theirs = is_new(id)
-                        && theirs_ids.iter().any(|t| {
-                            is_new(t) && theirs_side.by_id[t].same_content(mine_side.by_id[id])
-                        });
+                    let also_theirs =
+                        is_new(id) && theirs_new.contains(&mine_side.by_id[id].content());
                     let kept_by_theirs = !is_new(id) && theirs_side.by_id.contains_key(id);
                     if (is_new(id) && !also_theirs) || kept_by_theirs {
                         order.push(*id);
@@ -645,10 +502,10 @@ pub fn merge(base: &RichText, mine: &RichText, theirs: &RichText) -> Merged {
     }
 
     // A block both sides moved, to different places, stands once: where mine put it.
-    let mut placed = std::collections::HashSet::new();
+    let mut placed = HashSet::new();
     order.retain(|id| placed.insert(*id));
     // No block both sides kept goes missing, whatever the walk did with it.
-    for id in 0..base_blocks.len() {
+    for id in base_ids {
         if !placed.contains(&id)
             && mine_side.by_id.contains_key(&id)
             && theirs_side.by_id.contains_key(&id)
@@ -661,52 +518,44 @@ pub fn merge(base: &RichText, mine: &RichText, theirs: &RichText) -> Merged {
     let mut conflicted = Vec::new();
     for id in order {
         let (b, m, t) = (
-            base_blocks.get(id),
-            mine_side.by_id.get(&id).copied(),
-            theirs_side.by_id.get(&id).copied(),
+            base_blocks.get(id).and_then(|b| b.as_deref()),
+            mine_side.by_id.get(&id).map(AsRef::as_ref),
+            theirs_side.by_id.get(&id).map(AsRef::as_ref),
         );
-        let merged = match (b, m, t) {
+        let (merged, conflict) = match (b, m, t) {
             (Some(b), Some(m), Some(t)) if b.is_atomic() || m.is_atomic() || t.is_atomic() => {
                 match unit_merge(b, m, t) {
-                    Some(block) => block,
-                    None => {
-                        conflicted.push((blocks.len(), Some(b.clone()), m.clone(), t.clone()));
-                        t.clone()
-                    }
+                    Some(block) => (block, None),
+                    None => (t.clone(), Some((Some(b), m, t))),
                 }
             }
             (Some(b), Some(m), Some(t)) => match words::merge_block(b, m, t) {
-                Some(block) => block,
-                None => {
-                    conflicted.push((blocks.len(), Some(b.clone()), m.clone(), t.clone()));
-                    t.clone()
-                }
+                Some(block) => (block, None),
+                None => (t.clone(), Some((Some(b), m, t))),
             },
-            (_, Some(only), None) | (_, None, Some(only)) => only.clone(),
-            (_, Some(m), Some(t)) => {
-                if m.same_content(t) {
-                    t.clone()
-                } else {
-                    conflicted.push((blocks.len(), None, m.clone(), t.clone()));
-                    t.clone()
-                }
-            }
+            (_, Some(only), None) | (_, None, Some(only)) => (only.clone(), None),
+            (_, Some(m), Some(t)) if m.same_content(t) => (t.clone(), None),
+            (_, Some(m), Some(t)) => (t.clone(), Some((None, m, t))),
             (_, None, None) => continue,
         };
-        blocks.push(merged);
+        let position = blocks.len();
+        blocks.extend(joins::split_at_breaks(merged));
+        if let Some((base, mine, theirs)) = conflict {
+            conflicted.push((position, blocks.len(), base, mine, theirs));
+        }
     }
     let conflicts = conflicted
         .into_iter()
-        .map(|(position, base, mine, theirs)| BlockConflict {
+        .map(|(position, end, base, mine, theirs)| BlockConflict {
             position,
             before: position
                 .checked_sub(1)
                 .and_then(|p| blocks.get(p))
                 .map(Block::text),
-            after: blocks.get(position + 1).map(Block::text),
-            base,
-            mine,
-            theirs,
+            after: blocks.get(end).map(Block::text),
+            base: base.map(joins::for_reading),
+            mine: joins::for_reading(mine),
+            theirs: joins::for_reading(theirs),
         })
         .collect();
     Merged {

@@ -117,11 +117,12 @@ impl Block {
 
     /// The same block in every way that shows, whatever its key.
     pub fn same_content(&self, other: &Self) -> bool {
-        self.kind == other.kind
-            && self.depth == other.depth
-            && self.data == other.data
-            && self.text == other.text
-            && self.marks == other.marks
+        self.content() == other.content()
+    }
+
+    /// Everything about the block that shows (all but its key), to compare or hash.
+    pub fn content(&self) -> (&str, u64, &str, &[char], &[Marks]) {
+        (&self.kind, self.depth, &self.data, &self.text, &self.marks)
     }
 }
 
@@ -152,7 +153,10 @@ pub fn tokens(text: &[char]) -> Vec<std::ops::Range<usize>> {
         Other,
     }
     let class = |c: char| {
-        if c.is_alphanumeric() {
+        // A paragraph break inside a group of joined blocks is a token alone.
+        if c == super::joins::BREAK {
+            Class::Other
+        } else if c.is_alphanumeric() {
             Class::Word
         } else if c.is_whitespace() {
             Class::Space

@@ -552,6 +552,7 @@ fn edit(paragraph: &str, how: u8, word: &str) -> String {
 }
 
 mod properties;
+mod structure;
 
 /// The merged raw content the UI's test suite checks against the real
 /// `draft-js` (`ui/test/merged-raw.test.ts`): `UPDATE_FIXTURES=1` rewrites it.

@@ -10,6 +10,7 @@ use std::collections::BTreeSet;
 use std::ops::Range;
 
 use super::diff3::{Region, Resolution, diff3};
+use super::joins::{BREAK, is_break};
 use super::rich_text::{Block, Marks, tokens};
 
 /// Takes the side that changed a value; both changed: theirs (the server's).
@@ -50,6 +51,19 @@ fn merge_marks(base: &Marks, mine: &Marks, theirs: &Marks) -> Marks {
         theirs.entity.clone()
     };
     Marks { styles, entity }
+}
+
+/// The character for merged marks where mine has `mine` and theirs
+/// `theirs`, which compare alike: a paragraph break where the marks are a
+/// break's, else the side's character that is not a break.
+fn break_or(merged: &Marks, mine: char, theirs: char) -> char {
+    if is_break(merged) {
+        BREAK
+    } else if mine == BREAK {
+        theirs
+    } else {
+        mine
+    }
 }
 
 /// A character kept on all three sides, by its index in each.
@@ -118,6 +132,9 @@ fn inserted_marks(
     after: Option<Kept>,
 ) -> Marks {
     let mut marks = own.clone();
+    if is_break(own) {
+        return marks;
+    }
     if let Some(left) = before {
         let (was, now) = (&base.marks[left.base], &other.marks[other_index(left)]);
         for style in now.styles.difference(&was.styles) {
@@ -157,8 +174,18 @@ pub fn merge_block(base: &Block, mine: &Block, theirs: &Block) -> Option<Block> 
         mine_tokens: tokens(&mine.text),
         theirs_tokens: tokens(&theirs.text),
     };
+    // A paragraph break compares as a space: joining two paragraphs with a
+    // space changes no word, and splitting one at a space adds none.
     let words = |block: &Block, cut: &[Range<usize>]| -> Vec<Vec<char>> {
-        cut.iter().map(|r| block.text[r.clone()].to_vec()).collect()
+        cut.iter()
+            .map(|r| {
+                if block.text[r.clone()] == [BREAK] && is_break(&block.marks[r.start]) {
+                    vec![' ']
+                } else {
+                    block.text[r.clone()].to_vec()
+                }
+            })
+            .collect()
     };
     let regions = diff3(
         &words(base, &sides.base_tokens),
@@ -194,12 +221,9 @@ pub fn merge_block(base: &Block, mine: &Block, theirs: &Block) -> Option<Block> 
                 let m = Sides::chars(&sides.mine_tokens, &region.mine);
                 let t = Sides::chars(&sides.theirs_tokens, &region.theirs);
                 for ((bi, mi), ti) in b.zip(m).zip(t) {
-                    text.push(mine.text[mi]);
-                    marks.push(merge_marks(
-                        &base.marks[bi],
-                        &mine.marks[mi],
-                        &theirs.marks[ti],
-                    ));
+                    let merged = merge_marks(&base.marks[bi], &mine.marks[mi], &theirs.marks[ti]);
+                    text.push(break_or(&merged, mine.text[mi], theirs.text[ti]));
+                    marks.push(merged);
                 }
             }
             Some(Resolution::Mine) => {
@@ -232,12 +256,13 @@ pub fn merge_block(base: &Block, mine: &Block, theirs: &Block) -> Option<Block> 
                 let m = Sides::chars(&sides.mine_tokens, &region.mine);
                 let t = Sides::chars(&sides.theirs_tokens, &region.theirs);
                 for (mi, ti) in m.zip(t) {
-                    text.push(mine.text[mi]);
                     let (own, other) = (&mine.marks[mi], &theirs.marks[ti]);
-                    marks.push(Marks {
+                    let merged = Marks {
                         styles: own.styles.union(&other.styles).cloned().collect(),
                         entity: other.entity.clone().or_else(|| own.entity.clone()),
-                    });
+                    };
+                    text.push(break_or(&merged, mine.text[mi], theirs.text[ti]));
+                    marks.push(merged);
                 }
             }
             Some(Resolution::Conflict) => return None,

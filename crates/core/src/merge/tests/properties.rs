@@ -122,7 +122,7 @@ proptest! {
         let count = |paragraphs: &mut dyn Iterator<Item = String>| {
             let mut counts = std::collections::HashMap::<String, usize>::new();
             for paragraph in paragraphs {
-                for word in paragraph.split(' ') {
+                for word in paragraph.split_whitespace() {
                     *counts.entry(word.to_owned()).or_default() += 1;
                 }
             }
