@@ -60,6 +60,20 @@ fn kept_at<T: Eq + Hash>(base: &[T], side: &[T]) -> Vec<Option<usize>> {
 
 /// Walks base, mine and theirs together; the regions cover all three in order.
 pub fn diff3<T: Eq + Hash>(base: &[T], mine: &[T], theirs: &[T]) -> Vec<Region> {
+    diff3_keeping(base, mine, theirs).regions
+}
+
+/// A walk, with what each side kept of the base.
+pub struct Walk {
+    pub regions: Vec<Region>,
+    /// For each base token, the index of the token mine kept it as.
+    pub in_mine: Vec<Option<usize>>,
+    /// For each base token, the index of the token theirs kept it as.
+    pub in_theirs: Vec<Option<usize>>,
+}
+
+/// Walks base, mine and theirs together (see [`diff3`]), and tells what each side kept.
+pub fn diff3_keeping<T: Eq + Hash>(base: &[T], mine: &[T], theirs: &[T]) -> Walk {
     let in_mine = kept_at(base, mine);
     let in_theirs = kept_at(base, theirs);
     let (mut b, mut m, mut t) = (0, 0, 0);
@@ -106,7 +120,11 @@ pub fn diff3<T: Eq + Hash>(base: &[T], mine: &[T], theirs: &[T]) -> Vec<Region> 
         });
         (b, m, t) = (b_end, m_end, t_end);
     }
-    regions
+    Walk {
+        regions,
+        in_mine,
+        in_theirs,
+    }
 }
 
 /// The tokens of a walk with every chunk resolved, or `None` at the first conflict.

@@ -18,6 +18,7 @@ pub mod draft_raw;
 pub mod fields;
 pub mod html;
 mod joins;
+mod marks;
 pub mod rich_text;
 pub mod words;
 

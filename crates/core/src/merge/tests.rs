@@ -551,6 +551,7 @@ fn edit(paragraph: &str, how: u8, word: &str) -> String {
     words.join(" ")
 }
 
+mod formatting;
 mod properties;
 mod structure;
 

@@ -1,56 +1,17 @@
 //! Merging one block changed on both sides: a diff3 over its words, then each character's styles and link merged three ways.
 //!
-//! Styles follow the text they were on. Words one side inserted take the
-//! other side's style change from the character before them (so a bold range
-//! grows over words typed at its end, as Peritext does) and its link change
-//! only when the characters on both sides of them got it (a link does not
-//! grow at its edges).
+//! Styles and links follow the words they were on (see `marks`).
 
-use std::collections::BTreeSet;
 use std::ops::Range;
 
-use super::diff3::{Region, Resolution, diff3};
+use super::diff3::{Region, Resolution, diff3_keeping};
 use super::joins::{BREAK, is_break};
+use super::marks::{Kept, Renames, RunChange, merge_marks, written_marks};
 use super::rich_text::{Block, Marks, tokens};
 
 /// Takes the side that changed a value; both changed: theirs (the server's).
 fn three_way<'a, T: PartialEq>(base: &'a T, mine: &'a T, theirs: &'a T) -> &'a T {
     if mine == base { theirs } else { mine }
-}
-
-/// A character both sides kept: each style from the side that changed it,
-/// the link likewise (changed on both sides: theirs).
-fn merge_marks(base: &Marks, mine: &Marks, theirs: &Marks) -> Marks {
-    if mine == base {
-        return theirs.clone();
-    }
-    if theirs == base || theirs == mine {
-        return mine.clone();
-    }
-    let every: BTreeSet<&String> = base
-        .styles
-        .iter()
-        .chain(&mine.styles)
-        .chain(&theirs.styles)
-        .collect();
-    let styles = every
-        .into_iter()
-        .filter(|style| {
-            let (b, m, t) = (
-                base.styles.contains(*style),
-                mine.styles.contains(*style),
-                theirs.styles.contains(*style),
-            );
-            if m == b { t } else { m }
-        })
-        .cloned()
-        .collect();
-    let entity = if theirs.entity == base.entity {
-        mine.entity.clone()
-    } else {
-        theirs.entity.clone()
-    };
-    Marks { styles, entity }
 }
 
 /// The character for merged marks where mine has `mine` and theirs
@@ -64,14 +25,6 @@ fn break_or(merged: &Marks, mine: char, theirs: char) -> char {
     } else {
         mine
     }
-}
-
-/// A character kept on all three sides, by its index in each.
-#[derive(Clone, Copy)]
-struct Kept {
-    base: usize,
-    mine: usize,
-    theirs: usize,
 }
 
 /// The three versions of one block, cut into tokens.
@@ -121,42 +74,6 @@ impl Sides<'_> {
     }
 }
 
-/// The marks of a character one side (`taken`) inserted, with the other
-/// side's change around it applied.
-fn inserted_marks(
-    own: &Marks,
-    base: &Block,
-    other: &Block,
-    other_index: impl Fn(Kept) -> usize,
-    before: Option<Kept>,
-    after: Option<Kept>,
-) -> Marks {
-    let mut marks = own.clone();
-    if is_break(own) {
-        return marks;
-    }
-    if let Some(left) = before {
-        let (was, now) = (&base.marks[left.base], &other.marks[other_index(left)]);
-        for style in now.styles.difference(&was.styles) {
-            marks.styles.insert(style.clone());
-        }
-        for style in was.styles.difference(&now.styles) {
-            marks.styles.remove(style);
-        }
-        if let Some(right) = after {
-            let (was_right, now_right) =
-                (&base.marks[right.base], &other.marks[other_index(right)]);
-            let both_changed = was.entity == was_right.entity
-                && now.entity == now_right.entity
-                && now.entity != was.entity;
-            if both_changed && marks.entity == was.entity {
-                marks.entity.clone_from(&now.entity);
-            }
-        }
-    }
-    marks
-}
-
 /// Merges a block both sides changed; `None` when the same words changed
 /// differently (a conflict on this block).
 pub fn merge_block(base: &Block, mine: &Block, theirs: &Block) -> Option<Block> {
@@ -187,11 +104,43 @@ pub fn merge_block(base: &Block, mine: &Block, theirs: &Block) -> Option<Block> 
             })
             .collect()
     };
-    let regions = diff3(
+    let walk = diff3_keeping(
         &words(base, &sides.base_tokens),
         &words(mine, &sides.mine_tokens),
         &words(theirs, &sides.theirs_tokens),
     );
+    let regions = &walk.regions;
+    let mine_renames = Renames::find(
+        base,
+        mine,
+        &sides.base_tokens,
+        &sides.mine_tokens,
+        &walk.in_mine,
+    );
+    let theirs_renames = Renames::find(
+        base,
+        theirs,
+        &sides.base_tokens,
+        &sides.theirs_tokens,
+        &walk.in_theirs,
+    );
+    // The other side's change over the base characters a side wrote over
+    // (in such a region the other side kept the base's words).
+    let replaced = |region: &Region,
+                    other: &Block,
+                    other_tokens: &[Range<usize>],
+                    other_run: &Range<usize>| {
+        if region.base.is_empty() {
+            return None;
+        }
+        let b = Sides::chars(&sides.base_tokens, &region.base);
+        let o = Sides::chars(other_tokens, other_run);
+        Some(RunChange::find(
+            &base.marks[b.clone()],
+            &other.marks[o],
+            &base.text[b],
+        ))
+    };
     let mut text = Vec::with_capacity(mine.text.len().max(theirs.text.len()));
     let mut marks = Vec::with_capacity(text.capacity());
     for (i, region) in regions.iter().enumerate() {
@@ -227,28 +176,34 @@ pub fn merge_block(base: &Block, mine: &Block, theirs: &Block) -> Option<Block> 
                 }
             }
             Some(Resolution::Mine) => {
+                let change = replaced(region, theirs, &sides.theirs_tokens, &region.theirs);
                 for mi in Sides::chars(&sides.mine_tokens, &region.mine) {
                     text.push(mine.text[mi]);
-                    marks.push(inserted_marks(
+                    marks.push(written_marks(
                         &mine.marks[mi],
                         base,
                         theirs,
                         |k| k.theirs,
-                        before,
-                        after,
+                        (before, after),
+                        change.as_ref(),
+                        (&mine_renames, &theirs_renames),
+                        true,
                     ));
                 }
             }
             Some(Resolution::Theirs) => {
+                let change = replaced(region, mine, &sides.mine_tokens, &region.mine);
                 for ti in Sides::chars(&sides.theirs_tokens, &region.theirs) {
                     text.push(theirs.text[ti]);
-                    marks.push(inserted_marks(
+                    marks.push(written_marks(
                         &theirs.marks[ti],
                         base,
                         mine,
                         |k| k.mine,
-                        before,
-                        after,
+                        (before, after),
+                        change.as_ref(),
+                        (&theirs_renames, &mine_renames),
+                        false,
                     ));
                 }
             }
