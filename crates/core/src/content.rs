@@ -793,9 +793,9 @@ impl Cms {
                 },
                 weight: input.weight.unwrap_or(before.weight),
                 abstract_text: input.abstract_text.clone().unwrap_or(before.abstract_text.clone()),
-                abstract_raw: input.abstract_raw.clone().unwrap_or(before.abstract_raw.clone()),
+                abstract_raw: twin_raw(&input.abstract_text, &input.abstract_raw, &before.abstract_text, &before.abstract_raw),
                 body: input.body.clone().unwrap_or(before.body.clone()),
-                body_raw: input.body_raw.clone().unwrap_or(before.body_raw.clone()),
+                body_raw: twin_raw(&input.body, &input.body_raw, &before.body, &before.body_raw),
                 published_at: published_at.clone().unwrap_or(before.published_at.clone()),
                 state: input.state.unwrap_or(before.state),
                 dominant_attachment_id: match input.dominant_attachment.clone() {
@@ -956,6 +956,18 @@ impl Cms {
                 Ok(Some(id))
             }
         }
+    }
+}
+
+/// The raw content a rich-text field keeps after an update: the raw sent;
+/// with new HTML and no raw, raw content made from that HTML (or none),
+/// never the raw that told the old text (see `merge::raw_for_sent_html`);
+/// else the raw it had.
+fn twin_raw(html: &Option<String>, raw: &Option<String>, old_html: &str, old_raw: &str) -> String {
+    match (html, raw) {
+        (_, Some(raw)) => raw.clone(),
+        (Some(html), None) if html != old_html => crate::merge::raw_for_sent_html(html, old_raw),
+        _ => old_raw.to_owned(),
     }
 }
 

@@ -86,6 +86,16 @@ struct Style {
 struct Reader {
     blocks: Vec<Block>,
     current: Option<Block>,
+    /// Whether a link's address is kept (else its text stands unlinked).
+    keeps_link: fn(&str) -> bool,
+    /// How many links were not kept.
+    links_dropped: usize,
+}
+
+/// The links print keeps: web and mail addresses.
+fn printed_link(href: &str) -> bool {
+    let lower = href.to_ascii_lowercase();
+    lower.starts_with("http://") || lower.starts_with("https://") || lower.starts_with("mailto:")
 }
 
 impl Reader {
@@ -134,7 +144,8 @@ impl Reader {
         let mut collapsed = String::with_capacity(text.len());
         let mut in_space = previous_ends_in_space;
         for c in text.chars() {
-            if c.is_whitespace() && c != LINE_BREAK {
+            // HTML's own white space collapses; a no-break space is a character.
+            if matches!(c, ' ' | '\t' | '\n' | '\r' | '\x0c') {
                 if !in_space {
                     collapsed.push(' ');
                 }
@@ -209,13 +220,11 @@ impl Reader {
                             inner.link = element
                                 .attr("href")
                                 .map(str::trim)
-                                .filter(|href| {
-                                    let lower = href.to_ascii_lowercase();
-                                    lower.starts_with("http://")
-                                        || lower.starts_with("https://")
-                                        || lower.starts_with("mailto:")
-                                })
+                                .filter(|href| (self.keeps_link)(href))
                                 .map(str::to_owned);
+                            if inner.link.is_none() {
+                                self.links_dropped += 1;
+                            }
                         }
                         _ => {}
                     }
@@ -247,14 +256,22 @@ fn trim_block(block: &mut Block) {
 
 /// Reads HTML into paragraphs of styled runs.
 pub fn read_blocks(html: &str) -> Vec<Block> {
+    read_blocks_linking(html, printed_link).0
+}
+
+/// Reads HTML into blocks (see [`read_blocks`]), keeping the links
+/// `keeps_link` allows; and how many links (`<a>` elements) it did not keep.
+pub fn read_blocks_linking(html: &str, keeps_link: fn(&str) -> bool) -> (Vec<Block>, usize) {
     let fragment = Html::parse_fragment(html);
     let mut reader = Reader {
         blocks: Vec::new(),
         current: None,
+        keeps_link,
+        links_dropped: 0,
     };
     reader.walk(fragment.tree.root(), &Style::default());
     reader.finish_block();
-    reader.blocks
+    (reader.blocks, reader.links_dropped)
 }
 
 /// What a printed story carries besides its text.

@@ -48,6 +48,34 @@ pub fn safe_image_src(src: &str) -> bool {
         && src.len() > 8
 }
 
+/// Whether the sanitiser keeps a link to `href`: a relative address (a
+/// path, `#anchor`, `?query`) or one of a scheme `ammonia` allows by
+/// default (`https`, `mailto`, `tel`, ...), never `javascript:` or `data:`.
+/// As a browser reads an address, tabs and line breaks in it are ignored.
+pub fn kept_link(href: &str) -> bool {
+    static SCHEMES: std::sync::OnceLock<std::collections::HashSet<&'static str>> =
+        std::sync::OnceLock::new();
+    let href: String = href
+        .trim()
+        .chars()
+        .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
+        .collect();
+    let Some((scheme, _)) = href.split_once(':') else {
+        return true;
+    };
+    let is_scheme = scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+        && scheme
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
+    if !is_scheme {
+        // A colon after a path, query or anchor begins: a relative address.
+        return scheme.contains(['/', '?', '#']);
+    }
+    SCHEMES
+        .get_or_init(|| ammonia::Builder::default().clone_url_schemes())
+        .contains(scheme.to_ascii_lowercase().as_str())
+}
+
 /// A story body's HTML, cleaned for showing outside the editor (the HTML
 /// export): ammonia's allow-list, links opened without an opener, and an
 /// image's `src` kept only when [`safe_image_src`] allows it (its `alt`
@@ -68,7 +96,35 @@ pub fn clean_body(html: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{clean_body, clean_comment, safe_image_src};
+    use super::{clean_body, clean_comment, kept_link, safe_image_src};
+
+    #[test]
+    fn links_are_kept_as_the_sanitiser_keeps_them() {
+        for href in [
+            "/news/42",
+            "#top",
+            "?page=2",
+            "tel:+15551234",
+            "mailto:a@b.test",
+            "HTTPS://x.test/a:b",
+            "news/a:b",
+        ] {
+            assert!(kept_link(href), "{href}");
+            let cleaned = clean_body(&format!("<a href=\"{href}\">x</a>"));
+            assert!(cleaned.contains("href"), "{href}: {cleaned}");
+        }
+        for href in [
+            "javascript:alert(1)",
+            "java\tscript:alert(1)",
+            " JavaScript:x",
+            "data:text/html,x",
+            "vbscript:x",
+        ] {
+            assert!(!kept_link(href), "{href}");
+            let cleaned = clean_body(&format!("<a href=\"{href}\">x</a>"));
+            assert!(!cleaned.contains("href"), "{href}: {cleaned}");
+        }
+    }
 
     #[test]
     fn a_body_keeps_its_photos_with_safe_addresses_only() {

@@ -1,7 +1,7 @@
 //! The merge's blocks read from a body's HTML (for clients that send only HTML) and written as HTML (so `content` and `content_raw` of a merged item tell the same text).
 
 use super::rich_text::{Block, Entity, Marks, RichText};
-use crate::print_formats::{BlockKind, read_blocks};
+use crate::print_formats::{BlockKind, read_blocks_linking};
 
 const HEADINGS: [&str; 6] = ["one", "two", "three", "four", "five", "six"];
 
@@ -13,9 +13,17 @@ fn link(url: &str) -> Entity {
     }
 }
 
-/// Reads HTML the way the print formats read it: blocks of styled runs.
+/// Reads HTML the way the print formats read it: blocks of styled runs,
+/// with every link the sanitiser keeps (see [`from_html_counting`]).
 pub fn from_html(html: &str) -> RichText {
-    let blocks = read_blocks(html)
+    from_html_counting(html).0
+}
+
+/// Reads HTML (see [`from_html`]); and whether every link was kept (a
+/// `javascript:` link is not, and would be lost by a merge).
+pub fn from_html_counting(html: &str) -> (RichText, bool) {
+    let (blocks, links_dropped) = read_blocks_linking(html, crate::sanitize::kept_link);
+    let blocks = blocks
         .into_iter()
         .map(|block| {
             let kind = match block.kind {
@@ -63,7 +71,7 @@ pub fn from_html(html: &str) -> RichText {
             }
         })
         .collect();
-    RichText { blocks }
+    (RichText { blocks }, links_dropped == 0)
 }
 
 /// The tag a block is written in, and the list it belongs to.

@@ -188,8 +188,10 @@ fn html_words(html: &str) -> String {
         |out, text| out.push_str(text),
         |name| BLOCK_TAGS.contains(&name),
     );
-    let text = quick_xml::escape::unescape(&text).map_or(text.clone(), |t| t.into_owned());
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
+    html_escape::decode_html_entities(&text)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 impl StoredText<'_> {
@@ -226,8 +228,8 @@ impl StoredText<'_> {
                 .collect();
             return (RichText { blocks }, true);
         }
-        let text = html::from_html(self.html);
-        let mergeable = tags_mergeable(self.html) && images_kept(self.html, &text);
+        let (text, links_kept) = html::from_html_counting(self.html);
+        let mergeable = links_kept && tags_mergeable(self.html) && images_kept(self.html, &text);
         (text, mergeable)
     }
 
@@ -239,6 +241,24 @@ impl StoredText<'_> {
     /// Text with no markup and no raw content (an abstract typed as text).
     pub fn is_plain(&self) -> bool {
         self.raw.is_none() && !self.html.contains('<')
+    }
+}
+
+/// The raw content to store with new HTML a client sent without raw
+/// content (as the hosted service's clients do), when the field had some:
+/// the HTML's own blocks written as raw content when the merge reads the
+/// HTML whole, else none (an empty text). Never the old raw content, which
+/// would tell the old formatting and be trusted by the next merge while
+/// its words still match.
+pub fn raw_for_sent_html(html: &str, stored_raw: &str) -> String {
+    if stored_raw.is_empty() {
+        return String::new();
+    }
+    let (text, mergeable) = StoredText { html, raw: None }.parse();
+    if mergeable {
+        draft_raw::to_raw(&text).to_string()
+    } else {
+        String::new()
     }
 }
 

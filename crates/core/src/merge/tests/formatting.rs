@@ -165,3 +165,74 @@ fn a_word_linked_on_one_side_and_reworded_on_the_other_is_linked_in_its_new_word
         [("board".to_owned(), "https://x.test/c".to_owned())]
     );
 }
+
+/// Raw content of one paragraph, as the editor writes it.
+fn raw_paragraph(key: &str, text: &str) -> serde_json::Value {
+    json!({"blocks": [{"key": key, "text": text, "type": "unstyled", "depth": 0,
+        "inlineStyleRanges": [], "entityRanges": [], "data": {}}], "entityMap": {}})
+}
+
+#[test]
+fn html_only_text_keeps_relative_phone_and_anchor_links_and_no_break_spaces_through_a_merge() {
+    let links = r##"<p>See <a href="/news/42">the story</a>, <a href="#map">the map</a> or call <a href="tel:+15551234">the desk</a>.</p>"##;
+    let base = format!("{links}<p>First draft.</p><p>10&nbsp;km north.</p>");
+    let mine = format!("{links}<p>Second draft.</p><p>10&nbsp;km north.</p>");
+    let theirs = format!("{links}<p>First draft.</p><p>10&nbsp;km north, by road.</p>");
+    let side = |html| StoredText { html, raw: None };
+    let merged = merge_stored(side(&base), side(&mine), side(&theirs)).expect("mergeable");
+    assert!(merged.conflicts.is_empty());
+    for link in [
+        r#"href="/news/42""#,
+        r##"href="#map""##,
+        r#"href="tel:+15551234""#,
+    ] {
+        assert!(merged.html.contains(link), "{link}: {}", merged.html);
+    }
+    assert!(merged.html.contains("Second draft."), "{}", merged.html);
+    assert!(
+        merged.html.contains("10\u{a0}km north, by road."),
+        "{}",
+        merged.html
+    );
+}
+
+#[test]
+fn html_with_a_link_the_sanitiser_drops_is_not_merged_paragraph_by_paragraph() {
+    let base = r#"<p><a href="javascript:alert(1)">x</a></p><p>One.</p>"#;
+    let mine = r#"<p><a href="javascript:alert(1)">x</a></p><p>Two.</p>"#;
+    let side = |html| StoredText { html, raw: None };
+    assert!(merge_stored(side(base), side(mine), side(base)).is_none());
+}
+
+#[test]
+fn raw_content_whose_html_holds_named_entities_is_trusted_with_its_keys() {
+    let raw = raw_paragraph("kx1", "Caf\u{e9} at 10\u{a0}am \u{2014} \"open\" & free");
+    let html = "<p>Caf&eacute; at 10&nbsp;am &mdash; &quot;open&quot; &amp; free</p>";
+    let text = StoredText {
+        html,
+        raw: Some(&raw),
+    }
+    .read();
+    assert_eq!(text.blocks[0].key.as_deref(), Some("kx1"));
+}
+
+#[test]
+fn html_sent_without_raw_replaces_the_stale_raw_with_its_own() {
+    let old_raw = raw_paragraph("k0", "The council met.").to_string();
+    let bolded = "<p>The <strong>council</strong> met.</p>";
+    let rebuilt = raw_for_sent_html(bolded, &old_raw);
+    let value = parse_raw(&rebuilt).expect("raw content");
+    let read = StoredText {
+        html: bolded,
+        raw: Some(&value),
+    }
+    .read();
+    assert_eq!(style_of(&read, 0, "council"), [true; 7]);
+    // A field that never had raw content gets none; HTML the merge cannot
+    // write back drops the old raw content.
+    assert_eq!(raw_for_sent_html(bolded, ""), "");
+    assert_eq!(
+        raw_for_sent_html("<table><tr><td>x</td></tr></table>", &old_raw),
+        ""
+    );
+}
