@@ -123,14 +123,13 @@ fn align_by_content(base: &[Block], side: &[Block]) -> Vec<Option<usize>> {
     found
 }
 
-/// A block's words for telling how alike two blocks are: lower case, split
-/// at anything that is not a letter or a digit.
+/// A block's words for telling how alike two blocks are: the merge's word
+/// tokens (dictionary words in Chinese, Japanese and Thai), lower case.
 pub(super) fn words_for_likeness(block: &Block) -> Vec<String> {
-    block
-        .text()
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(str::to_lowercase)
+    super::rich_text::tokens(&block.text)
+        .into_iter()
+        .filter(|r| block.text[r.start].is_alphanumeric())
+        .map(|r| block.text[r].iter().collect::<String>().to_lowercase())
         .collect()
 }
 

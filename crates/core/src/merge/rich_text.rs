@@ -143,9 +143,77 @@ impl RichText {
     }
 }
 
-/// Cuts text into the tokens the word merge compares: runs of letters and
-/// digits, runs of spaces, and every other character alone.
+/// Whether a character is of a script written without spaces between
+/// words (Chinese, Japanese, Thai, Lao, Khmer, Burmese), whose words only a
+/// dictionary finds.
+fn written_without_spaces(c: char) -> bool {
+    matches!(
+        u32::from(c),
+        0x0E00..=0x0EFF // Thai, Lao
+            | 0x1000..=0x109F // Myanmar
+            | 0x1780..=0x17FF // Khmer
+            | 0x3040..=0x30FF // Hiragana, Katakana
+            | 0x31F0..=0x31FF // Katakana phonetic extensions
+            | 0x3400..=0x4DBF // CJK extension A
+            | 0x4E00..=0x9FFF // CJK unified ideographs
+            | 0xF900..=0xFAFF // CJK compatibility ideographs
+            | 0xFF66..=0xFF9F // halfwidth Katakana
+            | 0x20000..=0x3134F // CJK extensions B to G
+    )
+}
+
+/// Cuts a run of letters into words by Unicode's word boundaries, with
+/// ICU4X's dictionaries for Chinese, Japanese, Thai, Lao, Khmer and
+/// Burmese (the dictionary segmenter rather than the LSTM one: it is
+/// faster and as good for Chinese and Japanese).
+fn dictionary_words(run: &[char], start: usize, out: &mut Vec<std::ops::Range<usize>>) {
+    static SEGMENTER: std::sync::OnceLock<icu_segmenter::WordSegmenterBorrowed<'static>> =
+        std::sync::OnceLock::new();
+    let segmenter = SEGMENTER.get_or_init(|| {
+        icu_segmenter::WordSegmenter::new_dictionary(
+            icu_segmenter::options::WordBreakInvariantOptions::default(),
+        )
+    });
+    let text: String = run.iter().collect();
+    // Byte offsets of the breaks, as character offsets.
+    let mut chars = 0;
+    let mut bytes = text.char_indices().map(|(b, _)| b).peekable();
+    let mut last = 0;
+    for byte in segmenter.segment_str(&text).skip(1) {
+        while bytes.next_if(|b| *b < byte).is_some() {
+            chars += 1;
+        }
+        if chars > last {
+            out.push(start + last..start + chars);
+            last = chars;
+        }
+    }
+    if run.len() > last {
+        out.push(start + last..start + run.len());
+    }
+}
+
+/// Cuts text into the tokens the word merge compares: words, runs of
+/// spaces, and every other character alone. A word is a run of letters and
+/// digits, and in scripts written without spaces a word the dictionary
+/// finds, so that two edits in one Japanese sentence are two words apart.
 pub fn tokens(text: &[char]) -> Vec<std::ops::Range<usize>> {
+    let mut out = Vec::new();
+    for token in simple_tokens(text) {
+        if text[token.clone()]
+            .iter()
+            .any(|c| written_without_spaces(*c))
+        {
+            dictionary_words(&text[token.clone()], token.start, &mut out);
+        } else {
+            out.push(token);
+        }
+    }
+    out
+}
+
+/// Runs of letters and digits, runs of spaces, and every other character alone.
+fn simple_tokens(text: &[char]) -> Vec<std::ops::Range<usize>> {
     #[derive(PartialEq)]
     enum Class {
         Word,
@@ -192,5 +260,28 @@ mod tests {
             .collect();
         assert_eq!(cut, ["Hi", ",", "  ", "world", " ", "🌊", "!"]);
         assert!(tokens(&[]).is_empty());
+    }
+
+    fn cut(text: &str) -> Vec<String> {
+        let chars: Vec<char> = text.chars().collect();
+        tokens(&chars)
+            .into_iter()
+            .map(|r| chars[r].iter().collect())
+            .collect()
+    }
+
+    #[test]
+    fn japanese_chinese_and_thai_are_cut_into_dictionary_words() {
+        let japanese = cut("東京都の予算は来年度に増える。");
+        assert!(japanese.len() >= 6, "{japanese:?}");
+        assert_eq!(japanese.concat(), "東京都の予算は来年度に増える。");
+        assert!(japanese.contains(&"予算".to_owned()), "{japanese:?}");
+        let chinese = cut("市议会周二投票提高费用");
+        assert!(chinese.len() >= 4, "{chinese:?}");
+        let thai = cut("สภาเมืองลงมติขึ้นค่าธรรมเนียม");
+        assert!(thai.len() >= 4, "{thai:?}");
+        assert_eq!(thai.concat(), "สภาเมืองลงมติขึ้นค่าธรรมเนียม");
+        // Latin words with a CJK neighbour stay whole.
+        assert_eq!(cut("NHK 東京"), ["NHK", " ", "東京"]);
     }
 }

@@ -553,6 +553,7 @@ fn edit(paragraph: &str, how: u8, word: &str) -> String {
 
 mod formatting;
 mod properties;
+mod scripts;
 mod structure;
 
 /// The merged raw content the UI's test suite checks against the real
