@@ -11,6 +11,9 @@
 // makes it and draft-convert writes it as `<figure><img></figure>`). Offsets
 // and lengths count Unicode code points, as Draft.js's `convertToRaw` writes
 // them, so an emoji counts as one (not as its two JavaScript string units).
+// Each block's Draft.js `key` is the editor block's own (`blockKey`, which
+// src/block-keys.ts keeps with the block as it is edited and moved), both
+// ways, so the server's merge knows a block by its key in every version.
 
 /** A ProseMirror node as JSON (what TipTap's `getJSON()` gives). */
 export interface PmNode {
@@ -67,15 +70,47 @@ const HEADINGS = ['one', 'two', 'three', 'four', 'five', 'six'];
 /** The one character of a photo's atomic block (Draft.js's own examples give `insertAtomicBlock` a space). */
 export const IMAGE_CHARACTER = ' ';
 
-function blockKey(index: number): string {
-  // Stable, distinct keys: Draft.js needs them unique within the content.
-  return `b${index.toString(36)}`;
+/** The node attribute that holds a block's Draft.js key. */
+export const BLOCK_KEY = 'blockKey';
+
+/** Whether `value` can be a block key (a non-empty string). */
+export function isBlockKey(value: unknown): value is string {
+  return typeof value === 'string' && value.length > 0;
+}
+
+/** The number `n` as five base-36 digits, as Draft.js writes a key. */
+export function keyOfNumber(n: number): string {
+  return (n % 36 ** 5).toString(36).padStart(5, '0');
+}
+
+/**
+ * A key for a block that has none (a document that did not come from the
+ * editor): made from its place, different from every key in `taken`.
+ */
+function placeKey(index: number, taken: Set<string>): string {
+  let n = ((index + 1) * 2_654_435_761) % 36 ** 5;
+  while (taken.has(keyOfNumber(n))) n = (n + 1) % 36 ** 5;
+  const key = keyOfNumber(n);
+  taken.add(key);
+  return key;
+}
+
+/**
+ * The Draft.js key of each block: its own, unless an earlier block has it
+ * or it has none; then a new one no other block has.
+ */
+function keysOf(flat: Flat[]): string[] {
+  const taken = new Set(flat.map((b) => b.key).filter(isBlockKey));
+  const used = new Set<string>();
+  const keys = flat.map((b) => (isBlockKey(b.key) && !used.has(b.key) ? (used.add(b.key), b.key) : undefined));
+  return keys.map((key, index) => key ?? placeKey(index, taken));
 }
 
 interface Flat {
   type: string;
   depth: number;
   inline: PmNode[];
+  key?: unknown;
 }
 
 /** The text blocks of a document, in order, with their Draft.js type and depth. */
@@ -84,22 +119,23 @@ function flatten(nodes: PmNode[], into: Flat[], context: { list?: string; depth:
     switch (node.type) {
       case 'image':
         // A photo is a block of its own wherever it stands.
-        into.push({ type: 'atomic', depth: 0, inline: [node] });
+        into.push({ type: 'atomic', depth: 0, inline: [node], key: node.attrs?.[BLOCK_KEY] });
         break;
       case 'paragraph':
         into.push({
           type: context.list ?? (context.quote ? 'blockquote' : 'unstyled'),
           depth: context.list ? context.depth : 0,
           inline: node.content ?? [],
+          key: node.attrs?.[BLOCK_KEY],
         });
         break;
       case 'heading': {
         const level = Math.min(Math.max(Number(node.attrs?.level ?? 1), 1), 6);
-        into.push({ type: `header-${HEADINGS[level - 1]}`, depth: 0, inline: node.content ?? [] });
+        into.push({ type: `header-${HEADINGS[level - 1]}`, depth: 0, inline: node.content ?? [], key: node.attrs?.[BLOCK_KEY] });
         break;
       }
       case 'codeBlock':
-        into.push({ type: 'code-block', depth: 0, inline: node.content ?? [] });
+        into.push({ type: 'code-block', depth: 0, inline: node.content ?? [], key: node.attrs?.[BLOCK_KEY] });
         break;
       case 'blockquote':
         flatten(node.content ?? [], into, { ...context, quote: true });
@@ -136,6 +172,7 @@ export function toRaw(doc: PmNode): RawContent {
   flatten(doc.content ?? [], flat, { depth: 0, quote: false });
   const entityMap: Record<string, RawEntity> = {};
   let entities = 0;
+  const keys = keysOf(flat);
   const blocks = flat.map((block, index): RawBlock => {
     const photo = block.type === 'atomic' ? block.inline[0] : undefined;
     if (photo) {
@@ -146,7 +183,7 @@ export function toRaw(doc: PmNode): RawContent {
         data: { src: String(photo.attrs?.src ?? ''), alt: String(photo.attrs?.alt ?? '') },
       };
       return {
-        key: blockKey(index),
+        key: keys[index],
         text: IMAGE_CHARACTER,
         type: 'atomic',
         depth: 0,
@@ -186,10 +223,10 @@ export function toRaw(doc: PmNode): RawContent {
         openLink = undefined;
       }
     }
-    return { key: blockKey(index), text, type: block.type, depth: block.depth, inlineStyleRanges, entityRanges, data: {} };
+    return { key: keys[index], text, type: block.type, depth: block.depth, inlineStyleRanges, entityRanges, data: {} };
   });
   if (blocks.length === 0) {
-    blocks.push({ key: blockKey(0), text: '', type: 'unstyled', depth: 0, inlineStyleRanges: [], entityRanges: [], data: {} });
+    blocks.push({ key: placeKey(0, new Set()), text: '', type: 'unstyled', depth: 0, inlineStyleRanges: [], entityRanges: [], data: {} });
   }
   return { blocks, entityMap };
 }
@@ -247,8 +284,13 @@ function photoOf(block: RawBlock, entityMap: Record<string, RawEntity> | RawEnti
   return undefined;
 }
 
-function paragraph(content: PmNode[]): PmNode {
-  return content.length ? { type: 'paragraph', content } : { type: 'paragraph' };
+/** A block's node, with `key` as its block key when there is one. */
+function nodeOf(type: string, content: PmNode[], key: string | undefined, attrs: Record<string, unknown> = {}): PmNode {
+  const node: PmNode = { type };
+  if (key !== undefined) attrs = { ...attrs, [BLOCK_KEY]: key };
+  if (Object.keys(attrs).length) node.attrs = attrs;
+  if (content.length) node.content = content;
+  return node;
 }
 
 /** Draft.js raw content as the editor's document. */
@@ -257,11 +299,16 @@ export function fromRaw(raw: RawContent): PmNode {
   // Open lists by depth: [list node, its type].
   let lists: { node: PmNode; type: string }[] = [];
   let quote: PmNode | undefined;
+  // Each block's key, the first to have one keeping it.
+  const seen = new Set<string>();
   for (const block of raw.blocks ?? []) {
+    const key = isBlockKey(block.key) && !seen.has(block.key) ? block.key : undefined;
+    if (key !== undefined) seen.add(key);
     const photo = photoOf(block, raw.entityMap ?? {});
     if (photo) {
       lists = [];
       quote = undefined;
+      if (key !== undefined) photo.attrs = { ...photo.attrs, [BLOCK_KEY]: key };
       content.push(photo);
       continue;
     }
@@ -284,27 +331,23 @@ export function fromRaw(raw: RawContent): PmNode {
         }
         lists.push({ node: list, type: listType });
       }
-      lists[depth].node.content!.push({ type: 'listItem', content: [paragraph(inline)] });
+      lists[depth].node.content!.push({ type: 'listItem', content: [nodeOf('paragraph', inline, key)] });
       continue;
     }
     const heading = /^header-(one|two|three|four|five|six)$/.exec(block.type);
     if (heading) {
-      const node: PmNode = { type: 'heading', attrs: { level: HEADINGS.indexOf(heading[1]) + 1 } };
-      if (inline.length) node.content = inline;
-      content.push(node);
+      content.push(nodeOf('heading', inline, key, { level: HEADINGS.indexOf(heading[1]) + 1 }));
     } else if (block.type === 'code-block') {
-      const node: PmNode = { type: 'codeBlock', attrs: { language: null } };
       const text = block.text ?? '';
-      if (text) node.content = [{ type: 'text', text }];
-      content.push(node);
+      content.push(nodeOf('codeBlock', text ? [{ type: 'text', text }] : [], key, { language: null }));
     } else if (block.type === 'blockquote') {
       if (!quote) {
         quote = { type: 'blockquote', content: [] };
         content.push(quote);
       }
-      quote.content!.push(paragraph(inline));
+      quote.content!.push(nodeOf('paragraph', inline, key));
     } else {
-      content.push(paragraph(inline));
+      content.push(nodeOf('paragraph', inline, key));
     }
   }
   if (content.length === 0) content.push({ type: 'paragraph' });

@@ -1,6 +1,7 @@
 // The rich-text editor (TipTap, on ProseMirror) with a labelled toolbar that
 // stays in view, a link dialog, a dialog that places a photo at the cursor,
-// find and replace, and keyboard shortcuts.
+// find and replace, and keyboard shortcuts. Every block keeps a key of its
+// own (src/block-keys.ts), the Draft.js key its raw content is written with.
 
 import { Editor as TipTap } from '@tiptap/core';
 import StarterKit from '@tiptap/starter-kit';
@@ -8,7 +9,8 @@ import { GapCursor } from '@tiptap/pm/gapcursor';
 import { NodeSelection, TextSelection, type Transaction } from '@tiptap/pm/state';
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { PmNode } from './draftjs';
+import { BlockKeys, startingDoc } from './block-keys';
+import type { PmNode, RawContent } from './draftjs';
 import { FindHighlight, findKey, findMatches, replaceAllIn, type FindQuery, type Match } from './find';
 import { BodyPhoto, type Photo } from './photo-node';
 
@@ -20,6 +22,8 @@ export interface Body {
 interface Props {
   /** The body to start from: a document (from a draft) or HTML (from the item). */
   initial: PmNode | string;
+  /** The Draft.js raw content of an HTML `initial`, whose block keys its blocks take where they say the same. */
+  keysFrom?: RawContent;
   label: string;
   editable: boolean;
   onChange: (body: Body) => void;
@@ -50,7 +54,7 @@ export const SHORTCUTS: [string, string][] = [
   ['Escape', 'Close the find panel or a dialog'],
 ];
 
-export function RichText({ initial, label, editable, onChange, onStart, onText, photos, fileBase = '' }: Props) {
+export function RichText({ initial, keysFrom, label, editable, onChange, onStart, onText, photos, fileBase = '' }: Props) {
   const host = useRef<HTMLDivElement>(null);
   const editor = useRef<TipTap | undefined>(undefined);
   const [, setTick] = useState(0);
@@ -61,14 +65,16 @@ export function RichText({ initial, label, editable, onChange, onStart, onText, 
   texted.current = onText;
 
   useEffect(() => {
+    const extensions = [
+      StarterKit.configure({ link: { openOnClick: false, autolink: true }, trailingNode: false }),
+      BodyPhoto.configure({ base: fileBase }),
+      FindHighlight,
+      BlockKeys,
+    ];
     const made = new TipTap({
       element: host.current!,
-      extensions: [
-        StarterKit.configure({ link: { openOnClick: false, autolink: true }, trailingNode: false }),
-        BodyPhoto.configure({ base: fileBase }),
-        FindHighlight,
-      ],
-      content: initial as never,
+      extensions,
+      content: startingDoc(initial, extensions, keysFrom) as never,
       editable,
       editorProps: { attributes: { 'aria-label': label, role: 'textbox', 'aria-multiline': 'true', class: 'body-text' } },
       // Only a real change counts (not the editor settling its first document).

@@ -20,6 +20,14 @@ const photo = (src = SRC, alt = 'Dockers at the gate'): PmNode => ({
   attrs: { src, alt, title: null, width: null, height: null },
 });
 const para = (text: string): PmNode => ({ type: 'paragraph', content: [{ type: 'text', text }] });
+/** A document without its block keys (which raw content always gives). */
+const keyless = (node: PmNode): PmNode => {
+  const { blockKey: _, ...attrs } = node.attrs ?? {};
+  const out: PmNode = { ...node, attrs };
+  if (!Object.keys(attrs).length) delete out.attrs;
+  if (node.content) out.content = node.content.map(keyless);
+  return out;
+};
 
 const story: PmNode = {
   type: 'doc',
@@ -47,10 +55,10 @@ describe('a photo in Draft.js raw content', () => {
   });
 
   it('comes back from raw content to the same place in the document', () => {
-    expect(fromRaw(toRaw(story))).toEqual(story);
+    expect(keyless(fromRaw(toRaw(story)))).toEqual(story);
     // Written back by Draft.js itself, still a photo between the paragraphs.
     const back = convertToRaw(convertFromRaw(toRaw(story) as unknown as draft.RawDraftContentState)) as unknown as RawContent;
-    expect(fromRaw(back)).toEqual(story);
+    expect(keyless(fromRaw(back))).toEqual(story);
   });
 
   it('reads a photo placed by a Draft.js editor (AtomicBlockUtils.insertAtomicBlock)', () => {
@@ -79,7 +87,7 @@ describe('a photo in Draft.js raw content', () => {
     const raw = toRaw(two);
     expect(Object.values(raw.entityMap).map((e) => e.data.alt)).toEqual(['One', 'Two']);
     expect(raw.blocks[2].entityRanges[0].key).toBe(1);
-    expect(fromRaw(raw)).toEqual(two);
+    expect(keyless(fromRaw(raw))).toEqual(two);
   });
 });
 

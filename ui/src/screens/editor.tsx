@@ -249,6 +249,8 @@ function Story(props: {
   const startHtml = fromLocal?.bodyPending ? fromLocal.html : restored?.html;
   const restoredDoc = startRaw ? parseRaw(startRaw) : undefined;
   const initial: PmNode | string = restoredDoc ? fromRaw(restoredDoc) : startHtml || item.content || '<p></p>';
+  // Opened from HTML: its blocks take the story's block keys where they say the same.
+  const [keysFrom] = useState(() => (restoredDoc ? undefined : parseRaw(item.content_raw)));
   // The form as it opens: the story's own, under the draft's fields, under the headline and abstract kept here.
   const opened = formOf(item);
   const start = formFrom(item, restored?.fields);
@@ -624,6 +626,7 @@ function Story(props: {
           </p>
           <RichText
             initial={initial}
+            keysFrom={keysFrom}
             label="Body"
             editable={editable}
             onText={setBodyText}
