@@ -1,4 +1,4 @@
-//! `copydesk-merge-bench`: the three-way merge of a long story's body, as sync runs it (Draft.js raw content in, HTML and raw content out).
+//! `copydesk-merge-bench`: the three-way merge of a long story's body, as sync runs it (Draft.js raw content in, HTML and raw content out), and the check of a draft's raw content.
 
 use std::time::{Duration, Instant};
 
@@ -12,9 +12,23 @@ struct Args {
     /// Words in the story.
     #[arg(long, default_value_t = 5_000)]
     words: usize,
+    /// Words in a paragraph.
+    #[arg(long, default_value_t = 50)]
+    paragraph_words: usize,
     /// Paragraphs each side edits.
     #[arg(long, default_value_t = 20)]
     edits: usize,
+    /// Paragraphs each side adds (after different paragraphs).
+    #[arg(long, default_value_t = 0)]
+    added: usize,
+    /// Instead of a story: one paragraph of this many characters with a
+    /// style range on every other one, both sides restyling different ones.
+    #[arg(long)]
+    ranges: Option<usize>,
+    /// Instead of a merge: a draft's raw content with this many entity
+    /// ranges, checked as `POST /v3/draft` checks it.
+    #[arg(long)]
+    draft_ranges: Option<usize>,
     /// Merges timed.
     #[arg(long, default_value_t = 500)]
     runs: usize,
@@ -24,24 +38,41 @@ const VOCABULARY: [&str; 12] = [
     "the", "council", "voted", "on", "Tuesday", "to", "raise", "fees", "by", "7%,", "mayor", "said",
 ];
 
-/// A story of `words` words in paragraphs of 50, some bold, one link each, as the editor's raw content.
-fn story(words: usize, edited: &dyn Fn(usize) -> Option<&'static str>) -> Value {
-    let paragraphs = words.div_ceil(50);
-    let blocks: Vec<Value> = (0..paragraphs)
-        .map(|p| {
-            let mut text: Vec<&str> = (0..50)
-                .map(|w| VOCABULARY[(p * 7 + w * 3) % VOCABULARY.len()])
-                .collect();
-            if let Some(word) = edited(p) {
-                text[25] = word;
-                text.push(word);
-            }
-            let text = text.join(" ");
-            json!({"key": format!("k{p:04}"), "text": text, "type": "unstyled", "depth": 0,
-                   "inlineStyleRanges": [{"offset": 4, "length": 7, "style": "BOLD"}],
-                   "entityRanges": [{"offset": 0, "length": 3, "key": p}], "data": {}})
-        })
-        .collect();
+/// How a side changes the story.
+struct Changes<'a> {
+    /// The word a paragraph's middle word becomes (and that is added at its end).
+    edited: &'a dyn Fn(usize) -> Option<&'static str>,
+    /// The paragraphs added after a paragraph, and the word that tells them.
+    added: &'a dyn Fn(usize) -> Option<&'static str>,
+}
+
+/// A story of `words` words in paragraphs of `size`, some bold, one link
+/// each, as the editor's raw content.
+fn story(words: usize, size: usize, changes: &Changes<'_>) -> Value {
+    let paragraphs = words.div_ceil(size);
+    let block = |key: String, text: String, link: usize| {
+        json!({"key": key, "text": text, "type": "unstyled", "depth": 0,
+               "inlineStyleRanges": [{"offset": 4, "length": 7, "style": "BOLD"}],
+               "entityRanges": [{"offset": 0, "length": 3, "key": link}], "data": {}})
+    };
+    let mut blocks: Vec<Value> = Vec::with_capacity(paragraphs);
+    for p in 0..paragraphs {
+        let mut text: Vec<&str> = (0..size)
+            .map(|w| VOCABULARY[(p * 7 + w * 3) % VOCABULARY.len()])
+            .collect();
+        // Paragraphs tell themselves apart, as a story's do.
+        let number = format!("n{p}");
+        text[0] = &number;
+        if let Some(word) = (changes.edited)(p) {
+            text[size / 2] = word;
+            text.push(word);
+        }
+        blocks.push(block(format!("k{p:05}"), text.join(" "), p));
+        if let Some(word) = (changes.added)(p) {
+            let text = format!("{word} {p} wrote a new paragraph here after this one");
+            blocks.push(block(format!("{word}{p:05}"), text, p));
+        }
+    }
     let entities: serde_json::Map<String, Value> = (0..paragraphs)
         .map(|p| {
             (
@@ -58,18 +89,141 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
     sorted[index.min(sorted.len() - 1)]
 }
 
+/// Times `run` `runs` times; its median and 99th percentile.
+fn timed(runs: usize, mut run: impl FnMut()) -> (Duration, Duration) {
+    let mut times = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        let started = Instant::now();
+        run();
+        times.push(started.elapsed());
+    }
+    times.sort();
+    (percentile(&times, 0.5), percentile(&times, 0.99))
+}
+
+fn ms(duration: Duration) -> f64 {
+    duration.as_secs_f64() * 1000.0
+}
+
+/// One paragraph of `length` characters with a style range on every other
+/// character: mine italicises, theirs underlines, different characters.
+fn ranges_case(length: usize, runs: usize) {
+    let text: String = (0..length)
+        .map(|i| if i % 10 == 9 { ' ' } else { 'a' })
+        .collect();
+    let raw = |style: &str, start: usize| {
+        let ranges: Vec<Value> = (0..length / 2)
+            .map(|i| json!({"offset": 2 * i, "length": 1, "style": "BOLD"}))
+            .chain(
+                (start..length)
+                    .step_by(40)
+                    .map(|o| json!({"offset": o, "length": 1, "style": style})),
+            )
+            .collect();
+        json!({"blocks": [{"key": "k0", "text": text, "type": "unstyled", "depth": 0,
+            "inlineStyleRanges": ranges, "entityRanges": [], "data": {}}], "entityMap": {}})
+    };
+    let (base, mine, theirs) = (raw("BOLD", 0), raw("ITALIC", 1), raw("UNDERLINE", 3));
+    let side = |raw: &'static Value| StoredText {
+        html: "",
+        raw: Some(raw),
+    };
+    let leak = |v: Value| -> &'static Value { Box::leak(Box::new(v)) };
+    let (base, mine, theirs) = (leak(base), leak(mine), leak(theirs));
+    let (p50, p99) = timed(runs, || {
+        std::hint::black_box(copydesk_core::merge::merge(
+            &side(base).read(),
+            &side(mine).read(),
+            &side(theirs).read(),
+        ));
+    });
+    println!(
+        "merge of one {length}-character paragraph with {} style ranges, restyled on both sides, {runs} runs: p50 {:.2} ms, p99 {:.2} ms",
+        length / 2,
+        ms(p50),
+        ms(p99)
+    );
+}
+
+/// A draft's raw content with `count` entity ranges (links), checked.
+fn draft_case(count: usize, runs: usize) {
+    let per_block = 100;
+    let blocks: Vec<Value> = (0..count.div_ceil(per_block))
+        .map(|b| {
+            let ranges: Vec<Value> = (0..per_block)
+                .map(|r| json!({"offset": 2 * r, "length": 1, "key": b * per_block + r}))
+                .collect();
+            json!({"key": format!("k{b}"), "text": "ab".repeat(per_block), "type": "unstyled",
+                   "depth": 0, "inlineStyleRanges": [], "entityRanges": ranges, "data": {}})
+        })
+        .collect();
+    let entities: serde_json::Map<String, Value> = (0..count)
+        .map(|e| (e.to_string(), json!({"type": "LINK", "mutability": "MUTABLE", "data": {"url": format!("https://x.test/{e}")}})))
+        .collect();
+    let raw = Value::String(json!({"blocks": blocks, "entityMap": entities}).to_string());
+    copydesk_core::draftjs::validate_raw(&raw).expect("valid raw content");
+    if std::env::var_os("PARSE_ONLY").is_some() {
+        let text = raw.as_str().unwrap_or_default().to_owned();
+        let (p50, _) = timed(runs, || {
+            std::hint::black_box(serde_json::from_str::<Value>(&text).ok());
+        });
+        println!("parse only: {:.2} ms ({} bytes)", ms(p50), text.len());
+    }
+    let (p50, p99) = timed(runs, || {
+        std::hint::black_box(copydesk_core::draftjs::validate_raw(&raw).ok());
+    });
+    println!(
+        "check of a draft's raw content with {count} entity ranges, {runs} runs: p50 {:.2} ms, p99 {:.2} ms",
+        ms(p50),
+        ms(p99)
+    );
+}
+
 fn main() {
     let args = Args::parse();
-    let paragraphs = args.words.div_ceil(50);
+    if let Some(length) = args.ranges {
+        return ranges_case(length, args.runs);
+    }
+    if let Some(count) = args.draft_ranges {
+        return draft_case(count, args.runs);
+    }
+    let size = args.paragraph_words.max(2);
+    let paragraphs = args.words.div_ceil(size);
     let stride = (paragraphs / args.edits.max(1)).max(2);
-    let base = story(args.words, &|_| None);
-    // Mine edits every stride-th paragraph, theirs the ones just after: 20 each, all different.
-    let mine = story(args.words, &|p| {
-        (p % stride == 0 && p / stride < args.edits).then_some("MINE")
-    });
-    let theirs = story(args.words, &|p| {
-        (p % stride == 1 && p / stride < args.edits).then_some("THEIRS")
-    });
+    let added_stride = (paragraphs / args.added.max(1)).max(2);
+    let nothing = |_| None;
+    let base = story(
+        args.words,
+        size,
+        &Changes {
+            edited: &nothing,
+            added: &nothing,
+        },
+    );
+    // Mine edits every stride-th paragraph, theirs the ones just after, all
+    // different; each adds paragraphs after different ones likewise.
+    let mine = story(
+        args.words,
+        size,
+        &Changes {
+            edited: &|p| (p % stride == 0 && p / stride < args.edits).then_some("MINE"),
+            added: &|p| {
+                (args.added > 0 && p % added_stride == 0 && p / added_stride < args.added)
+                    .then_some("ADDMINE")
+            },
+        },
+    );
+    let theirs = story(
+        args.words,
+        size,
+        &Changes {
+            edited: &|p| (p % stride == 1 && p / stride < args.edits).then_some("THEIRS"),
+            added: &|p| {
+                (args.added > 0 && p % added_stride == 1 && p / added_stride < args.added)
+                    .then_some("ADDTHEIRS")
+            },
+        },
+    );
     // Each version stored as the editor stores it: HTML and raw content telling the same text.
     let html_of = |raw: &Value| {
         copydesk_core::merge::html::to_html(
@@ -90,29 +244,32 @@ fn main() {
         first.conflicts.is_empty(),
         "disjoint edits merge without conflict"
     );
-    assert_eq!(
-        first.html.matches("MINE").count(),
-        2 * args.edits.min(paragraphs)
-    );
-    assert_eq!(
-        first.html.matches("THEIRS").count(),
-        2 * args.edits.min(paragraphs)
-    );
-    let mut times = Vec::with_capacity(args.runs);
-    for _ in 0..args.runs {
-        let started = Instant::now();
-        let merged = merge_stored(side(0), side(1), side(2));
-        times.push(started.elapsed());
-        std::hint::black_box(merged);
-    }
-    times.sort();
+    let merged_text = copydesk_core::merge::draft_raw::from_raw(first.raw.as_ref().expect("raw"))
+        .expect("raw content")
+        .plain_text();
+    let count = |word: &str| {
+        merged_text
+            .split_whitespace()
+            .filter(|w| *w == word)
+            .count()
+    };
+    let edits = args.edits.min(paragraphs.div_ceil(stride));
+    assert_eq!(count("MINE"), 2 * edits);
+    assert_eq!(count("THEIRS"), 2 * edits);
+    let added = args.added.min(paragraphs.div_ceil(added_stride));
+    assert_eq!(count("ADDMINE"), added);
+    assert_eq!(count("ADDTHEIRS"), added);
+    let (p50, p99) = timed(args.runs, || {
+        std::hint::black_box(merge_stored(side(0), side(1), side(2)));
+    });
     println!(
-        "merge of a {}-word story ({} paragraphs), {} edited paragraphs on each side, {} runs: p50 {:.2} ms, p99 {:.2} ms",
+        "merge of a {}-word story ({} paragraphs), {} edited and {} added paragraphs on each side, {} runs: p50 {:.2} ms, p99 {:.2} ms",
         args.words,
         paragraphs,
-        args.edits,
+        edits,
+        added,
         args.runs,
-        percentile(&times, 0.5).as_secs_f64() * 1000.0,
-        percentile(&times, 0.99).as_secs_f64() * 1000.0,
+        ms(p50),
+        ms(p99),
     );
 }

@@ -8,6 +8,7 @@ mod access;
 mod https;
 mod merge;
 mod records;
+mod structure;
 
 fn remote_for(server: &TestServer, key: &KeyPair) -> Remote {
     Remote::new(

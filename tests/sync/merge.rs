@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 use super::sync;
 
 /// A central server, a replica synced with it, and one story on both.
-struct Desk {
+pub(super) struct Desk {
     central: TestServer,
     replica: TestServer,
     key: KeyPair,
@@ -14,12 +14,12 @@ struct Desk {
     local_uuid: String,
 }
 
-fn html(paragraphs: &[&str]) -> String {
+pub(super) fn html(paragraphs: &[&str]) -> String {
     paragraphs.iter().map(|p| format!("<p>{p}</p>")).collect()
 }
 
 impl Desk {
-    fn with_story(body: Value) -> Self {
+    pub(super) fn with_story(body: Value) -> Self {
         let central = TestServer::start();
         let replica = TestServer::start_replica();
         let key = central.key("laptop", &["editor"], &[]);
@@ -46,37 +46,37 @@ impl Desk {
         }
     }
 
-    fn of(paragraphs: &[&str]) -> Self {
+    pub(super) fn of(paragraphs: &[&str]) -> Self {
         Self::with_story(json!({"content": html(paragraphs)}))
     }
 
-    fn desk_edits(&self, body: Value) {
+    pub(super) fn desk_edits(&self, body: Value) {
         self.central
             .put(&format!("/v3/content/{}", self.central_uuid), &body)
             .expect(200);
     }
 
-    fn reporter_edits(&self, body: Value) {
+    pub(super) fn reporter_edits(&self, body: Value) {
         self.replica
             .put(&format!("/v3/content/{}", self.local_uuid), &body)
             .expect(200);
     }
 
     /// Syncs; returns the summary line.
-    fn sync(&self) -> String {
+    pub(super) fn sync(&self) -> String {
         let (ok, out) = sync(&self.replica, &self.central.base, &self.key);
         assert!(ok, "{out}");
         out
     }
 
-    fn central_story(&self) -> Value {
+    pub(super) fn central_story(&self) -> Value {
         self.central
             .get(&format!("/v3/content/{}", self.central_uuid))
             .expect(200)
             .body
     }
 
-    fn local_story(&self) -> Value {
+    pub(super) fn local_story(&self) -> Value {
         self.replica
             .get(&format!("/v3/content/{}", self.local_uuid))
             .expect(200)
@@ -84,13 +84,13 @@ impl Desk {
     }
 
     /// The body on both sides, asserted equal.
-    fn body(&self) -> String {
+    pub(super) fn body(&self) -> String {
         let (central, local) = (self.central_story(), self.local_story());
         assert_eq!(central["content"], local["content"], "both sides agree");
         central["content"].as_str().expect("a body").to_owned()
     }
 
-    fn conflicts(&self) -> Vec<Value> {
+    pub(super) fn conflicts(&self) -> Vec<Value> {
         self.replica.get("/v3/sync/conflicts").expect(200).body["items"]
             .as_array()
             .expect("items")
@@ -335,7 +335,7 @@ fn a_paragraph_conflict_settled_with_an_edited_text() {
 
 /// A body as the web editor writes it: HTML, and Draft.js raw content whose
 /// block keys number the paragraphs by position (`b0`, `b1`, ...).
-fn as_editor_writes(paragraphs: &[&str]) -> Value {
+pub(super) fn as_editor_writes(paragraphs: &[&str]) -> Value {
     let blocks: Vec<Value> = paragraphs
         .iter()
         .enumerate()

@@ -4,6 +4,8 @@
 //! `convertToRaw` writes them (its `UnicodeUtils.strlen`), so an emoji and
 //! other characters outside the BMP count as one.
 
+use std::collections::HashSet;
+
 use serde_json::{Map, Value};
 
 use crate::error::{CoreError, Result};
@@ -41,7 +43,7 @@ fn bad(message: String) -> CoreError {
 }
 
 /// The keys entity ranges may point at: object keys, or array positions.
-fn entity_keys(map: Option<&Value>) -> Result<Vec<String>> {
+fn entity_keys(map: Option<&Value>) -> Result<HashSet<String>> {
     match map {
         Some(Value::Object(entities)) => {
             for (key, entity) in entities {
@@ -77,7 +79,7 @@ fn validate_entity(key: &str, entity: &Value) -> Result<()> {
     Ok(())
 }
 
-fn validate_block(index: usize, block: &Value, entity_keys: &[String]) -> Result<()> {
+fn validate_block(index: usize, block: &Value, entity_keys: &HashSet<String>) -> Result<()> {
     let block = block
         .as_object()
         .ok_or_else(|| bad(format!("block {index} must be an object")))?;

@@ -3,7 +3,8 @@
 //! Entities are read by value and written one per range, numbered from 0 in
 //! order, as `convertToRaw` numbers them; offsets are code points.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::ops::Range;
 
 use serde_json::{Map, Value, json};
 
@@ -57,6 +58,7 @@ pub fn from_raw(raw: &Value) -> Option<RichText> {
     };
     let blocks = raw.get("blocks")?.as_array()?;
     let mut out = Vec::with_capacity(blocks.len());
+    let mut interned = HashMap::new();
     for block in blocks {
         let text: Vec<char> = block
             .get("text")
@@ -64,12 +66,11 @@ pub fn from_raw(raw: &Value) -> Option<RichText> {
             .unwrap_or("")
             .chars()
             .collect();
-        let mut marks = vec![Marks::default(); text.len()];
         let spans = |name: &str| {
             block
                 .get(name)
                 .and_then(Value::as_array)
-                .cloned()
+                .map(Vec::as_slice)
                 .unwrap_or_default()
         };
         let cover = |range: &Value| {
@@ -79,20 +80,15 @@ pub fn from_raw(raw: &Value) -> Option<RichText> {
                 .min(text.len());
             start..end
         };
-        for range in spans("inlineStyleRanges") {
-            if let Some(style) = range.get("style").and_then(Value::as_str) {
-                for mark in &mut marks[cover(&range)] {
-                    mark.styles.insert(style.to_owned());
-                }
-            }
-        }
-        for range in spans("entityRanges") {
-            if let Some(found) = range.get("key").and_then(entity) {
-                for mark in &mut marks[cover(&range)] {
-                    mark.entity = Some(found.clone());
-                }
-            }
-        }
+        let styles: Vec<(std::ops::Range<usize>, &str)> = spans("inlineStyleRanges")
+            .iter()
+            .filter_map(|range| Some((cover(range), range.get("style")?.as_str()?)))
+            .collect();
+        let entities: Vec<(std::ops::Range<usize>, Entity)> = spans("entityRanges")
+            .iter()
+            .filter_map(|range| Some((cover(range), range.get("key").and_then(entity)?)))
+            .collect();
+        let marks = marks_of(text.len(), &styles, &entities, &mut interned);
         out.push(Block {
             key: block.get("key").and_then(Value::as_str).map(str::to_owned),
             kind: block
@@ -107,6 +103,91 @@ pub fn from_raw(raw: &Value) -> Option<RichText> {
         });
     }
     Some(RichText { blocks: out })
+}
+
+/// The marks of each of a block's `length` characters, from its style and
+/// entity ranges (a later entity range wins where two overlap), in one
+/// sweep over the places where a range starts or ends: a run of characters
+/// with the same marks shares one set, and so do runs alike anywhere in the
+/// text (`interned`).
+fn marks_of(
+    length: usize,
+    styles: &[(Range<usize>, &str)],
+    entities: &[(Range<usize>, Entity)],
+    interned: &mut HashMap<(Vec<String>, Option<Entity>), Marks>,
+) -> Vec<Marks> {
+    if styles.is_empty() && entities.is_empty() {
+        return vec![Marks::default(); length];
+    }
+    // Where each range starts and ends: (place, ends, style or entity number).
+    let mut edges: Vec<(usize, bool, Result<usize, usize>)> = Vec::new();
+    for (at, (range, _)) in styles
+        .iter()
+        .enumerate()
+        .filter(|(_, (r, _))| !r.is_empty())
+    {
+        edges.push((range.start, false, Ok(at)));
+        edges.push((range.end, true, Ok(at)));
+    }
+    for (at, (range, _)) in entities
+        .iter()
+        .enumerate()
+        .filter(|(_, (r, _))| !r.is_empty())
+    {
+        edges.push((range.start, false, Err(at)));
+        edges.push((range.end, true, Err(at)));
+    }
+    edges.sort_unstable_by_key(|(place, ends, _)| (*place, !*ends));
+    let mut on_styles: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut on_entities: BTreeSet<usize> = BTreeSet::new();
+    let mut marks = Vec::with_capacity(length);
+    let mut edge = edges.iter().peekable();
+    let mut current = Marks::default();
+    while marks.len() < length {
+        let here = marks.len();
+        let mut changed = false;
+        while let Some((_, ends, which)) = edge.next_if(|(place, _, _)| *place <= here) {
+            changed = true;
+            match (which, ends) {
+                (Ok(style), false) => *on_styles.entry(styles[*style].1).or_default() += 1,
+                (Ok(style), true) => {
+                    if let Some(count) = on_styles.get_mut(styles[*style].1) {
+                        *count -= 1;
+                        if *count == 0 {
+                            on_styles.remove(styles[*style].1);
+                        }
+                    }
+                }
+                (Err(entity), false) => {
+                    on_entities.insert(*entity);
+                }
+                (Err(entity), true) => {
+                    on_entities.remove(entity);
+                }
+            }
+        }
+        if changed {
+            let key = (
+                on_styles
+                    .keys()
+                    .map(|s| (*s).to_owned())
+                    .collect::<Vec<_>>(),
+                on_entities.last().map(|e| entities[*e].1.clone()),
+            );
+            current = interned
+                .entry(key)
+                .or_insert_with_key(|(styles, entity)| {
+                    Marks::new(styles.iter().cloned().collect(), entity.clone())
+                })
+                .clone();
+        }
+        let next = edge
+            .peek()
+            .map_or(length, |(place, _, _)| (*place).min(length));
+        let run = next.max(here + 1) - here;
+        marks.extend(std::iter::repeat_n(current.clone(), run));
+    }
+    marks
 }
 
 /// A block key no other block has: Draft.js keys are five base-36 characters.
@@ -183,4 +264,54 @@ pub fn to_raw(text: &RichText) -> Value {
         }));
     }
     json!({"blocks": blocks, "entityMap": entity_map})
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// Each character's marks, range by range, as the sweep must give them.
+    fn one_by_one(
+        length: usize,
+        styles: &[(Range<usize>, &str)],
+        entities: &[(Range<usize>, Entity)],
+    ) -> Vec<Marks> {
+        let mut marks = vec![Marks::default(); length];
+        for (range, style) in styles {
+            for mark in &mut marks[range.clone()] {
+                mark.styles.insert((*style).to_owned());
+            }
+        }
+        for (range, entity) in entities {
+            for mark in &mut marks[range.clone()] {
+                mark.entity = Some(entity.clone());
+            }
+        }
+        marks
+    }
+
+    proptest! {
+        #[test]
+        fn the_sweep_gives_each_character_the_marks_of_the_ranges_over_it(
+            length in 0usize..40,
+            styles in prop::collection::vec((0usize..40, 0usize..12, 0usize..3), 0..12),
+            entities in prop::collection::vec((0usize..40, 0usize..12, 0usize..3), 0..6),
+        ) {
+            let cut = |start: usize, len: usize| start.min(length)..(start + len).min(length);
+            let names = ["BOLD", "ITALIC", "UNDERLINE"];
+            let styles: Vec<(Range<usize>, &str)> =
+                styles.iter().map(|(s, l, n)| (cut(*s, *l), names[*n])).collect();
+            let entities: Vec<(Range<usize>, Entity)> = entities
+                .iter()
+                .map(|(s, l, n)| {
+                    let link = Entity { kind: "LINK".into(), mutability: "MUTABLE".into(), data: format!("{{\"url\":\"/{n}\"}}") };
+                    (cut(*s, *l), link)
+                })
+                .collect();
+            let swept = marks_of(length, &styles, &entities, &mut HashMap::new());
+            prop_assert_eq!(swept, one_by_one(length, &styles, &entities));
+        }
+    }
 }

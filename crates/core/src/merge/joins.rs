@@ -47,14 +47,14 @@ fn break_marks(block: &Block) -> Marks {
         "depth": block.depth,
         "data": block.data,
     });
-    Marks {
-        styles: std::collections::BTreeSet::new(),
-        entity: Some(Entity {
+    Marks::new(
+        std::collections::BTreeSet::new(),
+        Some(Entity {
             kind: BREAK_ENTITY.to_owned(),
             mutability: "IMMUTABLE".to_owned(),
             data: data.to_string(),
         }),
-    }
+    )
 }
 
 /// Blocks as one, a break between each two; the first block's key, type, depth and data.
@@ -217,14 +217,19 @@ fn find_on_side(base: &[Block], side: &SideIds<'_>, groups: &mut Groups) {
         }
         let base_block = &base[*id];
         // A split: the blocks added after it hold what its base block had and it lost.
-        let mut lost = surplus(word_counts(base_block), &word_counts(block));
-        for (next, next_id) in side.blocks[at + 1..].iter().zip(&side.ids[at + 1..]) {
-            if is_base(*next_id) || next.is_atomic() || !drawn_mostly_from(&mut lost, next) {
-                break;
+        if side.ids.get(at + 1).is_some_and(|next| !is_base(*next)) {
+            let mut lost = surplus(word_counts(base_block), &word_counts(block));
+            for (next, next_id) in side.blocks[at + 1..].iter().zip(&side.ids[at + 1..]) {
+                if is_base(*next_id) || next.is_atomic() || !drawn_mostly_from(&mut lost, next) {
+                    break;
+                }
+                groups.join(*id, *next_id);
             }
-            groups.join(*id, *next_id);
         }
         // A join: it holds what base blocks after its own, which the side deleted, had.
+        if id + 1 >= base.len() || present.contains(&(id + 1)) {
+            continue;
+        }
         let mut gained = surplus(word_counts(block), &word_counts(base_block));
         for (later, later_block) in base.iter().enumerate().skip(id + 1) {
             if present.contains(&later)

@@ -57,7 +57,7 @@ pub(super) fn merge_marks(base: &Marks, mine: &Marks, theirs: &Marks) -> Marks {
     } else {
         theirs.entity.clone()
     };
-    Marks { styles, entity }
+    Marks::new(styles, entity)
 }
 
 /// The marks of a character one side (`taken`) inserted, with the other

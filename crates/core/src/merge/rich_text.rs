@@ -46,10 +46,37 @@ pub const IMAGE_CHARACTER: char = ' ';
 
 /// What one character carries besides itself.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
-pub struct Marks {
+pub struct MarkSet {
     /// Draft.js inline styles: `BOLD`, `ITALIC`, `UNDERLINE`, ...
     pub styles: BTreeSet<String>,
     pub entity: Option<Entity>,
+}
+
+/// A character's marks, shared: the characters of a run (a story's
+/// thousands of bold or linked characters) hold one set between them, so
+/// copying, comparing and dropping them costs no allocation; a change
+/// copies the set first.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub struct Marks(std::sync::Arc<MarkSet>);
+
+impl Marks {
+    pub fn new(styles: BTreeSet<String>, entity: Option<Entity>) -> Self {
+        Self(std::sync::Arc::new(MarkSet { styles, entity }))
+    }
+}
+
+impl std::ops::Deref for Marks {
+    type Target = MarkSet;
+
+    fn deref(&self) -> &MarkSet {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Marks {
+    fn deref_mut(&mut self) -> &mut MarkSet {
+        std::sync::Arc::make_mut(&mut self.0)
+    }
 }
 
 /// A paragraph, heading, list item or quote.
@@ -90,10 +117,7 @@ impl Block {
             depth: 0,
             data: "{}".to_owned(),
             text: vec![IMAGE_CHARACTER],
-            marks: vec![Marks {
-                styles: BTreeSet::new(),
-                entity: Some(Entity::image(src, alt)),
-            }],
+            marks: vec![Marks::new(BTreeSet::new(), Some(Entity::image(src, alt)))],
         }
     }
 
