@@ -3,6 +3,10 @@
 use std::time::{Duration, Instant};
 
 use clap::Parser;
+
+/// The allocator `copydesk-server` runs with.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use copydesk_core::merge::{StoredText, merge_stored};
 use serde_json::{Value, json};
 
@@ -162,13 +166,6 @@ fn draft_case(count: usize, runs: usize) {
         .collect();
     let raw = Value::String(json!({"blocks": blocks, "entityMap": entities}).to_string());
     copydesk_core::draftjs::validate_raw(&raw).expect("valid raw content");
-    if std::env::var_os("PARSE_ONLY").is_some() {
-        let text = raw.as_str().unwrap_or_default().to_owned();
-        let (p50, _) = timed(runs, || {
-            std::hint::black_box(serde_json::from_str::<Value>(&text).ok());
-        });
-        println!("parse only: {:.2} ms ({} bytes)", ms(p50), text.len());
-    }
     let (p50, p99) = timed(runs, || {
         std::hint::black_box(copydesk_core::draftjs::validate_raw(&raw).ok());
     });
@@ -244,7 +241,8 @@ fn main() {
         first.conflicts.is_empty(),
         "disjoint edits merge without conflict"
     );
-    let merged_text = copydesk_core::merge::draft_raw::from_raw(first.raw.as_ref().expect("raw"))
+    let merged_raw: Value = serde_json::from_str(first.raw.as_deref().expect("raw")).expect("JSON");
+    let merged_text = copydesk_core::merge::draft_raw::from_raw(&merged_raw)
         .expect("raw content")
         .plain_text();
     let count = |word: &str| {

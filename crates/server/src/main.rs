@@ -10,6 +10,13 @@ use copydesk_api::stop::StopRequests;
 use copydesk_core::store::StartCheck;
 use copydesk_core::{Cms, CoreError};
 
+/// mimalloc rather than glibc's allocator: a story merged in sync or a
+/// save is hundreds of thousands of small allocations freed at once, and
+/// glibc's consolidation of them cost as much as the merge itself (see
+/// docs/BENCHMARKS.md, "Merging a story").
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[derive(Parser)]
 #[command(
     name = "copydesk-server",

@@ -53,7 +53,6 @@ fn unchanged_pairs(base: &[Block], side: &[Block], found: &[Option<usize>]) -> u
 
 /// Which base block (by index) each block of `side` stands for; `None` for a block the side added.
 pub(super) fn align(base: &[Block], side: &[Block]) -> Vec<Option<usize>> {
-    let by_content = align_by_content(base, side);
     let keyed = |blocks: &[Block]| {
         let keys: Vec<&str> = blocks.iter().filter_map(|b| b.key.as_deref()).collect();
         keys.len() == blocks.len() && {
@@ -75,15 +74,42 @@ pub(super) fn align(base: &[Block], side: &[Block]) -> Vec<Option<usize>> {
             .collect();
         // Keys are trusted while they pair at least as many unchanged blocks
         // as the content does. An editor that numbers its blocks by position
-        // (ours does) or re-keys them all (HTML converted again) gives keys
-        // that name other blocks once one is added or removed.
-        if found.iter().any(Option::is_some)
-            && unchanged_pairs(base, side, &found) >= unchanged_pairs(base, side, &by_content)
-        {
-            return found;
+        // (as ours did) or re-keys them all (HTML converted again) gives keys
+        // that name other blocks once one is added or removed. No alignment
+        // by content pairs more unchanged blocks than the side has blocks
+        // alike a base block, so when the keys pair that many, the content
+        // is not compared at all.
+        if found.iter().any(Option::is_some) {
+            let by_keys = unchanged_pairs(base, side, &found);
+            if by_keys >= alike_anywhere(base, side) {
+                return found;
+            }
+            let by_content = align_by_content(base, side);
+            if by_keys >= unchanged_pairs(base, side, &by_content) {
+                return found;
+            }
+            return by_content;
         }
     }
-    by_content
+    align_by_content(base, side)
+}
+
+/// How many blocks of `side` could be paired with a base block alike, at
+/// most: the blocks the two have in common, counted as multisets.
+fn alike_anywhere(base: &[Block], side: &[Block]) -> usize {
+    let mut in_base: HashMap<u64, usize> = HashMap::new();
+    for block in base {
+        *in_base.entry(content_hash(block)).or_default() += 1;
+    }
+    side.iter()
+        .filter(|block| {
+            in_base.get_mut(&content_hash(block)).is_some_and(|left| {
+                let had = *left > 0;
+                *left = left.saturating_sub(1);
+                had
+            })
+        })
+        .count()
 }
 
 /// Aligns by content (see [`align`]).

@@ -74,8 +74,69 @@ pub struct Walk {
 
 /// Walks base, mine and theirs together (see [`diff3`]), and tells what each side kept.
 pub fn diff3_keeping<T: Eq + Hash>(base: &[T], mine: &[T], theirs: &[T]) -> Walk {
-    let in_mine = kept_at(base, mine);
-    let in_theirs = kept_at(base, theirs);
+    walk(
+        base,
+        mine,
+        theirs,
+        kept_at(base, mine),
+        kept_at(base, theirs),
+    )
+}
+
+/// Walks sequences of distinct ids (a story's blocks): what a side kept of
+/// the base is the longest run of base ids it has in the base's order,
+/// found in `n log n` (the longest increasing subsequence), where a diff of
+/// a long story with thousands of changes would take its deadline.
+pub fn diff3_of_ids(base: &[usize], mine: &[usize], theirs: &[usize]) -> Vec<Region> {
+    walk(
+        base,
+        mine,
+        theirs,
+        kept_ids(base, mine),
+        kept_ids(base, theirs),
+    )
+    .regions
+}
+
+/// For each of the distinct base ids, where `side` kept it, if in order (see [`diff3_of_ids`]).
+fn kept_ids(base: &[usize], side: &[usize]) -> Vec<Option<usize>> {
+    let place: std::collections::HashMap<usize, usize> =
+        base.iter().enumerate().map(|(at, id)| (*id, at)).collect();
+    // The side's blocks that stand for base blocks: (index in side, index in base).
+    let pairs: Vec<(usize, usize)> = side
+        .iter()
+        .enumerate()
+        .filter_map(|(at, id)| Some((at, *place.get(id)?)))
+        .collect();
+    // Patience sorting: tails[k] ends the best increasing run of length k + 1.
+    let mut tails: Vec<usize> = Vec::new();
+    let mut before: Vec<Option<usize>> = vec![None; pairs.len()];
+    for (i, (_, in_base)) in pairs.iter().enumerate() {
+        let k = tails.partition_point(|t| pairs[*t].1 < *in_base);
+        before[i] = k.checked_sub(1).map(|k| tails[k]);
+        if k == tails.len() {
+            tails.push(i);
+        } else {
+            tails[k] = i;
+        }
+    }
+    let mut kept = vec![None; base.len()];
+    let mut at = tails.last().copied();
+    while let Some(i) = at {
+        let (in_side, in_base) = pairs[i];
+        kept[in_base] = Some(in_side);
+        at = before[i];
+    }
+    kept
+}
+
+fn walk<T: Eq>(
+    base: &[T],
+    mine: &[T],
+    theirs: &[T],
+    in_mine: Vec<Option<usize>>,
+    in_theirs: Vec<Option<usize>>,
+) -> Walk {
     let (mut b, mut m, mut t) = (0, 0, 0);
     let mut regions: Vec<Region> = Vec::new();
     while b < base.len() || m < mine.len() || t < theirs.len() {
@@ -153,6 +214,30 @@ mod tests {
 
     fn merged(base: &str, mine: &str, theirs: &str) -> Option<String> {
         merge_tokens(&words(base), &words(mine), &words(theirs)).map(|w| w.join(" "))
+    }
+
+    proptest! {
+        #[test]
+        fn ids_kept_in_order_are_a_longest_common_run(
+            base_len in 0usize..20,
+            side in prop::collection::vec(0usize..30, 0..25),
+        ) {
+            let base: Vec<usize> = (0..base_len).collect();
+            let mut side = side;
+            let mut seen = std::collections::HashSet::new();
+            side.retain(|id| seen.insert(*id));
+            let by_ids = kept_ids(&base, &side);
+            let by_diff = kept_at(&base, &side);
+            let count = |kept: &[Option<usize>]| kept.iter().flatten().count();
+            prop_assert_eq!(count(&by_ids), count(&by_diff));
+            let kept: Vec<(usize, usize)> = by_ids.iter().enumerate().filter_map(|(b, s)| Some((b, (*s)?))).collect();
+            for pair in kept.windows(2) {
+                prop_assert!(pair[0].1 < pair[1].1);
+            }
+            for (b, s) in kept {
+                prop_assert_eq!(base[b], side[s]);
+            }
+        }
     }
 
     #[test]

@@ -6,7 +6,10 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::ops::Range;
 
-use serde_json::{Map, Value, json};
+use serde::Serialize;
+use serde::ser::SerializeMap;
+use serde_json::Value;
+use serde_json::value::RawValue;
 
 use super::rich_text::{Block, Entity, Marks, RichText};
 
@@ -14,6 +17,7 @@ use super::rich_text::{Block, Entity, Marks, RichText};
 fn canonical(value: Option<&Value>) -> String {
     match value {
         Some(Value::Null) | None => "{}".to_owned(),
+        Some(Value::Object(members)) if members.is_empty() => "{}".to_owned(),
         Some(value) => value.to_string(),
     }
 }
@@ -46,19 +50,9 @@ fn entity_from(value: &Value) -> Entity {
 /// `raw` is not raw content at all (no `blocks` array).
 pub fn from_raw(raw: &Value) -> Option<RichText> {
     let entity_map = raw.get("entityMap");
-    let entity = |key: &Value| -> Option<Entity> {
-        let map = entity_map?;
-        let found = match (map, key) {
-            (Value::Array(items), key) => items.get(number(Some(key))?),
-            (Value::Object(items), Value::String(k)) => items.get(k),
-            (Value::Object(items), key) => items.get(&key.to_string()),
-            _ => None,
-        }?;
-        Some(entity_from(found))
-    };
     let blocks = raw.get("blocks")?.as_array()?;
     let mut out = Vec::with_capacity(blocks.len());
-    let mut interned = HashMap::new();
+    let mut marks = MarkReader::default();
     for block in blocks {
         let text: Vec<char> = block
             .get("text")
@@ -80,15 +74,23 @@ pub fn from_raw(raw: &Value) -> Option<RichText> {
                 .min(text.len());
             start..end
         };
-        let styles: Vec<(std::ops::Range<usize>, &str)> = spans("inlineStyleRanges")
+        let styles: Vec<(Range<usize>, usize)> = spans("inlineStyleRanges")
             .iter()
-            .filter_map(|range| Some((cover(range), range.get("style")?.as_str()?)))
+            .filter_map(|range| {
+                let style = range.get("style")?.as_str()?;
+                Some((cover(range), marks.style_id(style)))
+            })
             .collect();
-        let entities: Vec<(std::ops::Range<usize>, Entity)> = spans("entityRanges")
+        let entities: Vec<(Range<usize>, usize)> = spans("entityRanges")
             .iter()
-            .filter_map(|range| Some((cover(range), range.get("key").and_then(entity)?)))
+            .filter_map(|range| {
+                Some((
+                    cover(range),
+                    marks.entity_id(entity_map?, range.get("key")?)?,
+                ))
+            })
             .collect();
-        let marks = marks_of(text.len(), &styles, &entities, &mut interned);
+        let block_marks = marks.marks_of(text.len(), &styles, &entities);
         out.push(Block {
             key: block.get("key").and_then(Value::as_str).map(str::to_owned),
             kind: block
@@ -99,95 +101,157 @@ pub fn from_raw(raw: &Value) -> Option<RichText> {
             depth: number(block.get("depth")).unwrap_or(0) as u64,
             data: canonical(block.get("data")),
             text,
-            marks,
+            marks: block_marks,
         });
     }
     Some(RichText { blocks: out })
 }
 
-/// The marks of each of a block's `length` characters, from its style and
-/// entity ranges (a later entity range wins where two overlap), in one
-/// sweep over the places where a range starts or ends: a run of characters
-/// with the same marks shares one set, and so do runs alike anywhere in the
-/// text (`interned`).
-fn marks_of(
-    length: usize,
-    styles: &[(Range<usize>, &str)],
-    entities: &[(Range<usize>, Entity)],
-    interned: &mut HashMap<(Vec<String>, Option<Entity>), Marks>,
-) -> Vec<Marks> {
-    if styles.is_empty() && entities.is_empty() {
-        return vec![Marks::default(); length];
+/// An `entityMap` key as a range names it.
+#[derive(PartialEq, Eq, Hash)]
+enum EntityName<'a> {
+    Number(u64),
+    Text(&'a str),
+}
+
+/// What reading one raw content's marks keeps: its styles and entities by
+/// number, each entity read once however many ranges name it, and each set
+/// of marks made once (runs alike anywhere in the text share it).
+#[derive(Default)]
+struct MarkReader<'a> {
+    style_ids: HashMap<&'a str, usize>,
+    styles: Vec<&'a str>,
+    entity_ids: HashMap<EntityName<'a>, Option<usize>>,
+    entities: Vec<Entity>,
+    /// By the styles on (a bit each, for the first 128 styles) and the entity.
+    sets: HashMap<(u128, Option<usize>), Marks>,
+}
+
+impl<'a> MarkReader<'a> {
+    fn style_id(&mut self, style: &'a str) -> usize {
+        *self.style_ids.entry(style).or_insert_with(|| {
+            self.styles.push(style);
+            self.styles.len() - 1
+        })
     }
-    // Where each range starts and ends: (place, ends, style or entity number).
-    let mut edges: Vec<(usize, bool, Result<usize, usize>)> = Vec::new();
-    for (at, (range, _)) in styles
-        .iter()
-        .enumerate()
-        .filter(|(_, (r, _))| !r.is_empty())
-    {
-        edges.push((range.start, false, Ok(at)));
-        edges.push((range.end, true, Ok(at)));
+
+    fn entity_id(&mut self, map: &'a Value, key: &'a Value) -> Option<usize> {
+        let name = match key {
+            Value::String(text) => EntityName::Text(text),
+            Value::Number(n) => EntityName::Number(n.as_u64()?),
+            _ => return None,
+        };
+        if let Some(id) = self.entity_ids.get(&name) {
+            return *id;
+        }
+        let found = match (map, &name) {
+            (Value::Array(items), EntityName::Number(n)) => items.get(usize::try_from(*n).ok()?),
+            (Value::Array(items), EntityName::Text(t)) => items.get(t.parse::<usize>().ok()?),
+            (Value::Object(items), EntityName::Text(t)) => items.get(*t),
+            (Value::Object(items), EntityName::Number(n)) => items.get(&n.to_string()),
+            _ => None,
+        };
+        let id = found.map(|value| {
+            self.entities.push(entity_from(value));
+            self.entities.len() - 1
+        });
+        self.entity_ids.insert(name, id);
+        id
     }
-    for (at, (range, _)) in entities
-        .iter()
-        .enumerate()
-        .filter(|(_, (r, _))| !r.is_empty())
-    {
-        edges.push((range.start, false, Err(at)));
-        edges.push((range.end, true, Err(at)));
+
+    /// The marks of the styles on (by id) and the entity (by id).
+    fn set(&mut self, on: &BTreeMap<usize, usize>, entity: Option<usize>) -> Marks {
+        let make = |reader: &Self| {
+            Marks::new(
+                on.keys().map(|s| reader.styles[*s].to_owned()).collect(),
+                entity.map(|e| reader.entities[e].clone()),
+            )
+        };
+        if on.keys().any(|s| *s >= 128) {
+            return make(self);
+        }
+        let bits = on.keys().fold(0u128, |bits, s| bits | (1 << s));
+        if let Some(found) = self.sets.get(&(bits, entity)) {
+            return found.clone();
+        }
+        let made = make(self);
+        self.sets.insert((bits, entity), made.clone());
+        made
     }
-    edges.sort_unstable_by_key(|(place, ends, _)| (*place, !*ends));
-    let mut on_styles: BTreeMap<&str, usize> = BTreeMap::new();
-    let mut on_entities: BTreeSet<usize> = BTreeSet::new();
-    let mut marks = Vec::with_capacity(length);
-    let mut edge = edges.iter().peekable();
-    let mut current = Marks::default();
-    while marks.len() < length {
-        let here = marks.len();
-        let mut changed = false;
-        while let Some((_, ends, which)) = edge.next_if(|(place, _, _)| *place <= here) {
-            changed = true;
-            match (which, ends) {
-                (Ok(style), false) => *on_styles.entry(styles[*style].1).or_default() += 1,
-                (Ok(style), true) => {
-                    if let Some(count) = on_styles.get_mut(styles[*style].1) {
-                        *count -= 1;
-                        if *count == 0 {
-                            on_styles.remove(styles[*style].1);
+
+    /// The marks of each of a block's `length` characters, from its style
+    /// and entity ranges (a later entity range wins where two overlap), in
+    /// one sweep over the places where a range starts or ends.
+    fn marks_of(
+        &mut self,
+        length: usize,
+        styles: &[(Range<usize>, usize)],
+        entities: &[(Range<usize>, usize)],
+    ) -> Vec<Marks> {
+        if styles.is_empty() && entities.is_empty() {
+            return vec![Marks::default(); length];
+        }
+        // Where each range starts and ends: (place, ends, style or entity range number).
+        let mut edges: Vec<(usize, bool, Result<usize, usize>)> = Vec::new();
+        for (at, (range, _)) in styles
+            .iter()
+            .enumerate()
+            .filter(|(_, (r, _))| !r.is_empty())
+        {
+            edges.push((range.start, false, Ok(at)));
+            edges.push((range.end, true, Ok(at)));
+        }
+        for (at, (range, _)) in entities
+            .iter()
+            .enumerate()
+            .filter(|(_, (r, _))| !r.is_empty())
+        {
+            edges.push((range.start, false, Err(at)));
+            edges.push((range.end, true, Err(at)));
+        }
+        edges.sort_unstable_by_key(|(place, ends, _)| (*place, !*ends));
+        // How many ranges hold each style on; which entity ranges are open.
+        let mut on_styles: BTreeMap<usize, usize> = BTreeMap::new();
+        let mut open_entities: BTreeSet<usize> = BTreeSet::new();
+        let mut marks = Vec::with_capacity(length);
+        let mut edge = edges.iter().peekable();
+        let mut current = Marks::default();
+        while marks.len() < length {
+            let here = marks.len();
+            let mut changed = false;
+            while let Some((_, ends, which)) = edge.next_if(|(place, _, _)| *place <= here) {
+                changed = true;
+                match (which, ends) {
+                    (Ok(range), false) => *on_styles.entry(styles[*range].1).or_default() += 1,
+                    (Ok(range), true) => {
+                        let style = styles[*range].1;
+                        if let Some(count) = on_styles.get_mut(&style) {
+                            *count -= 1;
+                            if *count == 0 {
+                                on_styles.remove(&style);
+                            }
                         }
                     }
-                }
-                (Err(entity), false) => {
-                    on_entities.insert(*entity);
-                }
-                (Err(entity), true) => {
-                    on_entities.remove(entity);
+                    (Err(range), false) => {
+                        open_entities.insert(*range);
+                    }
+                    (Err(range), true) => {
+                        open_entities.remove(range);
+                    }
                 }
             }
+            if changed {
+                let entity = open_entities.last().map(|range| entities[*range].1);
+                current = self.set(&on_styles, entity);
+            }
+            let next = edge
+                .peek()
+                .map_or(length, |(place, _, _)| (*place).min(length));
+            let run = next.max(here + 1) - here;
+            marks.extend(std::iter::repeat_n(current.clone(), run));
         }
-        if changed {
-            let key = (
-                on_styles
-                    .keys()
-                    .map(|s| (*s).to_owned())
-                    .collect::<Vec<_>>(),
-                on_entities.last().map(|e| entities[*e].1.clone()),
-            );
-            current = interned
-                .entry(key)
-                .or_insert_with_key(|(styles, entity)| {
-                    Marks::new(styles.iter().cloned().collect(), entity.clone())
-                })
-                .clone();
-        }
-        let next = edge
-            .peek()
-            .map_or(length, |(place, _, _)| (*place).min(length));
-        let run = next.max(here + 1) - here;
-        marks.extend(std::iter::repeat_n(current.clone(), run));
+        marks
     }
-    marks
 }
 
 /// A block key no other block has: Draft.js keys are five base-36 characters.
@@ -207,10 +271,83 @@ fn fresh_key(taken: &mut BTreeSet<String>, seed: usize) -> String {
     }
 }
 
-/// Writes raw content: every block with a unique key, ranges in code points.
-pub fn to_raw(text: &RichText) -> Value {
+/// Raw content as `convertToRaw` writes it, with the members of each
+/// object in the order of their names (as a JSON value would hold them).
+#[derive(Serialize)]
+struct RawOut<'a> {
+    blocks: Vec<BlockOut<'a>>,
+    #[serde(rename = "entityMap")]
+    entity_map: EntityMapOut<'a>,
+}
+
+#[derive(Serialize)]
+struct BlockOut<'a> {
+    data: &'a RawValue,
+    depth: u64,
+    #[serde(rename = "entityRanges")]
+    entity_ranges: Vec<EntityRangeOut>,
+    #[serde(rename = "inlineStyleRanges")]
+    inline_style_ranges: Vec<StyleRangeOut<'a>>,
+    key: String,
+    text: String,
+    #[serde(rename = "type")]
+    kind: &'a str,
+}
+
+#[derive(Serialize)]
+struct EntityRangeOut {
+    key: usize,
+    length: usize,
+    offset: usize,
+}
+
+#[derive(Serialize)]
+struct StyleRangeOut<'a> {
+    length: usize,
+    offset: usize,
+    style: &'a str,
+}
+
+#[derive(Serialize)]
+struct EntityOut<'a> {
+    data: &'a RawValue,
+    mutability: &'a str,
+    #[serde(rename = "type")]
+    kind: &'a str,
+}
+
+/// The entities by number, as an object whose names sort as text.
+struct EntityMapOut<'a>(Vec<EntityOut<'a>>);
+
+impl Serialize for EntityMapOut<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut names: Vec<(String, &EntityOut<'_>)> = self
+            .0
+            .iter()
+            .enumerate()
+            .map(|(number, entity)| (number.to_string(), entity))
+            .collect();
+        names.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        let mut map = serializer.serialize_map(Some(names.len()))?;
+        for (name, entity) in names {
+            map.serialize_entry(&name, entity)?;
+        }
+        map.end()
+    }
+}
+
+/// Canonical JSON held as text, written as it is (`{}` if it is not JSON).
+fn json_text(text: &str) -> &RawValue {
+    serde_json::from_str::<&RawValue>(text)
+        .unwrap_or_else(|_| serde_json::from_str::<&RawValue>("{}").expect("{} is JSON"))
+}
+
+/// Writes raw content as JSON text: every block with a unique key, ranges
+/// in code points. Written straight from the blocks, with no JSON value in
+/// between (a long story's would be hundreds of thousands of small maps).
+pub fn to_raw(text: &RichText) -> String {
     let mut taken: BTreeSet<String> = BTreeSet::new();
-    let mut entity_map = Map::new();
+    let mut entities: Vec<EntityOut<'_>> = Vec::new();
     let mut blocks = Vec::with_capacity(text.blocks.len());
     for (index, block) in text.blocks.iter().enumerate() {
         let key = match &block.key {
@@ -218,7 +355,7 @@ pub fn to_raw(text: &RichText) -> Value {
             _ => fresh_key(&mut taken, index + 1),
         };
         let styles: BTreeSet<&String> = block.marks.iter().flat_map(|m| &m.styles).collect();
-        let mut style_ranges = Vec::new();
+        let mut inline_style_ranges = Vec::new();
         for style in styles {
             let mut start = None;
             for i in 0..=block.marks.len() {
@@ -226,7 +363,11 @@ pub fn to_raw(text: &RichText) -> Value {
                 match (on, start) {
                     (true, None) => start = Some(i),
                     (false, Some(s)) => {
-                        style_ranges.push(json!({"offset": s, "length": i - s, "style": style}));
+                        inline_style_ranges.push(StyleRangeOut {
+                            offset: s,
+                            length: i - s,
+                            style,
+                        });
                         start = None;
                     }
                     _ => {}
@@ -244,26 +385,32 @@ pub fn to_raw(text: &RichText) -> Value {
             while i < block.marks.len() && block.marks[i].entity.as_ref() == Some(entity) {
                 i += 1;
             }
-            let number = entity_map.len();
-            let data: Value = serde_json::from_str(&entity.data).unwrap_or_else(|_| json!({}));
-            entity_map.insert(
-                number.to_string(),
-                json!({"type": entity.kind, "mutability": entity.mutability, "data": data}),
-            );
-            entity_ranges.push(json!({"offset": start, "length": i - start, "key": number}));
+            entity_ranges.push(EntityRangeOut {
+                offset: start,
+                length: i - start,
+                key: entities.len(),
+            });
+            entities.push(EntityOut {
+                data: json_text(&entity.data),
+                mutability: &entity.mutability,
+                kind: &entity.kind,
+            });
         }
-        let data: Value = serde_json::from_str(&block.data).unwrap_or_else(|_| json!({}));
-        blocks.push(json!({
-            "key": key,
-            "text": block.text(),
-            "type": block.kind,
-            "depth": block.depth,
-            "inlineStyleRanges": style_ranges,
-            "entityRanges": entity_ranges,
-            "data": data,
-        }));
+        blocks.push(BlockOut {
+            data: json_text(&block.data),
+            depth: block.depth,
+            entity_ranges,
+            inline_style_ranges,
+            key,
+            text: block.text(),
+            kind: &block.kind,
+        });
     }
-    json!({"blocks": blocks, "entityMap": entity_map})
+    serde_json::to_string(&RawOut {
+        blocks,
+        entity_map: EntityMapOut(entities),
+    })
+    .unwrap_or_default()
 }
 
 #[cfg(test)]
@@ -310,7 +457,17 @@ mod tests {
                     (cut(*s, *l), link)
                 })
                 .collect();
-            let swept = marks_of(length, &styles, &entities, &mut HashMap::new());
+            let mut reader = MarkReader::default();
+            let styles_by_id: Vec<(Range<usize>, usize)> =
+                styles.iter().map(|(r, name)| (r.clone(), reader.style_id(name))).collect();
+            let entities_by_id: Vec<(Range<usize>, usize)> = entities
+                .iter()
+                .map(|(r, e)| {
+                    reader.entities.push(e.clone());
+                    (r.clone(), reader.entities.len() - 1)
+                })
+                .collect();
+            let swept = reader.marks_of(length, &styles_by_id, &entities_by_id);
             prop_assert_eq!(swept, one_by_one(length, &styles, &entities));
         }
     }

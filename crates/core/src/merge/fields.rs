@@ -99,7 +99,7 @@ fn merge_rich_text(
     merged.insert(html.to_owned(), Value::String(result.html));
     merged.insert(
         raw.to_owned(),
-        Value::String(result.raw.map(|r| r.to_string()).unwrap_or_default()),
+        Value::String(result.raw.unwrap_or_default()),
     );
     result
         .conflicts

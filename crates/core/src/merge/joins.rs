@@ -216,6 +216,10 @@ fn find_on_side(base: &[Block], side: &SideIds<'_>, groups: &mut Groups) {
             continue;
         }
         let base_block = &base[*id];
+        if block.text == base_block.text {
+            // It neither lost words to blocks after it nor took theirs.
+            continue;
+        }
         // A split: the blocks added after it hold what its base block had and it lost.
         if side.ids.get(at + 1).is_some_and(|next| !is_base(*next)) {
             let mut lost = surplus(word_counts(base_block), &word_counts(block));

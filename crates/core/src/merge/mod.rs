@@ -28,7 +28,7 @@ use std::collections::{HashMap, HashSet};
 
 use align::align;
 
-use diff3::{Resolution, diff3};
+use diff3::{Resolution, diff3_of_ids};
 pub use rich_text::{Block, Entity, Marks, RichText};
 
 /// A block both sides changed in the same words, differently.
@@ -143,16 +143,15 @@ fn tags_mergeable(html: &str) -> bool {
     true
 }
 
-/// All the words of a text, spaces collapsed: to tell whether HTML and raw content tell the same text.
+/// All the text of the blocks, a space between each two: its words are the
+/// text's, to tell whether HTML and raw content tell the same text.
 fn words_of(text: &RichText) -> String {
-    text.blocks
-        .iter()
-        .map(Block::text)
-        .collect::<Vec<_>>()
-        .join(" ")
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
+    let mut out = String::with_capacity(text.blocks.iter().map(|b| b.text.len() + 1).sum());
+    for block in &text.blocks {
+        out.extend(&block.text);
+        out.push(' ');
+    }
+    out
 }
 
 /// Draft.js raw content as a field stores it (JSON text); `None` for none.
@@ -180,7 +179,7 @@ const BLOCK_TAGS: [&str; 14] = [
     "br",
 ];
 
-/// The words of HTML, read cheaply (tags dropped, entities decoded): enough
+/// The text of HTML, read cheaply (tags dropped, entities decoded): enough
 /// to tell whether raw content tells the same text, without a full parse.
 fn html_words(html: &str) -> String {
     let text = crate::html_scan::strip_tags(
@@ -188,10 +187,7 @@ fn html_words(html: &str) -> String {
         |out, text| out.push_str(text),
         |name| BLOCK_TAGS.contains(&name),
     );
-    html_escape::decode_html_entities(&text)
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
+    html_escape::decode_html_entities(&text).into_owned()
 }
 
 impl StoredText<'_> {
@@ -199,7 +195,11 @@ impl StoredText<'_> {
     /// client that sent only new HTML leaves an older raw content behind).
     fn current_raw(&self) -> Option<RichText> {
         let from_raw = draft_raw::from_raw(self.raw?)?;
-        (words_of(&from_raw) == html_words(self.html)).then_some(from_raw)
+        let (raw_text, html_text) = (words_of(&from_raw), html_words(self.html));
+        raw_text
+            .split_whitespace()
+            .eq(html_text.split_whitespace())
+            .then_some(from_raw)
     }
 
     /// The blocks, and whether a merge writes them back as they were: plain
@@ -256,7 +256,7 @@ pub fn raw_for_sent_html(html: &str, stored_raw: &str) -> String {
     }
     let (text, mergeable) = StoredText { html, raw: None }.parse();
     if mergeable {
-        draft_raw::to_raw(&text).to_string()
+        draft_raw::to_raw(&text)
     } else {
         String::new()
     }
@@ -288,8 +288,8 @@ pub struct MergedText {
     pub html: String,
     /// All three versions were plain text, and so is `html`.
     pub plain: bool,
-    /// Present when any of the three versions had raw content.
-    pub raw: Option<serde_json::Value>,
+    /// Present when any of the three versions had raw content: its JSON text.
+    pub raw: Option<String>,
     pub conflicts: Vec<BlockConflict>,
 }
 
@@ -487,7 +487,7 @@ pub fn merge(base: &RichText, mine: &RichText, theirs: &RichText) -> Merged {
         .collect();
     let is_new = |id: &BlockId| *id >= base_len;
     let mut order: Vec<BlockId> = Vec::new();
-    for region in diff3(&base_ids, &mine_side.ids, &theirs_side.ids) {
+    for region in diff3_of_ids(&base_ids, &mine_side.ids, &theirs_side.ids) {
         let (mine_ids, theirs_ids) = (
             &mine_side.ids[region.mine.clone()],
             &theirs_side.ids[region.theirs.clone()],

@@ -27,6 +27,11 @@ fn keyed(paragraphs: &[(&str, &str)]) -> RichText {
     }
 }
 
+/// Raw content as `draft_raw::to_raw` writes it, read back as a JSON value.
+fn raw_value(text: &RichText) -> serde_json::Value {
+    serde_json::from_str(&draft_raw::to_raw(text)).expect("raw content is JSON")
+}
+
 fn texts(text: &RichText) -> Vec<String> {
     text.blocks.iter().map(Block::text).collect()
 }
@@ -387,7 +392,7 @@ fn emoji_offsets_stay_right_through_raw_content() {
     let text = draft_raw::from_raw(&raw).expect("raw content");
     assert!(text.blocks[0].marks[2].styles.contains("BOLD"), "W is bold");
     assert_eq!(
-        draft_raw::to_raw(&text)["blocks"][0]["inlineStyleRanges"],
+        raw_value(&text)["blocks"][0]["inlineStyleRanges"],
         raw["blocks"][0]["inlineStyleRanges"]
     );
 }
@@ -421,7 +426,8 @@ fn stored_fields_merge_into_html_and_raw_that_tell_the_same_text() {
         merged.html,
         "<p><a href=\"https://example.org/a?b=1&amp;c=2\">The</a> new lede.</p><h2>Kicker, trimmed.</h2>"
     );
-    let raw = merged.raw.expect("raw content");
+    let raw: serde_json::Value =
+        serde_json::from_str(&merged.raw.expect("raw content")).expect("JSON");
     assert_eq!(raw["blocks"][0]["text"], "The new lede.");
     assert_eq!(raw["blocks"][1]["key"], "k");
     assert_eq!(
@@ -633,7 +639,7 @@ fn merged_raw_content_fixture_for_draft_js_is_current() {
             assert!(merged.conflicts.is_empty(), "{name}");
             json!({
                 "name": name,
-                "raw": draft_raw::to_raw(&merged.text),
+                "raw": raw_value(&merged.text),
                 "texts": texts(&merged.text),
             })
         })
@@ -841,7 +847,7 @@ fn stored_photos_merge_in_html_and_in_raw_content() {
         format!("<p>One.</p>{photo}<p>Two, edited.</p>")
     );
     // The same with raw content, as the editor sends it.
-    let raw_of = |blocks: &[&str]| draft_raw::to_raw(&with_photos(blocks));
+    let raw_of = |blocks: &[&str]| raw_value(&with_photos(blocks));
     let (b, m, t) = (
         raw_of(&["One.", "Two."]),
         raw_of(&["One.", "img:s1", "Two."]),
@@ -867,7 +873,8 @@ fn stored_photos_merge_in_html_and_in_raw_content() {
         merged.html,
         "<p>One.</p><figure><img src=\"/files/s1/public.png\" alt=\"Photo s1\"></figure><p>Two, edited.</p>"
     );
-    let raw = merged.raw.expect("raw content");
+    let raw: serde_json::Value =
+        serde_json::from_str(&merged.raw.expect("raw content")).expect("JSON");
     crate::draftjs::validate_raw(&raw).expect("valid Draft.js raw content");
     assert_eq!(raw["blocks"][1]["type"], "atomic");
     assert_eq!(raw["blocks"][1]["text"], " ");
@@ -975,7 +982,7 @@ proptest! {
             prop_assert!(result.iter().filter(|x| *x == b).count() == 1 || !b.starts_with("img:"), "{b} twice: {result:?}");
         }
         // And written as raw content, every photo is one whole atomic block.
-        let raw = draft_raw::to_raw(&merged.text);
+        let raw = raw_value(&merged.text);
         prop_assert!(crate::draftjs::validate_raw(&raw).is_ok());
         let back = draft_raw::from_raw(&raw).expect("raw content");
         prop_assert_eq!(spelled(&back), result.clone());

@@ -81,7 +81,7 @@ fn replace_block(
     if raw.is_some() {
         fields.insert(
             raw_field,
-            Value::String(crate::merge::draft_raw::to_raw(&text).to_string()),
+            Value::String(crate::merge::draft_raw::to_raw(&text)),
         );
     }
     Ok(())
