@@ -649,3 +649,77 @@ fn a_stalled_body_is_cut_off_whichever_way_it_is_read() {
         .count();
     assert_eq!(left, 0, "what a stalled upload sent is removed");
 }
+
+#[test]
+fn a_story_or_draft_text_beyond_16_mib_is_refused_with_the_field_and_limit_named() {
+    let server = TestServer::start();
+    let over = format!("<p>{}</p>", "a".repeat(16 * 1024 * 1024));
+    let refused = server
+        .post(
+            "/v3/content",
+            &json!({"title": "Long", "type": "article", "content": over}),
+        )
+        .expect_error(413, "too_large");
+    assert!(
+        refused.message().contains("\"content\""),
+        "{}",
+        refused.body
+    );
+    assert!(refused.message().contains("16777216"), "{}", refused.body);
+    let story = server
+        .post("/v3/content", &json!({"title": "Short", "type": "article"}))
+        .expect(200)
+        .body;
+    let uuid = story["uuid"].as_str().expect("uuid");
+    let srn = story["srn"].as_str().expect("srn");
+    let refused = server
+        .put(
+            &format!("/v3/content/{uuid}"),
+            &json!({"abstract_raw": "x".repeat(16 * 1024 * 1024 + 1)}),
+        )
+        .expect_error(413, "too_large");
+    assert!(
+        refused.message().contains("\"abstract_raw\""),
+        "{}",
+        refused.body
+    );
+    // A draft's raw content: a text of 100,000 links is taken, one past the limit is not.
+    let links = 100_000;
+    let ranges: Vec<Value> = (0..links)
+        .map(|k| json!({"offset": 2 * (k % 100), "length": 1, "key": k}))
+        .collect();
+    let blocks: Vec<Value> = ranges
+        .chunks(100)
+        .enumerate()
+        .map(|(b, chunk)| {
+            json!({"key": format!("k{b}"), "text": "ab".repeat(100), "type": "unstyled",
+                   "depth": 0, "inlineStyleRanges": [], "entityRanges": chunk, "data": {}})
+        })
+        .collect();
+    let entities: serde_json::Map<String, Value> = (0..links)
+        .map(|k| (k.to_string(), json!({"type": "LINK", "mutability": "MUTABLE", "data": {"url": format!("https://x.test/{k}")}})))
+        .collect();
+    let raw = json!({"blocks": blocks, "entityMap": entities}).to_string();
+    server
+        .post(
+            &format!("/v3/draft?content={srn}"),
+            &json!({"content": "<p>links</p>", "content_raw": raw}),
+        )
+        .expect(200);
+    // The same raw content, padded with spaces (still JSON) to one byte past the limit.
+    let padded = format!("{raw}{}", " ".repeat(16 * 1024 * 1024 + 1 - raw.len()));
+    let refused = server
+        .post(
+            &format!("/v3/draft?content={srn}"),
+            &json!({"content": "<p>links</p>", "content_raw": padded}),
+        )
+        .expect_error(413, "too_large");
+    assert!(
+        refused.message().contains("\"content_raw\""),
+        "{}",
+        refused.body
+    );
+    // Nothing of the refused writes was stored.
+    let kept = server.get(&format!("/v3/content/{uuid}")).expect(200).body;
+    assert_eq!(kept["abstract_raw"], story["abstract_raw"]);
+}

@@ -1934,7 +1934,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
-        /** @description `too_large`: the body is over the server's limit. */
+        /** @description `too_large`: the body is over the server's limit, or a story's or draft's text field over 16 MiB (the message names it). */
         TooLarge: {
             headers: {
                 [name: string]: unknown;

@@ -36,7 +36,7 @@ pub struct NotFound(ErrorBody);
 #[allow(dead_code)]
 pub struct Conflict(ErrorBody);
 
-/// `too_large`: the body is over the server's limit.
+/// `too_large`: the body is over the server's limit, or a story's or draft's text field over 16 MiB (the message names it).
 #[derive(ToResponse)]
 #[allow(dead_code)]
 pub struct TooLarge(ErrorBody);

@@ -70,6 +70,21 @@ struct NewContent {
     input: ContentInput,
 }
 
+impl ContentInput {
+    /// Refuses (413) a body or abstract beyond what one field holds (see `text_size`).
+    fn check_text_sizes(&self) -> Result<()> {
+        for (field, text) in [
+            ("content", &self.body),
+            ("content_raw", &self.body_raw),
+            ("abstract", &self.abstract_text),
+            ("abstract_raw", &self.abstract_raw),
+        ] {
+            crate::text_size::check(field, text.as_deref())?;
+        }
+        Ok(())
+    }
+}
+
 /// Filters of the content list beyond paging.
 #[derive(Debug, Clone, Default)]
 pub struct ContentFilter {
@@ -645,6 +660,7 @@ impl Cms {
     /// What a create needs that can be checked before the transaction.
     fn check_new_content(&self, who: &Principal, input: ContentInput) -> Result<NewContent> {
         who.require("CONTENT create")?;
+        input.check_text_sizes()?;
         let title = required_text("title", input.title.as_deref())?;
         let content_type = parse_content_type(
             input
@@ -756,6 +772,7 @@ impl Cms {
         input: ContentInput,
     ) -> Result<ContentItem> {
         who.require("CONTENT update")?;
+        input.check_text_sizes()?;
         if let Some(content_type) = &input.content_type {
             let content_type = parse_content_type(content_type)?;
             who.require(&format!("CONTENT type_{content_type}"))?;

@@ -396,7 +396,12 @@ impl Cms {
             .body_raw
             .as_ref()
             .ok_or_else(|| CoreError::required("content_raw"))?;
+        if let Value::String(text) = raw {
+            crate::text_size::check("content_raw", Some(text))?;
+        }
+        crate::text_size::check("content", input.body.as_deref())?;
         let raw = draftjs::validate_raw(raw)?;
+        crate::text_size::check("content_raw", Some(&raw))?;
         let fields = input.fields.filter(|f| !f.is_empty());
         if let Some(fields) = &fields {
             fields.check()?;
@@ -405,6 +410,7 @@ impl Cms {
             .map(|f| serde_json::to_string(&f))
             .transpose()
             .map_err(|err| CoreError::invalid_field("fields", err.to_string()))?;
+        crate::text_size::check("fields", fields.as_deref())?;
         self.write(|tx| {
             let content_id = CONTENT.id_of(tx, &srn.uuid)?;
             self.check_writable(tx, who, content_id)?;

@@ -45,6 +45,7 @@ pub mod store;
 pub mod story_merge;
 pub mod synced;
 pub mod tags;
+pub mod text_size;
 pub mod users;
 pub mod versions;
 
