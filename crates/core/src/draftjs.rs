@@ -10,11 +10,26 @@ use serde_json::{Map, Value};
 
 use crate::error::{CoreError, Result};
 
+mod typed;
+
 const FIELD: &str = "content_raw";
 
 /// Validates raw content given as a JSON value (an object, or a string holding
 /// one) and returns it serialised, as the draft stores it.
+///
+/// Text that passes the fast check (`typed`) is stored as it was sent;
+/// anything else is read as a JSON value, which names the fault.
 pub fn validate_raw(raw: &Value) -> Result<String> {
+    if let Value::String(text) = raw
+        && typed::passes(text)
+    {
+        return Ok(text.clone());
+    }
+    validate_value(raw)
+}
+
+/// The check over a JSON value (see [`validate_raw`]).
+fn validate_value(raw: &Value) -> Result<String> {
     let parsed;
     let state = match raw {
         Value::String(text) => {
@@ -191,7 +206,8 @@ mod tests {
     fn accepts_a_serialised_string() {
         let state = json!({"blocks": [block("x", json!([]), json!([]))], "entityMap": {}});
         let text = serde_json::to_string(&state).expect("serialises");
-        assert!(validate_raw(&Value::String(text)).is_ok());
+        assert!(typed::passes(&text), "the fast check takes it");
+        assert_eq!(validate_raw(&Value::String(text.clone())).ok(), Some(text));
     }
 
     #[test]
@@ -201,6 +217,87 @@ mod tests {
         assert!(validate_raw(&ok).is_ok());
         let past = json!({"blocks": [block("😀", json!([{"offset": 0, "length": 2, "style": "BOLD"}]), json!([]))], "entityMap": {}});
         assert!(validate_raw(&past).is_err());
+    }
+
+    /// A raw content made of parts that may each break a rule.
+    fn risky_raw() -> impl proptest::strategy::Strategy<Value = Value> {
+        use proptest::prelude::*;
+        let number = prop_oneof![
+            (0u64..8).prop_map(Value::from),
+            Just(json!(-1)),
+            Just(json!(1.5)),
+            Just(json!("2")),
+            Just(Value::Null),
+        ];
+        let range = (
+            number.clone(),
+            number.clone(),
+            prop_oneof![
+                Just(json!("BOLD")),
+                Just(json!(3)),
+                Just(json!("0")),
+                Just(json!(9))
+            ],
+        );
+        let block = (
+            prop_oneof![Just(json!("k")), Just(json!(1))],
+            prop_oneof![Just(json!("ab")), Just(json!("😀x")), Just(json!(""))],
+            prop_oneof![Just(None), Just(Some(json!(0))), Just(Some(Value::Null)), Just(Some(json!(1.0)))],
+            prop_oneof![Just(None), Just(Some(json!({}))), Just(Some(Value::Null)), Just(Some(json!([])))],
+            prop::collection::vec(range.clone(), 0..3),
+            prop::collection::vec(range, 0..3),
+        )
+            .prop_map(|(key, text, depth, data, styles, entities)| {
+                let mut block = json!({"key": key, "text": text, "type": "unstyled"});
+                if let Some(depth) = depth {
+                    block["depth"] = depth;
+                }
+                if let Some(data) = data {
+                    block["data"] = data;
+                }
+                block["inlineStyleRanges"] = styles
+                    .into_iter()
+                    .map(|(offset, length, style)| json!({"offset": offset, "length": length, "style": style}))
+                    .collect();
+                block["entityRanges"] = entities
+                    .into_iter()
+                    .map(|(offset, length, key)| json!({"offset": offset, "length": length, "key": key}))
+                    .collect();
+                block
+            });
+        let entity = prop_oneof![
+            Just(json!({"type": "LINK", "mutability": "MUTABLE", "data": {"url": "x"}})),
+            Just(json!({"type": "LINK", "mutability": "ODD"})),
+            Just(json!({"type": "LINK", "mutability": 4})),
+            Just(json!({"mutability": "MUTABLE"})),
+            Just(json!("LINK")),
+        ];
+        let map = prop_oneof![
+            prop::collection::vec(entity.clone(), 0..3).prop_map(Value::from),
+            prop::collection::vec(entity, 0..3).prop_map(|items| {
+                Value::Object(
+                    items
+                        .into_iter()
+                        .enumerate()
+                        .map(|(i, e)| (i.to_string(), e))
+                        .collect(),
+                )
+            }),
+            Just(Value::Null),
+        ];
+        (prop::collection::vec(block, 0..3), map)
+            .prop_map(|(blocks, map)| json!({"blocks": blocks, "entityMap": map}))
+    }
+
+    proptest::proptest! {
+        /// The fast check never takes what the check over a JSON value refuses.
+        #[test]
+        fn the_fast_check_takes_only_what_the_full_check_takes(raw in risky_raw()) {
+            let text = raw.to_string();
+            if typed::passes(&text) {
+                proptest::prop_assert!(validate_value(&raw).is_ok(), "{text}");
+            }
+        }
     }
 
     #[test]
