@@ -586,3 +586,66 @@ fn two_edits_in_one_japanese_sentence_merge_without_a_conflict() {
         }
     }
 }
+
+/// A body as the editor writes it, each paragraph with its own stable key.
+fn keyed_body(paragraphs: &[(String, String)]) -> Value {
+    let blocks: Vec<Value> = paragraphs
+        .iter()
+        .map(|(key, text)| {
+            json!({"key": key, "text": text, "type": "unstyled", "depth": 0,
+                   "inlineStyleRanges": [], "entityRanges": [], "data": {}})
+        })
+        .collect();
+    let texts: Vec<&str> = paragraphs.iter().map(|(_, text)| text.as_str()).collect();
+    json!({"content": html(&texts), "content_raw": json!({"blocks": blocks, "entityMap": {}}).to_string()})
+}
+
+#[test]
+fn a_long_story_with_a_thousand_paragraphs_added_on_each_side_merges_whole_in_one_sync() {
+    // 4,000 paragraphs of ten words; the laptop adds one after every even
+    // paragraph of the first 2,000, the desk one after every odd one.
+    let base: Vec<(String, String)> = (0..4000)
+        .map(|i| {
+            (
+                format!("k{i}"),
+                format!("p{i} the council voted on the harbour fees again today"),
+            )
+        })
+        .collect();
+    let with_added = |side: &str, parity: usize| -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        for (i, paragraph) in base.iter().enumerate() {
+            out.push(paragraph.clone());
+            if i < 2000 && i % 2 == parity {
+                out.push((
+                    format!("{side}{i}"),
+                    format!("{side}{i} a new paragraph written after p{i}"),
+                ));
+            }
+        }
+        out
+    };
+    let desk = Desk::with_story(keyed_body(&base));
+    desk.reporter_edits(keyed_body(&with_added("laptop", 0)));
+    desk.desk_edits(keyed_body(&with_added("desk", 1)));
+    let out = desk.sync();
+    assert!(out.contains("conflicts 0"), "{out}");
+    assert!(desk.conflicts().is_empty());
+    let body = desk.body();
+    let paragraphs: Vec<&str> = body
+        .trim_start_matches("<p>")
+        .trim_end_matches("</p>")
+        .split("</p><p>")
+        .collect();
+    assert_eq!(paragraphs.len(), 4000 + 2000);
+    // Every paragraph once, each added one right after the one it follows.
+    let mut expected = Vec::new();
+    for (i, (_, text)) in base.iter().enumerate() {
+        expected.push(text.clone());
+        if i < 2000 {
+            let side = if i % 2 == 0 { "laptop" } else { "desk" };
+            expected.push(format!("{side}{i} a new paragraph written after p{i}"));
+        }
+    }
+    assert_eq!(paragraphs, expected);
+}
