@@ -254,12 +254,19 @@ pub fn raw_for_sent_html(html: &str, stored_raw: &str) -> String {
     if stored_raw.is_empty() {
         return String::new();
     }
-    let (text, mergeable) = StoredText { html, raw: None }.parse();
-    if mergeable {
-        draft_raw::to_raw(&text)
-    } else {
-        String::new()
+    let (mut text, mergeable) = StoredText { html, raw: None }.parse();
+    if !mergeable {
+        return String::new();
     }
+    // Each paragraph keeps the key it had, found by its content (moved or
+    // edited too), so an editor still open on the story knows it.
+    if let Some(old) = parse_raw(stored_raw).and_then(|raw| draft_raw::from_raw(&raw)) {
+        let found = align(&old.blocks, &text.blocks);
+        for (block, found) in text.blocks.iter_mut().zip(found) {
+            block.key = found.and_then(|at| old.blocks[at].key.clone());
+        }
+    }
+    draft_raw::to_raw(&text)
 }
 
 /// One block written the way its field is stored, as a conflict shows it.

@@ -228,6 +228,17 @@ fn html_sent_without_raw_replaces_the_stale_raw_with_its_own() {
     }
     .read();
     assert_eq!(style_of(&read, 0, "council"), [true; 7]);
+    // The paragraph keeps its key; a new one gets a new key.
+    assert_eq!(read.blocks[0].key.as_deref(), Some("k0"));
+    let added = "<p>The <strong>council</strong> met.</p><p>Fees will rise by seven percent.</p>";
+    let value = parse_raw(&raw_for_sent_html(added, &old_raw)).expect("raw content");
+    let read = StoredText {
+        html: added,
+        raw: Some(&value),
+    }
+    .read();
+    assert_eq!(read.blocks[0].key.as_deref(), Some("k0"));
+    assert!(read.blocks[1].key.as_deref().is_some_and(|k| k != "k0"));
     // A field that never had raw content gets none; HTML the merge cannot
     // write back drops the old raw content.
     assert_eq!(raw_for_sent_html(bolded, ""), "");
