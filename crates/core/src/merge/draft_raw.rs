@@ -193,22 +193,19 @@ impl<'a> MarkReader<'a> {
         }
         // Where each range starts and ends: (place, ends, style or entity range number).
         let mut edges: Vec<(usize, bool, Result<usize, usize>)> = Vec::new();
-        for (at, (range, _)) in styles
-            .iter()
-            .enumerate()
-            .filter(|(_, (r, _))| !r.is_empty())
-        {
-            edges.push((range.start, false, Ok(at)));
-            edges.push((range.end, true, Ok(at)));
-        }
-        for (at, (range, _)) in entities
-            .iter()
-            .enumerate()
-            .filter(|(_, (r, _))| !r.is_empty())
-        {
-            edges.push((range.start, false, Err(at)));
-            edges.push((range.end, true, Err(at)));
-        }
+        let mut add = |ranges: &[(Range<usize>, usize)],
+                       which: fn(usize) -> Result<usize, usize>| {
+            for (at, (range, _)) in ranges
+                .iter()
+                .enumerate()
+                .filter(|(_, (r, _))| !r.is_empty())
+            {
+                edges.push((range.start, false, which(at)));
+                edges.push((range.end, true, which(at)));
+            }
+        };
+        add(styles, Ok);
+        add(entities, Err);
         edges.sort_unstable_by_key(|(place, ends, _)| (*place, !*ends));
         // How many ranges hold each style on; which entity ranges are open.
         let mut on_styles: BTreeMap<usize, usize> = BTreeMap::new();
