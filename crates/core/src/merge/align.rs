@@ -115,7 +115,8 @@ fn alike_anywhere(base: &[Block], side: &[Block]) -> usize {
 /// Aligns by content (see [`align`]).
 fn align_by_content(base: &[Block], side: &[Block]) -> Vec<Option<usize>> {
     // By content: unchanged blocks match; in a stretch that changed, blocks
-    // pair up in order (edited), and the rest were added or deleted.
+    // pair up alike ones first, then in order (edited, see `pair_stretch`),
+    // and the rest were added or deleted.
     let mut found = vec![None; side.len()];
     let deadline = std::time::Instant::now() + diff3::DIFF_DEADLINE;
     let ops = capture_diff_slices_by_key_deadline(
@@ -127,7 +128,8 @@ fn align_by_content(base: &[Block], side: &[Block]) -> Vec<Option<usize>> {
     );
     // The same number of blocks, as many unchanged in place as the diff
     // finds anywhere: the blocks were edited where they stand (a diff could
-    // pair a block with a lookalike elsewhere when an edit made two alike).
+    // pair a block with a lookalike elsewhere when an edit made two alike),
+    // each run of changed ones a stretch.
     let unchanged_anywhere: usize = ops
         .iter()
         .map(|op| match op {
@@ -136,35 +138,226 @@ fn align_by_content(base: &[Block], side: &[Block]) -> Vec<Option<usize>> {
         })
         .sum();
     let unchanged_in_place = base.iter().zip(side).filter(|(b, s)| alike(b, s)).count();
+    let mut stretches = Vec::new();
     if base.len() == side.len() && unchanged_in_place >= unchanged_anywhere {
-        return (0..side.len()).map(Some).collect();
+        let mut at = 0;
+        while at < side.len() {
+            let start = at;
+            while at < side.len() && !alike(&base[at], &side[at]) {
+                at += 1;
+            }
+            if at > start {
+                stretches.push((start..at, start..at));
+            } else {
+                found[at] = Some(at);
+                at += 1;
+            }
+        }
+    } else {
+        for op in &ops {
+            match *op {
+                DiffOp::Equal {
+                    old_index,
+                    new_index,
+                    len,
+                } => {
+                    for k in 0..len {
+                        found[new_index + k] = Some(old_index + k);
+                    }
+                }
+                DiffOp::Replace {
+                    old_index,
+                    old_len,
+                    new_index,
+                    new_len,
+                } => stretches.push((
+                    old_index..old_index + old_len,
+                    new_index..new_index + new_len,
+                )),
+                DiffOp::Delete { .. } | DiffOp::Insert { .. } => {}
+            }
+        }
     }
-    for op in ops {
-        match op {
-            DiffOp::Equal {
-                old_index,
-                new_index,
-                len,
-            } => {
-                for k in 0..len {
-                    found[new_index + k] = Some(old_index + k);
-                }
-            }
-            DiffOp::Replace {
-                old_index,
-                old_len,
-                new_index,
-                new_len,
-            } => {
-                for k in 0..old_len.min(new_len) {
-                    found[new_index + k] = Some(old_index + k);
-                }
-            }
-            DiffOp::Delete { .. } | DiffOp::Insert { .. } => {}
+    if !stretches.is_empty() {
+        let (base_moved, side_moved) = moved_unchanged(base, side, &found);
+        for stretch in stretches {
+            pair_stretch(base, side, stretch, (&base_moved, &side_moved), &mut found);
         }
     }
     pair_moved(base, side, &mut found);
     found
+}
+
+/// The most cells (base blocks times side blocks) of a stretch that
+/// changed for which [`pair_stretch`] looks for alike blocks; a larger
+/// stretch (a story rewritten whole) pairs its blocks in order.
+const STRETCH_CELLS: usize = 4096;
+
+/// The blocks of a stretch that changed that are not for it to pair: a
+/// block whose same content stands unpaired on the other side (outside
+/// any unchanged run) moved there unchanged, and [`pair_moved`] pairs it
+/// with that one, never with an edited neighbour.
+fn moved_unchanged(
+    base: &[Block],
+    side: &[Block],
+    found: &[Option<usize>],
+) -> (Vec<bool>, Vec<bool>) {
+    let mut taken = vec![false; base.len()];
+    for at in found.iter().flatten() {
+        taken[*at] = true;
+    }
+    let telling =
+        |block: &Block| block.is_atomic() || words_for_likeness(block).len() >= MOVED_WORDS;
+    let hashes = |blocks: &[Block], paired: &dyn Fn(usize) -> bool| -> HashSet<u64> {
+        (0..blocks.len())
+            .filter(|at| !paired(*at) && telling(&blocks[*at]))
+            .map(|at| content_hash(&blocks[at]))
+            .collect()
+    };
+    let in_base = hashes(base, &|at| taken[at]);
+    let in_side = hashes(side, &|at| found[at].is_some());
+    let reserved = |blocks: &[Block], paired: &dyn Fn(usize) -> bool, other: &HashSet<u64>| {
+        (0..blocks.len())
+            .map(|at| {
+                !paired(at) && telling(&blocks[at]) && other.contains(&content_hash(&blocks[at]))
+            })
+            .collect()
+    };
+    (
+        reserved(base, &|at| taken[at], &in_side),
+        reserved(side, &|at| found[at].is_some(), &in_base),
+    )
+}
+
+/// Pairs the blocks of a stretch that changed, but for those moved
+/// unchanged (`reserved`, see [`moved_unchanged`]): a text block only with
+/// a text block, a photo only with a photo. As many blocks on both sides,
+/// each alike the one at its place or alike none there: in order (edited
+/// in place). Else first the most pairs, in order, of blocks alike (the
+/// same photo; text blocks with most, 60%, of the shorter one's distinct
+/// words in the other, so that a split-off half is alike its base block
+/// and a joined block both of its own), the earliest where there is a
+/// choice (a split's first half, a join's first block, as `joins`
+/// expects); then between those the rest in order, but for blocks alike
+/// one paired already. Pairing in order alone paired a photo placed before
+/// a paragraph with that paragraph (the photo merged into its text, lost),
+/// and after a join, a split or a move a block with its neighbour's base
+/// block, so that the other side's edit of that block printed it twice.
+fn pair_stretch(
+    base: &[Block],
+    side: &[Block],
+    (old, new): (std::ops::Range<usize>, std::ops::Range<usize>),
+    reserved: (&[bool], &[bool]),
+    found: &mut [Option<usize>],
+) {
+    let old: Vec<usize> = old.filter(|o| !reserved.0[*o]).collect();
+    let new: Vec<usize> = new.filter(|n| !reserved.1[*n]).collect();
+    let in_order = |old: &[usize], new: &[usize], found: &mut [Option<usize>]| {
+        for atomic in [false, true] {
+            let olds = old.iter().filter(|o| base[**o].is_atomic() == atomic);
+            let news = new.iter().filter(|n| side[**n].is_atomic() == atomic);
+            for (o, n) in olds.zip(news) {
+                found[*n] = Some(*o);
+            }
+        }
+    };
+    let (rows, cols) = (old.len(), new.len());
+    if rows * cols > STRETCH_CELLS || (rows == 1 && cols == 1) {
+        in_order(&old, &new, found);
+        return;
+    }
+    // A text block's distinct words.
+    let words =
+        |block: &Block| -> HashSet<String> { words_for_likeness(block).into_iter().collect() };
+    let old_words: Vec<_> = old.iter().map(|o| words(&base[*o])).collect();
+    let new_words: Vec<_> = new.iter().map(|n| words(&side[*n])).collect();
+    let alike_at = |i: usize, j: usize| -> bool {
+        let (b, s) = (&base[old[i]], &side[new[j]]);
+        if b.is_atomic() || s.is_atomic() {
+            return content_key(b) == content_key(s);
+        }
+        let (bw, sw) = (&old_words[i], &new_words[j]);
+        let fewest = bw.len().min(sw.len());
+        fewest > 0 && bw.intersection(sw).count() as f64 >= MOVED_LIKENESS * fewest as f64
+    };
+    let alike: Vec<Vec<bool>> = (0..rows)
+        .map(|i| (0..cols).map(|j| alike_at(i, j)).collect())
+        .collect();
+    // Edited in place (not, say, a block deleted and the next split, which
+    // give as many blocks).
+    let in_place = rows == cols
+        && (0..rows).all(|k| {
+            base[old[k]].is_atomic() == side[new[k]].is_atomic()
+                && (alike[k][k]
+                    || ((0..cols).all(|j| !alike[k][j]) && (0..rows).all(|i| !alike[i][k])))
+        });
+    if in_place {
+        in_order(&old, &new, found);
+        return;
+    }
+    // most[i][j]: the most alike pairs, in order, among old[i..] and new[j..].
+    let mut most = vec![vec![0usize; cols + 1]; rows + 1];
+    for i in (0..rows).rev() {
+        for j in (0..cols).rev() {
+            let paired = if alike[i][j] {
+                1 + most[i + 1][j + 1]
+            } else {
+                0
+            };
+            most[i][j] = paired.max(most[i + 1][j]).max(most[i][j + 1]);
+        }
+    }
+    let mut anchors: Vec<(usize, usize)> = Vec::new();
+    let (mut i, mut j) = (0, 0);
+    while i < rows && j < cols {
+        // A block alike the last pair's other block (a split-off half, a
+        // block joined into the one before) is passed when that costs no pair.
+        let (side_follows, base_follows) = anchors
+            .last()
+            .map_or((false, false), |(pi, pj)| (alike[*pi][j], alike[i][*pj]));
+        if side_follows && most[i][j] == most[i][j + 1] {
+            j += 1;
+        } else if base_follows && most[i][j] == most[i + 1][j] {
+            i += 1;
+        } else if alike[i][j] && most[i][j] == 1 + most[i + 1][j + 1] {
+            anchors.push((i, j));
+            (i, j) = (i + 1, j + 1);
+        } else if most[i][j] == most[i][j + 1] && !(i..rows).any(|k| alike[k][j]) {
+            // Passed first: a side block alike no base block left,
+            j += 1;
+        } else if most[i][j] == most[i + 1][j] {
+            // then the base block (which keeps the side's earlier blocks in
+            // reach: a base block's is the earliest alike it),
+            i += 1;
+        } else {
+            j += 1;
+        }
+    }
+    // Between those, the rest in order, but for a block alike one paired
+    // already (a split-off half, a block joined into another): it is not
+    // an edit of its neighbour, and `joins` finds what it is.
+    let spare_old: Vec<bool> = (0..rows)
+        .map(|i| !anchors.iter().any(|(_, j)| alike[i][*j]))
+        .collect();
+    let spare_new: Vec<bool> = (0..cols)
+        .map(|j| !anchors.iter().any(|(i, _)| alike[*i][j]))
+        .collect();
+    let (mut from_old, mut from_new) = (0, 0);
+    for (i, j) in anchors.into_iter().chain([(rows, cols)]) {
+        let olds: Vec<usize> = (from_old..i)
+            .filter(|i| spare_old[*i])
+            .map(|i| old[i])
+            .collect();
+        let news: Vec<usize> = (from_new..j)
+            .filter(|j| spare_new[*j])
+            .map(|j| new[j])
+            .collect();
+        in_order(&olds, &news, found);
+        if i < rows {
+            found[new[j]] = Some(old[i]);
+        }
+        (from_old, from_new) = (i + 1, j + 1);
+    }
 }
 
 /// A block's words for telling how alike two blocks are: the merge's word

@@ -11,7 +11,10 @@
 //! stands for a base block, followed by blocks the side added whose words
 //! mostly come from that base block's, is a split; a side block that holds
 //! most of the words of the base blocks after its own that the side
-//! deleted is a join.
+//! deleted is a join, and so is a block the side added that holds most of
+//! the words of the base blocks it deleted right after the last block it
+//! kept before it (a new paragraph that took the next one in keeps its own
+//! key, so the base block it took would seem deleted).
 
 use std::collections::HashMap;
 
@@ -211,8 +214,41 @@ pub struct SideIds<'a> {
 fn find_on_side(base: &[Block], side: &SideIds<'_>, groups: &mut Groups) {
     let is_base = |id: BlockId| id < base.len();
     let present: std::collections::HashSet<BlockId> = side.ids.iter().copied().collect();
+    // The base blocks found joined into a block so far, and the last block
+    // so far that stands for a base block.
+    let mut claimed = std::collections::HashSet::new();
+    let mut last_base: Option<BlockId> = None;
     for (at, (block, id)) in side.blocks.iter().zip(side.ids).enumerate() {
-        if !is_base(*id) || block.is_atomic() || base[*id].is_atomic() {
+        if !is_base(*id) {
+            if block.is_atomic() {
+                continue;
+            }
+            // A new block joined with the base blocks after it (a paragraph
+            // typed, or split off, and the next one pulled up into it,
+            // which keeps the new block's key): it holds the words of the
+            // base blocks after the last one the side has before it, which
+            // the side deleted and no block before took (past photos it
+            // deleted).
+            let mut gained = None;
+            for (later, later_block) in base.iter().enumerate().skip(last_base.map_or(0, |b| b + 1))
+            {
+                if present.contains(&later) || claimed.contains(&later) {
+                    break;
+                }
+                if later_block.is_atomic() {
+                    continue;
+                }
+                let gained = gained.get_or_insert_with(|| word_counts(block));
+                if !drawn_mostly_from(gained, later_block) {
+                    break;
+                }
+                claimed.insert(later);
+                groups.join(*id, later);
+            }
+            continue;
+        }
+        last_base = Some(*id);
+        if block.is_atomic() || base[*id].is_atomic() {
             continue;
         }
         let base_block = &base[*id];
@@ -242,6 +278,7 @@ fn find_on_side(base: &[Block], side: &SideIds<'_>, groups: &mut Groups) {
             {
                 break;
             }
+            claimed.insert(later);
             groups.join(*id, later);
         }
     }

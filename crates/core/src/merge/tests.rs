@@ -557,6 +557,7 @@ fn edit(paragraph: &str, how: u8, word: &str) -> String {
     words.join(" ")
 }
 
+mod edit_scripts;
 mod formatting;
 mod properties;
 mod scripts;

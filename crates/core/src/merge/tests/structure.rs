@@ -135,3 +135,167 @@ fn a_new_paragraph_on_another_subject_after_an_edited_one_is_not_taken_for_a_spl
         ]
     );
 }
+
+// Blocks told apart by their words, without keys: a stretch that changed
+// pairs alike blocks first (`align::pair_stretch`), and a new paragraph
+// that took the next one in is a join (`joins`).
+
+const FOURTH: &str = "Police closed Elm Street for the parade.";
+
+#[test]
+fn a_photo_placed_where_two_paragraphs_were_joined_stays_a_photo_without_keys() {
+    // Mine places a photo and joins the two paragraphs after it; with as
+    // many blocks as the base, the photo was taken for the first of them
+    // (an edit of its text), and merged into text it was lost.
+    let base = with_photos(&[FIRST, SECOND, FOURTH, LAST]);
+    let mine = with_photos(&[FIRST, "img:dock", &format!("{SECOND} {FOURTH}"), LAST]);
+    let theirs = with_photos(&[&format!("{FIRST} {SECOND}"), FOURTH, LAST]);
+    let merged = merge(&base, &mine, &theirs);
+    assert!(merged.conflicts.is_empty(), "{:?}", merged.conflicts);
+    let result = spelled(&merged.text);
+    assert_eq!(
+        result.iter().filter(|b| *b == "img:dock").count(),
+        1,
+        "{result:?}"
+    );
+    assert_eq!(
+        result.join(" ").matches("Fees").count(),
+        1,
+        "the joined words once: {result:?}"
+    );
+}
+
+#[test]
+fn a_photo_placed_before_a_split_paragraph_is_not_taken_for_it_without_keys() {
+    let long = format!("{FIRST} {SECOND}");
+    let base = with_photos(&[&long, LAST]);
+    let mine = with_photos(&["img:dock", FIRST, SECOND, LAST]);
+    let theirs = with_photos(&[
+        "The council met on Tuesday night. Fees will rise by eight percent next spring.",
+        LAST,
+    ]);
+    let merged = merge(&base, &mine, &theirs);
+    assert!(merged.conflicts.is_empty(), "{:?}", merged.conflicts);
+    assert_eq!(
+        spelled(&merged.text),
+        [
+            "img:dock",
+            FIRST,
+            "Fees will rise by eight percent next spring.",
+            LAST
+        ]
+    );
+}
+
+#[test]
+fn a_join_and_an_edit_of_the_next_paragraph_against_its_move_print_it_once_without_keys() {
+    // Theirs joins the first two paragraphs and edits the third; paired in
+    // order, the edited third was taken for the second, and mine's move of
+    // the third printed it twice.
+    let base = doc(&[FIRST, SECOND, FOURTH, LAST]);
+    let mine = doc(&[FOURTH, FIRST, SECOND, LAST]);
+    let theirs = doc(&[
+        &format!("{FIRST} {SECOND}"),
+        "Police closed Oak Street for the parade.",
+        LAST,
+    ]);
+    let merged = merge(&base, &mine, &theirs);
+    assert!(merged.conflicts.is_empty(), "{:?}", merged.conflicts);
+    assert_eq!(
+        texts(&merged.text),
+        [
+            "Police closed Oak Street for the parade.",
+            &format!("{FIRST} {SECOND}"),
+            LAST
+        ]
+    );
+}
+
+#[test]
+fn a_paragraph_moved_unchanged_is_not_taken_for_an_edited_neighbour_without_keys() {
+    // Mine moves the second paragraph to the top and edits the third;
+    // theirs moves the second below the third. In the stretch the diff
+    // found changed on mine, the edited third was paired with the second
+    // (its base place), and the third stood twice.
+    let base = doc(&[FIRST, SECOND, FOURTH, LAST]);
+    let edited = "Police closed Elm Street for the big parade.";
+    let mine = doc(&[SECOND, FIRST, edited, LAST]);
+    let theirs = doc(&[FIRST, FOURTH, SECOND, LAST]);
+    let merged = merge(&base, &mine, &theirs);
+    assert!(merged.conflicts.is_empty(), "{:?}", merged.conflicts);
+    assert_eq!(texts(&merged.text), [SECOND, FIRST, edited, LAST]);
+}
+
+#[test]
+fn a_split_next_to_a_deleted_paragraph_is_still_a_split_without_keys() {
+    // Mine deletes the first paragraph and splits the second: as many
+    // blocks as the base, they were paired in place (the first half taken
+    // for the deleted paragraph), and theirs' edit of the first half was a
+    // conflict that printed it twice.
+    let base = doc(&[FIRST, &format!("{SECOND} {FOURTH}")]);
+    let mine = doc(&[SECOND, FOURTH]);
+    let eight = "Fees will rise by eight percent next spring.";
+    let theirs = doc(&[FIRST, &format!("{eight} {FOURTH}")]);
+    let merged = merge(&base, &mine, &theirs);
+    assert!(merged.conflicts.is_empty(), "{:?}", merged.conflicts);
+    assert_eq!(texts(&merged.text), [eight, FOURTH]);
+}
+
+#[test]
+fn a_new_paragraph_that_took_in_the_next_one_is_a_join_with_keys() {
+    // Mine types a paragraph and pulls the next one up into it (Draft.js
+    // keeps the new paragraph's key); theirs edits the one pulled up. Its
+    // key gone, it was a delete beaten by theirs' edit, and stood twice.
+    let base = keyed(&[("a", FIRST), ("b", SECOND), ("c", LAST)]);
+    let mine = keyed(&[
+        ("a", FIRST),
+        ("n", &format!("Schools close early. {SECOND}")),
+        ("c", LAST),
+    ]);
+    let theirs = keyed(&[
+        ("a", FIRST),
+        ("b", "Fees will rise by eight percent next spring."),
+        ("c", LAST),
+    ]);
+    let merged = merge(&base, &mine, &theirs);
+    assert!(merged.conflicts.is_empty(), "{:?}", merged.conflicts);
+    assert_eq!(
+        texts(&merged.text),
+        [
+            FIRST,
+            "Schools close early. Fees will rise by eight percent next spring.",
+            LAST
+        ]
+    );
+}
+
+#[test]
+fn a_new_paragraph_joined_to_the_next_across_a_deleted_photo_is_a_join_with_keys() {
+    let mut base = with_photos(&[FIRST, "img:dock", SECOND, LAST]);
+    let mut mine = with_photos(&[FIRST, &format!("Schools close early. {SECOND}"), LAST]);
+    let mut theirs = with_photos(&[
+        FIRST,
+        "img:dock",
+        "Fees will rise by eight percent next spring.",
+        LAST,
+    ]);
+    for (text, keys) in [
+        (&mut base, ["a", "p", "b", "c"].as_slice()),
+        (&mut mine, ["a", "n", "c"].as_slice()),
+        (&mut theirs, ["a", "p", "b", "c"].as_slice()),
+    ] {
+        for (block, key) in text.blocks.iter_mut().zip(keys) {
+            block.key = Some((*key).to_owned());
+        }
+    }
+    let merged = merge(&base, &mine, &theirs);
+    assert!(merged.conflicts.is_empty(), "{:?}", merged.conflicts);
+    assert_eq!(
+        spelled(&merged.text),
+        [
+            FIRST,
+            "Schools close early. Fees will rise by eight percent next spring.",
+            LAST
+        ]
+    );
+}
