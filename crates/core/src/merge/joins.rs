@@ -123,6 +123,30 @@ fn block_after(marks: &Marks, before: &Block) -> Block {
     }
 }
 
+/// The photos `mine`, a group of joined or split blocks, holds that
+/// neither `theirs` nor `base` does: the ones it placed there.
+pub fn photos_placed(base: Option<&Block>, mine: &Block, theirs: &Block) -> Vec<Block> {
+    if !mine.text.contains(&BREAK) {
+        return Vec::new();
+    }
+    let photos = |block: Option<&Block>| -> Vec<Block> {
+        block.map_or_else(Vec::new, |b| {
+            split_at_breaks(b.clone())
+                .into_iter()
+                .filter(|piece| piece.image_parts().is_some())
+                .collect()
+        })
+    };
+    let elsewhere: Vec<Block> = photos(Some(theirs))
+        .into_iter()
+        .chain(photos(base))
+        .collect();
+    photos(Some(mine))
+        .into_iter()
+        .filter(|photo| !elsewhere.iter().any(|other| other.same_content(photo)))
+        .collect()
+}
+
 /// A block as a person reads it in a conflict: its breaks as line breaks.
 pub fn for_reading(block: &Block) -> Block {
     let mut out = block.clone();
@@ -256,12 +280,25 @@ fn find_on_side(base: &[Block], side: &SideIds<'_>, groups: &mut Groups) {
             // It neither lost words to blocks after it nor took theirs.
             continue;
         }
-        // A split: the blocks added after it hold what its base block had and it lost.
+        // A split: the blocks added after it hold what its base block had
+        // and it lost. A photo placed between the halves goes into the
+        // group with them, so it stays between them.
         if side.ids.get(at + 1).is_some_and(|next| !is_base(*next)) {
             let mut lost = surplus(word_counts(base_block), &word_counts(block));
+            let mut photos = Vec::new();
             for (next, next_id) in side.blocks[at + 1..].iter().zip(&side.ids[at + 1..]) {
-                if is_base(*next_id) || next.is_atomic() || !drawn_mostly_from(&mut lost, next) {
+                if is_base(*next_id) {
                     break;
+                }
+                if next.image_parts().is_some() {
+                    photos.push(*next_id);
+                    continue;
+                }
+                if next.is_atomic() || !drawn_mostly_from(&mut lost, next) {
+                    break;
+                }
+                for photo in photos.drain(..) {
+                    groups.join(*id, photo);
                 }
                 groups.join(*id, *next_id);
             }

@@ -570,6 +570,9 @@ pub fn merge(base: &RichText, mine: &RichText, theirs: &RichText) -> Merged {
         blocks.extend(joins::split_at_breaks(merged));
         if let Some((base, mine, theirs)) = conflict {
             conflicted.push((position, blocks.len(), base, mine, theirs));
+            // A photo mine placed among paragraphs it split or joined stays
+            // when those conflict, after theirs' text.
+            blocks.extend(joins::photos_placed(base, mine, theirs));
         }
     }
     let conflicts = conflicted

@@ -299,3 +299,51 @@ fn a_new_paragraph_joined_to_the_next_across_a_deleted_photo_is_a_join_with_keys
         ]
     );
 }
+
+#[test]
+fn a_paragraph_split_round_a_new_photo_and_edited_in_its_second_half_stands_once_round_it() {
+    let long = format!("{FIRST} {SECOND}");
+    let base = doc(&[&long, LAST]);
+    let mut split = doc(&[FIRST, SECOND, LAST]);
+    split
+        .blocks
+        .insert(1, Block::image("/files/a1/p.jpg", "The harbour"));
+    let edited = doc(&[
+        "The council met on Tuesday night. Fees will rise by eight percent next spring.",
+        LAST,
+    ]);
+    for (mine, theirs) in [(&split, &edited), (&edited, &split)] {
+        let merged = merge(&base, mine, theirs);
+        assert!(merged.conflicts.is_empty(), "{:?}", merged.conflicts);
+        let blocks = &merged.text.blocks;
+        assert_eq!(blocks.len(), 4, "{:?}", texts(&merged.text));
+        assert_eq!(blocks[0].text(), FIRST);
+        assert_eq!(
+            blocks[1].image_parts(),
+            Some(("/files/a1/p.jpg".to_owned(), "The harbour".to_owned()))
+        );
+        assert_eq!(
+            blocks[2].text(),
+            "Fees will rise by eight percent next spring."
+        );
+        assert_eq!(blocks[3].text(), LAST);
+    }
+}
+
+#[test]
+fn a_photo_placed_between_split_halves_stays_when_the_split_conflicts() {
+    let base = doc(&["p0 council council", "p1 mayor mayor"]);
+    let mut split = doc(&["p0 council", "council", "p1 mayor mayor"]);
+    split
+        .blocks
+        .insert(1, Block::image("/files/m2/p.jpg", "m2"));
+    let trimmed = doc(&["p0 council", "p1 mayor mayor"]);
+    let merged = merge(&base, &split, &trimmed);
+    let photos: Vec<_> = merged
+        .text
+        .blocks
+        .iter()
+        .filter_map(Block::image_parts)
+        .collect();
+    assert_eq!(photos, [("/files/m2/p.jpg".to_owned(), "m2".to_owned())]);
+}

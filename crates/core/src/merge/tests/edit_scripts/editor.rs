@@ -24,10 +24,10 @@ use super::{Edit, Item, Keys, Story, TYPED_WORDS, Word, is_marker};
 ///   paragraph, or left alone by deleting the other half, is by its words
 ///   a new paragraph, so the other side's edit of the words it took would
 ///   stand beside it.
-/// - Nothing is put between the two halves of a split, as a photo or a
-///   paragraph there ends the run of new blocks the split is told by (a
-///   paragraph split to put a photo in the middle is, to the merge, its
-///   second half deleted and a new paragraph typed after the photo).
+/// - No paragraph is put between the two halves of a split, as one there
+///   ends the run of new blocks the split is told by (it is, to the merge,
+///   the second half deleted and a new paragraph typed after it). Photos
+///   placed there are part of the split.
 /// - A side joins a base paragraph only onto the base block before it, or
 ///   onto a paragraph it made after that one: a join across a block it
 ///   deleted or moved away is, by its words, the paragraph deleted and its
@@ -112,11 +112,15 @@ impl Editor<'_> {
         !restructured(at) && !restructured(at + 1)
     }
 
-    /// Whether a block may be put at `at` among the blocks (see [`Editor`]).
-    fn may_insert_at(&self, at: usize) -> bool {
-        at == 0
-            || at >= self.story.items.len()
-            || !self.splits.contains(&(self.key(at - 1), self.key(at)))
+    /// Whether a block may be put at `at` among the blocks (see
+    /// [`Editor`]): a photo anywhere, a paragraph not between the halves of
+    /// a split.
+    fn may_insert_at(&self, at: usize, photo: bool) -> bool {
+        let place = |key: &str| (0..self.story.items.len()).find(|i| self.key(*i) == key);
+        photo
+            || !self.splits.iter().any(|(first, second)| {
+                matches!((place(first), place(second)), (Some(a), Some(b)) if a < at && at <= b)
+            })
     }
 
     /// Whether a block may be moved (see [`Editor`]); if so, one was.
@@ -231,7 +235,7 @@ impl Editor<'_> {
                     .map(Word::plain)
                     .collect();
                 let at = at.index(self.story.items.len() + 1);
-                if self.may_insert_at(at) {
+                if self.may_insert_at(at, false) {
                     self.story.items.insert(at, Item::Paragraph { key, words });
                 }
             }
@@ -310,7 +314,7 @@ impl Editor<'_> {
             Edit::PlacePhoto { at } => {
                 let name = self.fresh();
                 let at = at.index(self.story.items.len() + 1);
-                if self.may_insert_at(at) {
+                if self.may_insert_at(at, true) {
                     self.story.items.insert(
                         at,
                         Item::Photo {
