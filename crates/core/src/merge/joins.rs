@@ -149,11 +149,36 @@ pub fn photos_placed(base: Option<&Block>, mine: &Block, theirs: &Block) -> Vec<
 
 /// A block as a person reads it in a conflict: its breaks as line breaks.
 pub fn for_reading(block: &Block) -> Block {
-    let mut out = block.clone();
-    for (c, marks) in out.text.iter_mut().zip(out.marks.iter_mut()) {
-        if *c == BREAK && is_break(marks) {
-            *c = '\n';
-            *marks = Marks::default();
+    if !block
+        .text
+        .iter()
+        .zip(&block.marks)
+        .any(|(c, m)| *c == BREAK && is_break(m))
+    {
+        return block.clone();
+    }
+    // A group's pieces, one a line; a photo among them as "[Photo: caption]".
+    let mut out = Block {
+        text: Vec::new(),
+        marks: Vec::new(),
+        ..block.clone()
+    };
+    for (at, piece) in split_at_breaks(block.clone()).into_iter().enumerate() {
+        if at > 0 {
+            out.text.push('\n');
+            out.marks.push(Marks::default());
+        }
+        match piece.image_parts() {
+            Some((_, alt)) => {
+                let line: Vec<char> = format!("[Photo: {alt}]").chars().collect();
+                out.marks
+                    .extend(std::iter::repeat_n(Marks::default(), line.len()));
+                out.text.extend(line);
+            }
+            None => {
+                out.text.extend(piece.text);
+                out.marks.extend(piece.marks);
+            }
         }
     }
     out
@@ -359,7 +384,21 @@ mod tests {
         let first = Block::plain("unstyled", "One");
         let group = joined(&[&first, &second]).expect("blocks");
         assert_eq!(group.text.iter().filter(|c| **c == BREAK).count(), 1);
-        assert_eq!(split_at_breaks(group.clone()), vec![first, second]);
+        assert_eq!(
+            split_at_breaks(group.clone()),
+            vec![first.clone(), second.clone()]
+        );
         assert_eq!(for_reading(&group).text(), "One\nTwo");
+        let photo = Block::image("/files/a1/p.jpg", "The dock");
+        let with_photo = joined(&[&first, &photo, &second]).expect("blocks");
+        assert_eq!(
+            for_reading(&with_photo).text(),
+            "One\n[Photo: The dock]\nTwo"
+        );
+        assert_eq!(
+            for_reading(&photo),
+            photo,
+            "a photo alone is shown as it is"
+        );
     }
 }
