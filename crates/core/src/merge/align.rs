@@ -206,8 +206,6 @@ fn moved_unchanged(
     for at in found.iter().flatten() {
         taken[*at] = true;
     }
-    let telling =
-        |block: &Block| block.is_atomic() || words_for_likeness(block).len() >= MOVED_WORDS;
     let hashes = |blocks: &[Block], paired: &dyn Fn(usize) -> bool| -> HashSet<u64> {
         (0..blocks.len())
             .filter(|at| !paired(*at) && telling(&blocks[*at]))
@@ -360,6 +358,20 @@ fn pair_stretch(
     }
 }
 
+/// Whether a block can be told from others by its content: a photo, or
+/// text of at least [`MOVED_WORDS`] words (an empty line, "***" or
+/// "Advertisement" stands in many places alike). Counted without copying
+/// the words.
+fn telling(block: &Block) -> bool {
+    block.is_atomic()
+        || super::rich_text::tokens(&block.text)
+            .into_iter()
+            .filter(|r| block.text[r.start].is_alphanumeric())
+            .take(MOVED_WORDS)
+            .count()
+            >= MOVED_WORDS
+}
+
 /// A block's words for telling how alike two blocks are: the merge's word
 /// tokens (dictionary words in Chinese, Japanese and Thai), lower case.
 pub(super) fn words_for_likeness(block: &Block) -> Vec<String> {
@@ -401,12 +413,8 @@ fn pair_moved(base: &[Block], side: &[Block], found: &mut [Option<usize>]) {
     if taken.iter().all(|t| *t) || found.iter().all(Option::is_some) {
         return;
     }
-    // A block of a word or two (an empty line, "***", "Advertisement")
-    // stands in many places alike: which one moved cannot be told, so it is
-    // never taken for a moved one.
-    let telling =
-        |block: &Block| block.is_atomic() || words_for_likeness(block).len() >= MOVED_WORDS;
-    // The same content, moved.
+    // A block that is not `telling` is never taken for a moved one: which
+    // of its lookalikes moved cannot be told. The same content, moved.
     let mut unpaired: HashMap<(String, Vec<char>, Option<Entity>), Vec<usize>> = HashMap::new();
     for (at, block) in base.iter().enumerate().rev() {
         if !taken[at] && telling(block) {
