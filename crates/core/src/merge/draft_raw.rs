@@ -46,6 +46,51 @@ fn entity_from(value: &Value) -> Entity {
     }
 }
 
+mod typed;
+
+/// Raw content as a field stores it, read for the merge: straight from its
+/// JSON text where the typed reader holds it (any raw content the editor
+/// or a check on write lets through), else as a JSON value.
+#[derive(Debug)]
+pub enum RawContent<'a> {
+    Typed(typed::RawIn<'a>),
+    Value(Value),
+}
+
+impl<'a> RawContent<'a> {
+    /// Reads a field's text; `None` when it is not a JSON object.
+    pub fn read(text: &'a str) -> Option<Self> {
+        match typed::RawIn::read(text) {
+            Some(raw) => Some(Self::Typed(raw)),
+            None => super::parse_raw(text).map(Self::Value),
+        }
+    }
+
+    /// The blocks; `None` without a `blocks` list.
+    pub fn rich_text(&self) -> Option<RichText> {
+        match self {
+            Self::Typed(raw) => raw.rich_text(),
+            Self::Value(value) => from_raw(value),
+        }
+    }
+}
+
+/// A block's range from `offset` for `length` code points, cut to its text.
+fn cover(text_length: usize, offset: Option<usize>, length: Option<usize>) -> Range<usize> {
+    let start = offset.unwrap_or(0).min(text_length);
+    let end = start.saturating_add(length.unwrap_or(0)).min(text_length);
+    start..end
+}
+
+/// What a block holds besides its text and marks, as raw content gives it.
+struct BlockParts<'t> {
+    key: Option<&'t str>,
+    kind: Option<&'t str>,
+    depth: usize,
+    /// Canonical JSON.
+    data: String,
+}
+
 /// Reads raw content; ranges outside their block are cut to it. `None` when
 /// `raw` is not raw content at all (no `blocks` array).
 pub fn from_raw(raw: &Value) -> Option<RichText> {
@@ -68,11 +113,11 @@ pub fn from_raw(raw: &Value) -> Option<RichText> {
                 .unwrap_or_default()
         };
         let cover = |range: &Value| {
-            let start = number(range.get("offset")).unwrap_or(0).min(text.len());
-            let end = start
-                .saturating_add(number(range.get("length")).unwrap_or(0))
-                .min(text.len());
-            start..end
+            cover(
+                text.len(),
+                number(range.get("offset")),
+                number(range.get("length")),
+            )
         };
         let styles: Vec<(Range<usize>, usize)> = spans("inlineStyleRanges")
             .iter()
@@ -84,27 +129,37 @@ pub fn from_raw(raw: &Value) -> Option<RichText> {
         let entities: Vec<(Range<usize>, usize)> = spans("entityRanges")
             .iter()
             .filter_map(|range| {
-                Some((
-                    cover(range),
-                    marks.entity_id(entity_map?, range.get("key")?)?,
-                ))
+                let name = match range.get("key")? {
+                    Value::String(text) => EntityName::Text(text),
+                    Value::Number(n) => EntityName::Number(n.as_u64()?),
+                    _ => return None,
+                };
+                let id = marks.entity_id(name, |name| {
+                    entity_in_value(entity_map?, name).map(entity_from)
+                })?;
+                Some((cover(range), id))
             })
             .collect();
-        let block_marks = marks.marks_of(text.len(), &styles, &entities);
-        out.push(Block {
-            key: block.get("key").and_then(Value::as_str).map(str::to_owned),
-            kind: block
-                .get("type")
-                .and_then(Value::as_str)
-                .unwrap_or("unstyled")
-                .to_owned(),
-            depth: number(block.get("depth")).unwrap_or(0) as u64,
+        let parts = BlockParts {
+            key: block.get("key").and_then(Value::as_str),
+            kind: block.get("type").and_then(Value::as_str),
+            depth: number(block.get("depth")).unwrap_or(0),
             data: canonical(block.get("data")),
-            text,
-            marks: block_marks,
-        });
+        };
+        out.push(marks.block(parts, text, &styles, &entities));
     }
     Some(RichText { blocks: out })
+}
+
+/// The entity `name` names in an `entityMap` held as a JSON value.
+fn entity_in_value<'v>(map: &'v Value, name: &EntityName<'_>) -> Option<&'v Value> {
+    match (map, name) {
+        (Value::Array(items), EntityName::Number(n)) => items.get(usize::try_from(*n).ok()?),
+        (Value::Array(items), EntityName::Text(t)) => items.get(t.parse::<usize>().ok()?),
+        (Value::Object(items), EntityName::Text(t)) => items.get(*t),
+        (Value::Object(items), EntityName::Number(n)) => items.get(&n.to_string()),
+        _ => None,
+    }
 }
 
 /// An `entityMap` key as a range names it.
@@ -135,28 +190,40 @@ impl<'a> MarkReader<'a> {
         })
     }
 
-    fn entity_id(&mut self, map: &'a Value, key: &'a Value) -> Option<usize> {
-        let name = match key {
-            Value::String(text) => EntityName::Text(text),
-            Value::Number(n) => EntityName::Number(n.as_u64()?),
-            _ => return None,
-        };
+    /// The number of the entity `name` names, found by `find` the first time.
+    fn entity_id(
+        &mut self,
+        name: EntityName<'a>,
+        find: impl FnOnce(&EntityName<'a>) -> Option<Entity>,
+    ) -> Option<usize> {
         if let Some(id) = self.entity_ids.get(&name) {
             return *id;
         }
-        let found = match (map, &name) {
-            (Value::Array(items), EntityName::Number(n)) => items.get(usize::try_from(*n).ok()?),
-            (Value::Array(items), EntityName::Text(t)) => items.get(t.parse::<usize>().ok()?),
-            (Value::Object(items), EntityName::Text(t)) => items.get(*t),
-            (Value::Object(items), EntityName::Number(n)) => items.get(&n.to_string()),
-            _ => None,
-        };
-        let id = found.map(|value| {
-            self.entities.push(entity_from(value));
+        let id = find(&name).map(|entity| {
+            self.entities.push(entity);
             self.entities.len() - 1
         });
         self.entity_ids.insert(name, id);
         id
+    }
+
+    /// A block of `text` with the marks of its style and entity ranges.
+    fn block(
+        &mut self,
+        parts: BlockParts<'_>,
+        text: Vec<char>,
+        styles: &[(Range<usize>, usize)],
+        entities: &[(Range<usize>, usize)],
+    ) -> Block {
+        let marks = self.marks_of(text.len(), styles, entities);
+        Block {
+            key: parts.key.map(str::to_owned),
+            kind: parts.kind.unwrap_or("unstyled").to_owned(),
+            depth: parts.depth as u64,
+            data: parts.data,
+            text,
+            marks,
+        }
     }
 
     /// The marks of the styles on (by id) and the entity (by id).

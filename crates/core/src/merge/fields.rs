@@ -44,7 +44,7 @@ pub struct BlockPlace {
 pub(crate) fn stored_text<'a>(
     fields: &'a Fields,
     html: &str,
-    raw: &'a Option<Value>,
+    raw: &'a Option<super::RawContent<'a>>,
 ) -> super::StoredText<'a> {
     super::StoredText {
         html: fields.get(html).and_then(Value::as_str).unwrap_or(""),
@@ -53,8 +53,8 @@ pub(crate) fn stored_text<'a>(
 }
 
 /// The Draft.js raw content stored in a field (a JSON text, or empty).
-pub(crate) fn raw_of(fields: &Fields, raw: &str) -> Option<Value> {
-    super::parse_raw(fields.get(raw).and_then(Value::as_str)?)
+pub(crate) fn raw_of<'a>(fields: &'a Fields, raw: &str) -> Option<super::RawContent<'a>> {
+    super::RawContent::read(fields.get(raw).and_then(Value::as_str)?)
 }
 
 /// Merges a story's body or abstract changed on both sides; writes the

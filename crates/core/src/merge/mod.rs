@@ -29,6 +29,7 @@ use std::collections::{HashMap, HashSet};
 use align::align;
 
 use diff3::{Resolution, diff3_of_ids};
+pub use draft_raw::RawContent;
 pub use rich_text::{Block, Entity, Marks, RichText};
 
 /// A block both sides changed in the same words, differently.
@@ -56,7 +57,7 @@ pub struct Merged {
 #[derive(Debug, Clone, Copy)]
 pub struct StoredText<'a> {
     pub html: &'a str,
-    pub raw: Option<&'a serde_json::Value>,
+    pub raw: Option<&'a RawContent<'a>>,
 }
 
 /// Block types the merge writes back as they were (a nested list or an
@@ -194,7 +195,7 @@ impl StoredText<'_> {
     /// The raw content's blocks, when it tells the same text as the HTML (a
     /// client that sent only new HTML leaves an older raw content behind).
     fn current_raw(&self) -> Option<RichText> {
-        let from_raw = draft_raw::from_raw(self.raw?)?;
+        let from_raw = self.raw?.rich_text()?;
         let (raw_text, html_text) = (words_of(&from_raw), html_words(self.html));
         raw_text
             .split_whitespace()
@@ -260,7 +261,7 @@ pub fn raw_for_sent_html(html: &str, stored_raw: &str) -> String {
     }
     // Each paragraph keeps the key it had, found by its content (moved or
     // edited too), so an editor still open on the story knows it.
-    if let Some(old) = parse_raw(stored_raw).and_then(|raw| draft_raw::from_raw(&raw)) {
+    if let Some(old) = RawContent::read(stored_raw).and_then(|raw| raw.rich_text()) {
         let found = align(&old.blocks, &text.blocks);
         for (block, found) in text.blocks.iter_mut().zip(found) {
             block.key = found.and_then(|at| old.blocks[at].key.clone());
@@ -309,21 +310,52 @@ pub fn merge_stored(
     theirs: StoredText<'_>,
 ) -> Option<MergedText> {
     let sides = [base, mine, theirs];
-    let (base_text, base_ok) = base.parse();
-    let (mine_text, mine_ok) = mine.parse();
-    let (theirs_text, theirs_ok) = theirs.parse();
+    // A long story's versions are read, and the result written, on as many
+    // cores as there are (a short one's on this thread: it takes microseconds).
+    let long = sides.iter().map(|side| side.html.len()).sum::<usize>() > PARALLEL_FROM_BYTES;
+    let ((base_text, base_ok), ((mine_text, mine_ok), (theirs_text, theirs_ok))) = join_if(
+        long,
+        || base.parse(),
+        || join_if(long, || mine.parse(), || theirs.parse()),
+    );
     if !(base_ok && mine_ok && theirs_ok) {
         return None;
     }
     let merged = merge(&base_text, &mine_text, &theirs_text);
     let with_raw = sides.iter().any(|side| side.raw.is_some());
     let plain = sides.iter().all(StoredText::is_plain);
+    let (html, raw) = join_if(
+        long,
+        || write_like(plain, &merged.text),
+        || with_raw.then(|| draft_raw::to_raw(&merged.text)),
+    );
     Some(MergedText {
-        html: write_like(plain, &merged.text),
+        html,
         plain,
-        raw: with_raw.then(|| draft_raw::to_raw(&merged.text)),
+        raw,
         conflicts: merged.conflicts,
     })
+}
+
+/// From how many bytes of HTML (the three versions together) a merge reads
+/// and writes on more than one core.
+const PARALLEL_FROM_BYTES: usize = 256 * 1024;
+
+/// `a` and `b`, on two cores when `parallel` (rayon's pool), else in turn.
+fn join_if<A, B>(
+    parallel: bool,
+    a: impl FnOnce() -> A + Send,
+    b: impl FnOnce() -> B + Send,
+) -> (A, B)
+where
+    A: Send,
+    B: Send,
+{
+    if parallel {
+        rayon::join(a, b)
+    } else {
+        (a(), b())
+    }
 }
 
 /// A block's identity across the three versions: a base block's index, or

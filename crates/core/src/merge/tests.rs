@@ -32,6 +32,12 @@ fn raw_value(text: &RichText) -> serde_json::Value {
     serde_json::from_str(&draft_raw::to_raw(text)).expect("raw content is JSON")
 }
 
+/// Raw content as a stored field holds it: its JSON text, read as the merge reads it.
+fn typed(raw: &serde_json::Value) -> &'static RawContent<'static> {
+    let text: &'static str = Box::leak(raw.to_string().into_boxed_str());
+    Box::leak(Box::new(RawContent::read(text).expect("raw content")))
+}
+
 fn texts(text: &RichText) -> Vec<String> {
     text.blocks.iter().map(Block::text).collect()
 }
@@ -419,7 +425,10 @@ fn stored_fields_merge_into_html_and_raw_that_tell_the_same_text() {
         )
     };
     let (bh, mh, th) = (as_html(&b), as_html(&m), as_html(&t));
-    let side = |html, r| StoredText { html, raw: Some(r) };
+    let side = |html, r| StoredText {
+        html,
+        raw: Some(typed(r)),
+    };
     let merged = merge_stored(side(&bh, &b), side(&mh, &m), side(&th, &t)).expect("mergeable");
     assert!(merged.conflicts.is_empty());
     assert_eq!(
@@ -465,7 +474,7 @@ fn stored_fields_merge_into_html_and_raw_that_tell_the_same_text() {
         side(&bh, &b),
         StoredText {
             html: "<p>The lede, from the web.</p><h2>Kicker.</h2>",
-            raw: Some(&stale),
+            raw: Some(typed(&stale)),
         },
         side(&th, &t),
     )
@@ -858,15 +867,15 @@ fn stored_photos_merge_in_html_and_in_raw_content() {
     let merged = merge_stored(
         StoredText {
             html: &base,
-            raw: Some(&b),
+            raw: Some(typed(&b)),
         },
         StoredText {
             html: mine_html,
-            raw: Some(&m),
+            raw: Some(typed(&m)),
         },
         StoredText {
             html: &theirs,
-            raw: Some(&t),
+            raw: Some(typed(&t)),
         },
     )
     .expect("mergeable");
@@ -907,15 +916,15 @@ fn stored_photos_merge_in_html_and_in_raw_content() {
         merge_stored(
             StoredText {
                 html: half_html,
-                raw: Some(&half)
+                raw: Some(typed(&half))
             },
             StoredText {
                 html: half_html,
-                raw: Some(&half)
+                raw: Some(typed(&half))
             },
             StoredText {
                 html: half_html,
-                raw: Some(&half)
+                raw: Some(typed(&half))
             },
         )
         .is_none()

@@ -31,6 +31,8 @@ fn replace_block(
     let stored = stored_text(fields, html, &raw);
     let plain = stored.is_plain();
     let mut text = stored.read();
+    let had_raw = raw.is_some();
+    drop(raw);
     let paragraph = |text: &str| {
         crate::merge::StoredText {
             html: text,
@@ -78,7 +80,7 @@ fn replace_block(
         html.to_owned(),
         Value::String(crate::merge::write_like(plain, &text)),
     );
-    if raw.is_some() {
+    if had_raw {
         fields.insert(
             raw_field,
             Value::String(crate::merge::draft_raw::to_raw(&text)),

@@ -210,7 +210,7 @@ fn raw_content_whose_html_holds_named_entities_is_trusted_with_its_keys() {
     let html = "<p>Caf&eacute; at 10&nbsp;am &mdash; &quot;open&quot; &amp; free</p>";
     let text = StoredText {
         html,
-        raw: Some(&raw),
+        raw: Some(typed(&raw)),
     }
     .read();
     assert_eq!(text.blocks[0].key.as_deref(), Some("kx1"));
@@ -224,7 +224,7 @@ fn html_sent_without_raw_replaces_the_stale_raw_with_its_own() {
     let value = parse_raw(&rebuilt).expect("raw content");
     let read = StoredText {
         html: bolded,
-        raw: Some(&value),
+        raw: Some(typed(&value)),
     }
     .read();
     assert_eq!(style_of(&read, 0, "council"), [true; 7]);
@@ -234,7 +234,7 @@ fn html_sent_without_raw_replaces_the_stale_raw_with_its_own() {
     let value = parse_raw(&raw_for_sent_html(added, &old_raw)).expect("raw content");
     let read = StoredText {
         html: added,
-        raw: Some(&value),
+        raw: Some(typed(&value)),
     }
     .read();
     assert_eq!(read.blocks[0].key.as_deref(), Some("k0"));
