@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 use crate::png_base64;
 
 /// Creates a media item holding `bytes` as a file named `name`.
-fn media_with_file(server: &TestServer, name: &str, bytes: &[u8]) -> Value {
+pub(crate) fn media_with_file(server: &TestServer, name: &str, bytes: &[u8]) -> Value {
     media_item(
         server,
         name,
@@ -25,7 +25,7 @@ fn media_with_file(server: &TestServer, name: &str, bytes: &[u8]) -> Value {
 }
 
 /// Creates a media item holding the base64 `file` as a file named `name`.
-fn media_item(server: &TestServer, name: &str, file: &str) -> Value {
+pub(crate) fn media_item(server: &TestServer, name: &str, file: &str) -> Value {
     server
         .post(
             "/v3/content",
@@ -174,7 +174,7 @@ fn flat_png(width: u32, height: u32, color: image::ExtendedColorType) -> Vec<u8>
 }
 
 /// Streams `bytes` as an item's new file (`PUT /v3/attachment/{uuid}/file`).
-fn upload_file(
+pub(crate) fn upload_file(
     server: &TestServer,
     uuid: &str,
     name: &str,

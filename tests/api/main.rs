@@ -14,6 +14,7 @@ mod exports;
 mod extensions;
 mod hardening;
 mod idempotency;
+mod images;
 mod locks;
 mod print;
 mod search;

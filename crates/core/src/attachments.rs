@@ -24,26 +24,14 @@ use crate::access::Principal;
 use crate::clock;
 use crate::error::{CoreError, Result};
 pub use crate::model::attachment::{Attachment, Upload};
+use images::{DecodedImage, decode_image_file, image_dimensions, preview_of};
+pub use images::{MAX_DECODED_IMAGE_BYTES, PREVIEW_MAX_SIDE};
+
+mod images;
 use crate::model::content::{CONTENT, ContentItem};
 use crate::records::new_uuid;
 
 pub(crate) const COLUMNS: &str = "a.id, a.uuid, a.content_id, a.base_name, a.salt, a.extension, a.preview_extension, a.type, a.width, a.height, a.angle, a.metadata, a.created_at, a.modified_at, a.size_bytes, a.sha256";
-
-/// Largest image side the service decodes, against decompression bombs.
-const MAX_IMAGE_SIDE: u32 = 20_000;
-
-/// The most memory one decoded image may take: a 50-megapixel photograph in
-/// 8-bit RGB fits (150 MiB), an 11,000 × 11,000 RGBA poster (462 MiB) does
-/// not. With the preview made from it, one upload stays well under 256 MiB.
-pub const MAX_DECODED_IMAGE_BYTES: u64 = 160 * 1024 * 1024;
-
-/// The longest side of a preview (`public_url`): a web rendition, made
-/// without a full-size copy; the original keeps every pixel.
-pub const PREVIEW_MAX_SIDE: u32 = 3000;
-
-/// The decoded pixels all uploads together may hold at once: more images
-/// than fit wait their turn instead of taking the server's memory.
-const DECODING_BUDGET_BYTES: u64 = 2 * MAX_DECODED_IMAGE_BYTES;
 
 /// What one attachment PUT asks for: exactly one kind of change.
 #[derive(Debug, Clone)]
@@ -141,61 +129,6 @@ fn kind_by_extension(ext: &str) -> &'static str {
         "mp4" | "mov" | "webm" | "mkv" | "avi" => "video",
         "mp3" | "wav" | "ogg" | "m4a" | "flac" => "audio",
         _ => "file",
-    }
-}
-
-/// The preview of a decoded image: scaled down to [`PREVIEW_MAX_SIDE`] and
-/// turned by `angle`. Takes the image, so that at angle 0 a small image is
-/// written as it is, with no copy.
-fn preview_of(img: image::DynamicImage, angle: u32) -> image::DynamicImage {
-    let img = if img.width().max(img.height()) > PREVIEW_MAX_SIDE {
-        // `thumbnail` samples straight into the small image; a filtered
-        // resize would first build an intermediate as large as the original.
-        img.thumbnail(PREVIEW_MAX_SIDE, PREVIEW_MAX_SIDE)
-    } else {
-        img
-    };
-    match angle {
-        90 => img.rotate90(),
-        180 => img.rotate180(),
-        270 => img.rotate270(),
-        _ => img,
-    }
-}
-
-/// Decoded pixels held by uploads in this process, bounded by [`DECODING_BUDGET_BYTES`].
-struct DecodingBudget {
-    in_use: std::sync::Mutex<u64>,
-    freed: std::sync::Condvar,
-}
-
-static DECODING: DecodingBudget = DecodingBudget {
-    in_use: std::sync::Mutex::new(0),
-    freed: std::sync::Condvar::new(),
-};
-
-/// A share of [`DECODING`], given back when dropped.
-struct DecodingShare(u64);
-
-impl DecodingBudget {
-    /// Waits until `bytes` fit beside what other uploads are decoding.
-    fn take(&'static self, bytes: u64) -> Result<DecodingShare> {
-        let poisoned = |_| CoreError::Internal("the image budget was poisoned by a panic".into());
-        let mut in_use = self.in_use.lock().map_err(poisoned)?;
-        while *in_use > 0 && *in_use + bytes > DECODING_BUDGET_BYTES {
-            in_use = self.freed.wait(in_use).map_err(poisoned)?;
-        }
-        *in_use += bytes;
-        Ok(DecodingShare(bytes))
-    }
-}
-
-impl Drop for DecodingShare {
-    fn drop(&mut self) {
-        if let Ok(mut in_use) = DECODING.in_use.lock() {
-            *in_use = in_use.saturating_sub(self.0);
-            DECODING.freed.notify_all();
-        }
     }
 }
 
@@ -344,18 +277,6 @@ impl WrittenFiles {
     }
 }
 
-/// An image's size from its header alone; (0, 0) when it cannot be read.
-fn image_dimensions(path: &Path) -> (u32, u32) {
-    image::ImageReader::open(path)
-        .and_then(image::ImageReader::with_guessed_format)
-        .ok()
-        .and_then(|mut reader| {
-            reader.no_limits();
-            reader.into_dimensions().ok()
-        })
-        .unwrap_or((0, 0))
-}
-
 /// Copies `source` into a new file at `path`, refusing more than `max_bytes`;
 /// returns the size and the SHA-256 of what was written.
 fn copy_hashing(source: &mut dyn Read, path: &Path, max_bytes: u64) -> Result<(u64, String)> {
@@ -389,13 +310,6 @@ fn copy_hashing(source: &mut dyn Read, path: &Path, max_bytes: u64) -> Result<(u
     Ok((size, hex(&hasher.finalize())))
 }
 
-/// A decoded image and the share of the decoding budget it holds.
-struct DecodedImage {
-    image: image::DynamicImage,
-    format: image::ImageFormat,
-    share: DecodingShare,
-}
-
 /// The size and SHA-256 of a file already written.
 fn hash_file(path: &Path) -> Result<(u64, String)> {
     use sha2::Digest as _;
@@ -409,56 +323,6 @@ fn hash_file(path: &Path) -> Result<(u64, String)> {
 
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-/// Decodes the file at `path` when it is an image; `None` for anything else.
-/// An image whose pixels would take more than [`MAX_DECODED_IMAGE_BYTES`] is
-/// refused from its header, before anything is allocated for it.
-fn decode_image_file(path: &Path) -> Result<Option<DecodedImage>> {
-    use image::ImageDecoder as _;
-    let open = || -> Result<image::ImageReader<std::io::BufReader<fs::File>>> {
-        image::ImageReader::open(path)?
-            .with_guessed_format()
-            .map_err(|err| CoreError::Internal(err.to_string()))
-    };
-    let unreadable = |err: image::ImageError| {
-        CoreError::invalid_field("file", format!("the image cannot be read: {err}"))
-    };
-    let reader = open()?;
-    let Some(format) = reader.format() else {
-        return Ok(None);
-    };
-    let mut limits = image::Limits::default();
-    limits.max_image_width = Some(MAX_IMAGE_SIDE);
-    limits.max_image_height = Some(MAX_IMAGE_SIDE);
-    limits.max_alloc = Some(MAX_DECODED_IMAGE_BYTES);
-    let header = {
-        let mut reader = open()?;
-        reader.no_limits();
-        reader.into_decoder().map_err(unreadable)?
-    };
-    let (width, height) = header.dimensions();
-    let decoded_bytes = header.total_bytes();
-    drop(header);
-    if width > MAX_IMAGE_SIDE || height > MAX_IMAGE_SIDE || decoded_bytes > MAX_DECODED_IMAGE_BYTES
-    {
-        return Err(CoreError::TooLarge(format!(
-            "the image is {width} × {height} pixels ({} MiB decoded); this server takes images of up to {} MiB decoded (about {} megapixels in colour) and {MAX_IMAGE_SIDE} pixels a side",
-            decoded_bytes.div_ceil(1024 * 1024),
-            MAX_DECODED_IMAGE_BYTES / (1024 * 1024),
-            MAX_DECODED_IMAGE_BYTES / 3 / 1_000_000,
-        )));
-    }
-    let preview_bytes = u64::from(PREVIEW_MAX_SIDE) * u64::from(PREVIEW_MAX_SIDE) * 8;
-    let share = DECODING.take(decoded_bytes + preview_bytes.min(decoded_bytes))?;
-    let mut reader = reader;
-    reader.limits(limits);
-    let image = reader.decode().map_err(unreadable)?;
-    Ok(Some(DecodedImage {
-        image,
-        format,
-        share,
-    }))
 }
 
 /// Decodes an upload and writes its files.
