@@ -139,3 +139,89 @@ fn reads_do_not_wait_for_a_waiting_write() {
         assert_eq!(written.expect(200).body["title"], "Written after");
     });
 }
+
+/// The salt folders in a server's files directory.
+fn upload_folders(server: &TestServer) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(server.dir.path().join("files"))
+        .map(|entries| {
+            entries
+                .flatten()
+                .map(|entry| entry.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names
+}
+
+#[test]
+fn uploads_cut_off_by_a_kill_leave_no_folder_after_a_restart_or_a_check() {
+    let mut server = TestServer::start();
+    let kept = server
+        .post(
+            "/v3/content",
+            &json!({"title": "Photo", "type": "media", "attachment": {"name": "p.png", "file": crate::png_base64(4, 4)}}),
+        )
+        .expect(200)
+        .body;
+    let kept_folders = upload_folders(&server);
+    assert_eq!(kept_folders.len(), 1);
+    let uuid = kept["uuid"].as_str().expect("uuid").to_owned();
+    let address = server.base.trim_start_matches("http://").to_owned();
+    // An upload under way when the server is killed: its folder has no record.
+    let stalled = crate::hardening::slow_upload(&address, &uuid, server.admin_token());
+    let started = Instant::now();
+    while upload_folders(&server).len() < 2 {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "the upload's folder appears"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    server.kill();
+    drop(stalled);
+    assert_eq!(
+        upload_folders(&server).len(),
+        2,
+        "the kill leaves it behind"
+    );
+    server.restart();
+    assert_eq!(upload_folders(&server), kept_folders, "removed at start");
+    let photo = server.get(&format!("/v3/content/{uuid}")).expect(200).body;
+    let original = photo["attachment"]["original_url"].as_str().expect("url");
+    server
+        .send(server.request(Method::GET, original))
+        .expect(200);
+
+    // `check`, which may run beside a serving server, removes only folders
+    // an hour old or more: an upload in flight beside it is younger.
+    let files = server.dir.path().join("files");
+    let (old, young) = (
+        files.join(format!("{:032x}", 1)),
+        files.join(format!("{:032x}", 2)),
+    );
+    for folder in [&old, &young] {
+        std::fs::create_dir(folder).expect("a folder");
+        std::fs::write(folder.join("incoming"), b"half a photo").expect("a file");
+    }
+    let two_hours_ago = std::time::SystemTime::now() - Duration::from_secs(7200);
+    std::fs::File::open(&old)
+        .and_then(|dir| dir.set_modified(two_hours_ago))
+        .expect("an old folder");
+    let checked = copydesk_tests::server_command()
+        .arg("check")
+        .arg("--data")
+        .arg(server.dir.path())
+        .output()
+        .expect("check runs");
+    let said = String::from_utf8_lossy(&checked.stdout);
+    assert!(checked.status.success(), "{said}");
+    assert!(
+        said.contains("before they were recorded (an hour old or more) removed: 1"),
+        "{said}"
+    );
+    assert!(!old.exists() && young.exists(), "only the old one goes");
+    server
+        .send(server.request(Method::GET, original))
+        .expect(200);
+}

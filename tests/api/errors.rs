@@ -227,3 +227,38 @@ fn the_ui_is_served_at_the_root_under_a_strict_policy() {
         );
     }
 }
+
+#[test]
+fn timestamps_beyond_four_digit_years_are_refused_with_the_field_named() {
+    let server = TestServer::start();
+    // `+10000` would sort before `2026` where times compare as text, and
+    // list a story due in ten thousand years as published.
+    for far in [
+        "+10000-01-01 00:00:00",
+        "+10000-01-01T00:00:00Z",
+        "-0001-06-01 00:00:00",
+    ] {
+        let refused = server
+            .post(
+                "/v3/content",
+                &json!({"title": "Far", "type": "article", "published_at": far}),
+            )
+            .expect_error(400, "invalid_request");
+        assert_eq!(refused.body["field"], "published_at", "{far}");
+        assert!(
+            refused.message().contains("0000 to 9999"),
+            "{}",
+            refused.body
+        );
+    }
+    let listed = server.get("/v3/content?status=published").expect(200).body;
+    assert_eq!(listed["items"], json!([]), "nothing was stored");
+    let last = server
+        .post(
+            "/v3/content",
+            &json!({"title": "Last", "type": "article", "published_at": "9999-12-31 23:59:59"}),
+        )
+        .expect(200)
+        .body;
+    assert_eq!(last["published_at"], "9999-12-31 23:59:59");
+}

@@ -51,11 +51,33 @@ fn http_basic_with_the_private_key_proves_the_key_pair() {
                 .json(&json!({"title": "Filed by the plugin", "type": "article"})),
         )
         .expect(200);
-    // A wrong or unknown key, or a malformed header: the same 403 as a bad token.
+    // As the WordPress plugin writes it: `"Basic " . base64_encode($key) . ":"`.
+    let plugin_form = |key: &str| {
+        format!(
+            "Basic {}:",
+            base64::engine::general_purpose::STANDARD.encode(key)
+        )
+    };
+    let me = server.send(
+        server
+            .request(Method::GET, "/v3/me")
+            .header("Authorization", plugin_form(&reporter.private_key)),
+    );
+    assert_eq!(
+        me.expect(200).body["user"]["uuid"],
+        reporter.user_uuid.as_str()
+    );
+    // A wrong or unknown key, or a malformed header (a NUL before the key
+    // too): the same 403 as a bad token.
     for header in [
         basic("not-a-key"),
         basic(&reporter.public_key),
         "Basic !!!".to_owned(),
+        plugin_form("not-a-key"),
+        plugin_form(&reporter.public_key),
+        basic(&format!("\0{}", reporter.private_key)),
+        plugin_form(&format!("\0{}", reporter.private_key)),
+        "Basic :".to_owned(),
     ] {
         server
             .send(

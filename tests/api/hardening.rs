@@ -248,7 +248,7 @@ fn a_huge_image_is_refused_or_handled_within_bounded_memory() {
 }
 
 /// Opens an upload that sends its headers and a few bytes, then waits.
-fn slow_upload(base_addr: &str, uuid: &str, token: &str) -> TcpStream {
+pub(crate) fn slow_upload(base_addr: &str, uuid: &str, token: &str) -> TcpStream {
     let mut stream = TcpStream::connect(base_addr).expect("connects");
     let head = format!(
         "PUT /v3/attachment/{uuid}/file?name=slow.bin HTTP/1.1\r\nHost: {base_addr}\r\nAuthorization: Bearer {token}\r\nContent-Type: application/octet-stream\r\nContent-Length: 1000000\r\n\r\nabc"

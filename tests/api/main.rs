@@ -5,6 +5,7 @@ mod attachments;
 mod authors;
 mod changes;
 mod comments;
+mod connections;
 mod containers;
 mod content;
 mod durability;

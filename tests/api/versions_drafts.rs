@@ -324,6 +324,11 @@ fn drafts_refuse_what_is_not_draftjs() {
         json!({"blocks": "x", "entityMap": {}}),
         json!({"blocks": []}),
         json!({"blocks": [{"key": "a", "text": "ab", "type": "unstyled", "inlineStyleRanges": [{"offset": 1, "length": 5, "style": "BOLD"}], "entityRanges": []}], "entityMap": {}}),
+        // Two links over the same characters: a character carries one entity.
+        json!({"blocks": [{"key": "a", "text": "the council", "type": "unstyled", "inlineStyleRanges": [],
+               "entityRanges": [{"offset": 0, "length": 7, "key": 0}, {"offset": 4, "length": 7, "key": 1}]}],
+               "entityMap": {"0": {"type": "LINK", "mutability": "MUTABLE", "data": {"url": "/a"}},
+                             "1": {"type": "LINK", "mutability": "MUTABLE", "data": {"url": "/b"}}}}).to_string().into(),
     ] {
         let reply = server
             .post(

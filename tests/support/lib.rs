@@ -21,6 +21,12 @@ pub mod tls;
 /// runs the tests: libpq's `PGSSL...` variables and `HOME` (whose
 /// `~/.postgresql` a node reads) are not the tester's.
 pub fn server_command() -> Command {
+    server_command_under(&[])
+}
+
+/// The server binary run by a wrapper: `wrapper` (a program and its
+/// arguments) then the binary, as [`server_command`] runs it.
+pub fn server_command_under(wrapper: &[String]) -> Command {
     static HOME: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
     let home = HOME.get_or_init(|| {
         tempfile::Builder::new()
@@ -29,7 +35,14 @@ pub fn server_command() -> Command {
             .expect("a home directory")
             .keep()
     });
-    let mut command = Command::new(server_binary());
+    let mut command = match wrapper.split_first() {
+        Some((program, args)) => {
+            let mut command = Command::new(program);
+            command.args(args).arg(server_binary());
+            command
+        }
+        None => Command::new(server_binary()),
+    };
     command
         .env_remove("PGSSLMODE")
         .env_remove("PGSSLROOTCERT")
@@ -108,6 +121,9 @@ pub fn measuring() {
     MEASURING.store(true, std::sync::atomic::Ordering::Relaxed);
 }
 
+/// How many of its last log lines a [`TestServer`] keeps.
+const LOG_LINES_KEPT: usize = 10_000;
+
 /// A running `copydesk-server serve`, killed when dropped.
 pub struct TestServer {
     pub dir: tempfile::TempDir,
@@ -119,6 +135,10 @@ pub struct TestServer {
     extra_args: Vec<String>,
     /// Where the server listens: a free port unless a test names one.
     listen: String,
+    /// The open-files soft limit it starts with, when a test sets one.
+    open_files: Option<u64>,
+    /// The last lines the server wrote to its log (at most [`LOG_LINES_KEPT`]).
+    log: std::sync::Arc<std::sync::Mutex<std::collections::VecDeque<String>>>,
 }
 
 /// The answer to one request: status and JSON body (`Value::Null` when not JSON).
@@ -233,13 +253,20 @@ impl TestServer {
     }
 
     fn start_in(database: Option<String>, extra: &[&str]) -> Self {
+        let mut server = Self::prepared(database, extra);
+        server.launch().expect("the server starts");
+        server
+    }
+
+    /// A server ready to launch: its data directory, database and admin key.
+    fn prepared(database: Option<String>, extra: &[&str]) -> Self {
         let dir = tempfile::tempdir().expect("a temporary directory");
         if let Some(url) = database {
             std::fs::write(dir.path().join(DATABASE_FILE), url)
                 .expect("the test database's URL is noted");
         }
         let admin = create_key(dir.path(), "admin", &["admin"], &[]).expect("an admin key");
-        let mut server = Self {
+        Self {
             dir,
             base: String::new(),
             child: None,
@@ -252,13 +279,40 @@ impl TestServer {
             admin,
             extra_args: extra.iter().map(|s| (*s).to_owned()).collect(),
             listen: "127.0.0.1:0".to_owned(),
-        };
+            open_files: None,
+            log: std::sync::Arc::default(),
+        }
+    }
+
+    /// Starts a server on SQLite as a service manager starts one: with an
+    /// open-files soft limit of `soft` (systemd's is 1,024), and `extra` flags.
+    pub fn start_with_open_files(soft: u64, extra: &[&str]) -> Self {
+        let mut server = Self::prepared(None, extra);
+        server.open_files = Some(soft);
         server.launch().expect("the server starts");
         server
     }
 
+    /// The lines the server has written to its log so far.
+    pub fn log_lines(&self) -> Vec<String> {
+        self.log
+            .lock()
+            .map(|lines| lines.iter().cloned().collect())
+            .unwrap_or_default()
+    }
+
     fn launch(&mut self) -> Result<()> {
-        let mut child = server_command()
+        let wrapper: Vec<String> = self
+            .open_files
+            .map(|soft| {
+                vec![
+                    "prlimit".to_owned(),
+                    format!("--nofile={soft}:"),
+                    "--".to_owned(),
+                ]
+            })
+            .unwrap_or_default();
+        let mut child = server_command_under(&wrapper)
             .arg("serve")
             .arg("--listen")
             .arg(&self.listen)
@@ -282,9 +336,16 @@ impl TestServer {
             .context("starting copydesk-server")?;
         let stderr = child.stderr.take().context("the server's stderr")?;
         let (tx, rx) = mpsc::channel();
+        let log = std::sync::Arc::clone(&self.log);
         std::thread::spawn(move || {
             let mut sent = false;
             for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if let Ok(mut lines) = log.lock() {
+                    if lines.len() == LOG_LINES_KEPT {
+                        lines.pop_front();
+                    }
+                    lines.push_back(line.clone());
+                }
                 if !sent && let Some(rest) = line.split("listening on http://").nth(1) {
                     let addr = rest.split_whitespace().next().unwrap_or("").to_owned();
                     let _ = tx.send(addr);

@@ -44,10 +44,16 @@ pub fn credential(headers: &axum::http::HeaderMap) -> Option<Credential> {
     }
     if scheme.eq_ignore_ascii_case("basic") {
         // A malformed Basic header is still a credential: refused as invalid, not as missing.
-        let text = base64::engine::general_purpose::STANDARD
-            .decode(rest)
-            .ok()
-            .and_then(|decoded| String::from_utf8(decoded).ok())
+        let decoded = |text: &str| {
+            base64::engine::general_purpose::STANDARD
+                .decode(text)
+                .ok()
+                .and_then(|decoded| String::from_utf8(decoded).ok())
+        };
+        let text = decoded(rest)
+            // The WordPress plugin writes the colon after the base64:
+            // `"Basic " . base64_encode($private_key) . ":"`.
+            .or_else(|| rest.strip_suffix(':').and_then(decoded))
             .unwrap_or_default();
         let private_key = text.split_once(':').map_or(text.as_str(), |(user, _)| user);
         return Some(Credential::PrivateKey(private_key.to_owned()));

@@ -12,6 +12,7 @@ pub mod openapi;
 mod paths;
 pub mod present;
 mod routes;
+pub mod serve;
 pub mod stop;
 mod upload_slots;
 

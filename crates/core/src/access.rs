@@ -266,6 +266,11 @@ pub fn authenticate_credential(tx: &Transaction<'_>, credential: &Credential) ->
     match credential {
         Credential::Token(token) => authenticate(tx, token),
         Credential::PrivateKey(private_key) => {
+            // Keys are printable text: anything else is no key (a NUL would
+            // not even reach PostgreSQL as text).
+            if private_key.is_empty() || private_key.chars().any(char::is_control) {
+                return Err(CoreError::Token(TokenProblem::Invalid));
+            }
             // `+?1`: see the store's note on statements re-prepared for every value.
             let found = tx
                 .prepare_cached(

@@ -525,6 +525,24 @@ fn parse_metadata(raw: &Value) -> Result<Value> {
 }
 
 impl Cms {
+    /// Removes the folders of uploads cut off before their record was
+    /// written, last changed at least `min_age` ago (see
+    /// `orphaned_uploads`); returns how many.
+    pub fn remove_orphaned_uploads(&self, min_age: std::time::Duration) -> Result<usize> {
+        let salts: std::collections::HashSet<String> = self.store.read(|tx| {
+            let mut statement = tx.prepare("SELECT salt FROM attachments")?;
+            let salts = statement
+                .query_map([], |row| row.get::<_, String>(0))?
+                .collect::<std::result::Result<_, _>>()?;
+            Ok(salts)
+        })?;
+        Ok(crate::orphaned_uploads::remove(
+            self.store.files_dir(),
+            &salts,
+            min_age,
+        ))
+    }
+
     pub(crate) fn attachment_from_row(&self, row: &Row<'_>) -> crate::db::Result<Attachment> {
         let uuid: String = row.get(1)?;
         let salt: String = row.get(4)?;

@@ -1,6 +1,6 @@
 //! Timestamps as the contract writes them: UTC `YYYY-MM-DD HH:MM:SS`.
 
-use chrono::{NaiveDateTime, Timelike as _, Utc};
+use chrono::{Datelike as _, NaiveDateTime, Timelike as _, Utc};
 
 use crate::error::{CoreError, Result};
 
@@ -26,7 +26,9 @@ pub fn parse_timestamp(field: &str, raw: &str) -> Result<String> {
         .ok_or_else(|| {
             CoreError::invalid_field(
                 field,
-                format!("\"{field}\" must be a timestamp like 2026-01-31 14:05:00"),
+                format!(
+                    "\"{field}\" must be a timestamp like 2026-01-31 14:05:00, in the years 0000 to 9999"
+                ),
             )
         })
 }
@@ -42,6 +44,13 @@ fn parse_moment(raw: &str) -> Option<NaiveDateTime> {
                 .map(|t| t.with_timezone(&Utc).naive_utc())
         })
         .map(|t| t.with_nanosecond(0).unwrap_or(t))
+        .filter(|t| four_digit_year(t.year()))
+}
+
+/// Whether `year` is written with four digits: stored timestamps compare as
+/// text, which a year such as `+10000` (sorting before `2026`) would break.
+fn four_digit_year(year: i32) -> bool {
+    (0..=9999).contains(&year)
 }
 
 /// The span a filter's bound covers: a day (`YYYY-MM-DD`, a UTC day) its
@@ -61,12 +70,15 @@ pub fn span(field: &str, raw: &str) -> Result<(String, String)> {
         }
         _ => raw,
     };
-    let (start, length) = match chrono::NaiveDate::parse_from_str(raw, "%Y-%m-%d") {
-        Ok(day) => (
+    let day = chrono::NaiveDate::parse_from_str(raw, "%Y-%m-%d")
+        .ok()
+        .filter(|day| four_digit_year(day.year()));
+    let (start, length) = match day {
+        Some(day) => (
             day.and_time(chrono::NaiveTime::MIN),
             chrono::TimeDelta::days(1),
         ),
-        Err(_) => {
+        None => {
             let start = parse_moment(raw).ok_or_else(|| {
                 CoreError::invalid_field(
                     field,
@@ -116,7 +128,14 @@ mod tests {
             span("2026-12-31 23:59:59"),
             pair("2026-12-31 23:59:59", "2027-01-01 00:00:00")
         );
-        for wrong in ["yesterday", "2026-13-01", "27/11/2026", ""] {
+        for wrong in [
+            "yesterday",
+            "2026-13-01",
+            "27/11/2026",
+            "",
+            "+10000-01-01",
+            "-0001-01-01",
+        ] {
             let err = super::span("changed_to", wrong).expect_err(wrong);
             assert!(
                 err.to_string().contains("YYYY-MM-DD (UTC)"),
@@ -147,6 +166,16 @@ mod tests {
     fn refuses_other_text() {
         assert!(parse_timestamp("t", "yesterday").is_err());
         assert!(parse_timestamp("t", "2026-13-01 00:00:00").is_err());
+        // Years of five digits or before year 0 would not compare as text.
+        for far in [
+            "+10000-01-01 00:00:00",
+            "+10000-01-01T00:00:00Z",
+            "-0001-01-01 00:00:00",
+        ] {
+            let err = parse_timestamp("published_at", far).expect_err(far);
+            assert!(err.to_string().contains("0000 to 9999"), "{far}: {err}");
+        }
+        assert!(parse_timestamp("t", "9999-12-31 23:59:59").is_ok());
     }
 
     #[test]

@@ -128,8 +128,14 @@ fn validate_block(index: usize, block: &Value, entity_keys: &HashSet<String>) ->
             )));
         }
     }
+    let mut covered: Vec<(u64, u64)> = Vec::new();
     for range in ranges(block, index, "entityRanges")? {
         check_range(index, range, length)?;
+        let offset = range.get("offset").and_then(Value::as_u64).unwrap_or(0);
+        let end = offset + range.get("length").and_then(Value::as_u64).unwrap_or(0);
+        if end > offset {
+            covered.push((offset, end));
+        }
         let key = match range.get("key") {
             Some(Value::Number(n)) => n.to_string(),
             Some(Value::String(s)) => s.clone(),
@@ -145,7 +151,22 @@ fn validate_block(index: usize, block: &Value, entity_keys: &HashSet<String>) ->
             )));
         }
     }
+    // A character carries one entity (one link, one photo) at most.
+    if let Some((start, end)) = first_overlap(&mut covered) {
+        return Err(bad(format!(
+            "block {index} has entity ranges that overlap over characters {start} to {end}; a character carries one entity at most"
+        )));
+    }
     Ok(())
+}
+
+/// Where the first two of `spans` (start, end) overlap, if any two do.
+pub(crate) fn first_overlap(spans: &mut [(u64, u64)]) -> Option<(u64, u64)> {
+    spans.sort_unstable();
+    spans
+        .windows(2)
+        .find(|pair| pair[1].0 < pair[0].1)
+        .map(|pair| (pair[1].0, pair[0].1.min(pair[1].1)))
 }
 
 fn ranges<'a>(
@@ -315,5 +336,31 @@ mod tests {
         ] {
             assert!(validate_raw(&raw).is_err(), "{raw} should be refused");
         }
+    }
+
+    #[test]
+    fn refuses_entity_ranges_that_overlap_and_takes_ranges_side_by_side() {
+        let links = json!({"0": {"type": "LINK", "mutability": "MUTABLE", "data": {"url": "/a"}},
+                           "1": {"type": "LINK", "mutability": "MUTABLE", "data": {"url": "/b"}}});
+        let raw = |entities: Value| json!({"blocks": [block("the council met", json!([]), entities)], "entityMap": links.clone()});
+        let overlapping = raw(
+            json!([{"offset": 0, "length": 7, "key": 0}, {"offset": 4, "length": 7, "key": 1}]),
+        );
+        for sent in [overlapping.clone(), Value::String(overlapping.to_string())] {
+            let err = validate_raw(&sent).expect_err("overlapping entity ranges");
+            assert!(
+                err.to_string().contains("overlap over characters 4 to 7"),
+                "{err}"
+            );
+        }
+        let side_by_side = raw(
+            json!([{"offset": 4, "length": 7, "key": 1}, {"offset": 0, "length": 4, "key": 0},
+                                      {"offset": 2, "length": 0, "key": 0}]),
+        );
+        assert!(validate_raw(&Value::String(side_by_side.to_string())).is_ok());
+        // Style ranges overlap as they like: a word bold and italic.
+        let styles = json!({"blocks": [block("the council met", json!([{"offset": 0, "length": 7, "style": "BOLD"},
+            {"offset": 4, "length": 7, "style": "ITALIC"}]), json!([]))], "entityMap": {}});
+        assert!(validate_raw(&styles).is_ok());
     }
 }

@@ -25,6 +25,7 @@ pub mod idempotency;
 pub mod locks;
 pub mod merge;
 pub mod model;
+pub mod orphaned_uploads;
 pub mod paging;
 pub mod planning;
 mod principal_cache;

@@ -1,5 +1,7 @@
 //! `copydesk-server`: Copydesk's backend run headless, with the command line of the contract.
 
+mod open_files;
+
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -135,6 +137,14 @@ struct ServeArgs {
     /// cut off with 408.
     #[arg(long, env = "COPYDESK_BODY_TIMEOUT", default_value_t = copydesk_api::BODY_IDLE_TIMEOUT.as_secs())]
     body_timeout: u64,
+    /// Seconds a client has to send a request's line and headers (and that
+    /// an idle kept-alive connection stays open) before it is closed.
+    #[arg(long, env = "COPYDESK_HEADER_TIMEOUT", default_value_t = 20)]
+    header_timeout: u64,
+    /// Connections open at once; the next waits until one closes. By
+    /// default as many as the open-files limit leaves room for (at most 16,384).
+    #[arg(long, env = "COPYDESK_MAX_CONNECTIONS")]
+    max_connections: Option<usize>,
     /// Keep this data directory synced with a central server in the background.
     #[arg(long, env = "COPYDESK_REMOTE")]
     remote: Option<String>,
@@ -342,6 +352,10 @@ const POSTGRES_CONNECTIONS: usize = 16;
 /// How long a stop waits for requests still running before it checkpoints anyway.
 const STOP_GRACE: std::time::Duration = std::time::Duration::from_secs(10);
 
+/// How old a folder no attachment names must be before `check`, which may
+/// run beside a serving server, removes it: an upload in flight is younger.
+const ORPHANS_AGE_BESIDE_SERVING: std::time::Duration = std::time::Duration::from_secs(3600);
+
 /// `check`: SQLite's full integrity check, printed for a person.
 fn check(data: &DataArgs) -> Result<()> {
     if let Some(url) = &data.database {
@@ -356,6 +370,11 @@ fn check(data: &DataArgs) -> Result<()> {
             "{} is sound (integrity_check and foreign_key_check, {:.1} s)",
             path.display(),
             started.elapsed().as_secs_f64()
+        );
+        let removed =
+            copydesk_core::store::remove_orphaned_uploads(&dir, ORPHANS_AGE_BESIDE_SERVING)?;
+        println!(
+            "folders of uploads cut off before they were recorded (an hour old or more) removed: {removed}"
         );
         return Ok(());
     }
@@ -662,6 +681,15 @@ fn serve(args: ServeArgs) -> Result<()> {
         None => args.start_check.check(),
     };
     let (cms, dir) = args.data.open_checked(check)?;
+    // Nothing is uploading yet: every folder no attachment names is left by a kill.
+    match cms.remove_orphaned_uploads(std::time::Duration::ZERO) {
+        Ok(0) => {}
+        Ok(removed) => tracing::info!(
+            removed,
+            "removed the folders of uploads cut off before they were recorded"
+        ),
+        Err(err) => tracing::warn!(%err, "could not look for folders of cut-off uploads"),
+    }
     let cms = Arc::new(cms);
     let store = Arc::clone(&cms);
     let remote = match &args.remote {
@@ -675,6 +703,10 @@ fn serve(args: ServeArgs) -> Result<()> {
             Some(remote)
         }
         None => None,
+    };
+    let max_connections = {
+        let fit = open_files::raise_and_fit();
+        args.max_connections.unwrap_or(fit)
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -711,8 +743,15 @@ fn serve(args: ServeArgs) -> Result<()> {
         tracing::info!(data = %dir.display(), "copydesk-server listening on http://{address}");
         let (stopping, mut stop_seen) = tokio::sync::watch::channel(false);
         // The client's address reaches handlers (sign-in counts failures per address).
-        let app = app.into_make_service_with_connect_info::<SocketAddr>();
-        let serving = axum::serve(listener, app).with_graceful_shutdown(async move {
+        let limits = copydesk_api::serve::ConnectionLimits {
+            header_timeout: std::time::Duration::from_secs(args.header_timeout.max(1)),
+            max_open: max_connections,
+        };
+        tracing::info!(
+            "connections: at most {max_connections} open, a request head within {} s",
+            limits.header_timeout.as_secs()
+        );
+        let serving = copydesk_api::serve::serve(listener, app, limits, async move {
             stop.requested().await;
             tracing::info!("stopping: finishing the requests in flight");
             let _ = stopping.send(true);
@@ -722,7 +761,7 @@ fn serve(args: ServeArgs) -> Result<()> {
             tokio::time::sleep(STOP_GRACE).await;
         };
         tokio::select! {
-            served = serving => served.context("serving")?,
+            () = serving => {}
             () = grace => tracing::warn!("requests still running {} s after the stop; stopping without them", STOP_GRACE.as_secs()),
         }
         Ok::<_, anyhow::Error>(())

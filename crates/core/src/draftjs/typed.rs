@@ -195,6 +195,12 @@ pub(super) fn passes(text: &str) -> bool {
     state.blocks.iter().all(|block| {
         let length = block.text.chars().count() as u64;
         let fits = |offset: u64, len: u64| offset.checked_add(len).is_some_and(|end| end <= length);
+        let mut covered: Vec<(u64, u64)> = block
+            .entity_ranges
+            .iter()
+            .filter(|r| r.length > 0)
+            .map(|r| (r.offset, r.offset.saturating_add(r.length)))
+            .collect();
         block
             .inline_style_ranges
             .iter()
@@ -203,5 +209,6 @@ pub(super) fn passes(text: &str) -> bool {
                 .entity_ranges
                 .iter()
                 .all(|r| fits(r.offset, r.length) && keys.contains(&r.key.0))
+            && super::first_overlap(&mut covered).is_none()
     })
 }

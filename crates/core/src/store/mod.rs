@@ -617,6 +617,22 @@ fn open_untouched(dir: &Path) -> Result<Connection> {
     Ok(conn)
 }
 
+/// Removes the folders of uploads in `dir` cut off before their record was
+/// written, last changed at least `min_age` ago (see `orphaned_uploads`),
+/// reading the database without changing it; returns how many.
+pub fn remove_orphaned_uploads(dir: &Path, min_age: std::time::Duration) -> Result<usize> {
+    let conn = open_untouched(dir)?;
+    let mut statement = conn.prepare("SELECT salt FROM attachments")?;
+    let salts: std::collections::HashSet<String> = statement
+        .query_map([], |row| row.get::<_, String>(0))?
+        .collect::<std::result::Result<_, _>>()?;
+    Ok(crate::orphaned_uploads::remove(
+        &dir.join("files"),
+        &salts,
+        min_age,
+    ))
+}
+
 /// SQLite's full `integrity_check` of the database in `dir` (every page,
 /// every index entry), and its foreign keys: the problems found, none when
 /// sound. Safe beside a running server: it only reads.
