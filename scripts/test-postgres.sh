@@ -8,12 +8,16 @@
 # (copydesk.db, its WAL, VACUUM INTO backups, quick_check); on PostgreSQL
 # the database is not a file of the data directory, and its backups and
 # checks are PostgreSQL's own (see docs/RUNNING.md, deploying on PostgreSQL).
+# Also left out: the tests of connections alone (request heads, the cap on
+# open connections), which never reach the database: one run proves them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/sqlite-flags.sh
 
 sqlite_file_tests=(
   access::data_is_private
+  connections::
+  durability::check_removes_folders_of_cut_off_uploads_an_hour_old
   content::kept_answers_are_rendered_again_by_a_command
   durability::reads_do_not_wait_for_a_waiting_write
   durability::sigkill_mid_stream_keeps_every_acknowledged_write
@@ -26,7 +30,7 @@ skips=()
 for test in "${sqlite_file_tests[@]}"; do
   skips+=(--skip "$test")
 done
-echo "== the API suite on PostgreSQL (leaving out ${#sqlite_file_tests[@]} tests of the SQLite file)"
+echo "== the API suite on PostgreSQL (leaving out ${#sqlite_file_tests[@]} tests of the SQLite file and of connections alone)"
 COPYDESK_TEST_DATABASE=postgres cargo test -p copydesk-tests --test api -- "${skips[@]}"
 echo "== the sync suite with its central servers on PostgreSQL"
 COPYDESK_TEST_DATABASE=postgres cargo test -p copydesk-tests --test sync

@@ -155,7 +155,7 @@ fn upload_folders(server: &TestServer) -> Vec<String> {
 }
 
 #[test]
-fn uploads_cut_off_by_a_kill_leave_no_folder_after_a_restart_or_a_check() {
+fn uploads_cut_off_by_a_kill_leave_no_folder_after_a_restart() {
     let mut server = TestServer::start();
     let kept = server
         .post(
@@ -192,7 +192,19 @@ fn uploads_cut_off_by_a_kill_leave_no_folder_after_a_restart_or_a_check() {
     server
         .send(server.request(Method::GET, original))
         .expect(200);
+}
 
+#[test]
+fn check_removes_folders_of_cut_off_uploads_an_hour_old() {
+    let server = TestServer::start();
+    let photo = server
+        .post(
+            "/v3/content",
+            &json!({"title": "Photo", "type": "media", "attachment": {"name": "p.png", "file": crate::png_base64(4, 4)}}),
+        )
+        .expect(200)
+        .body;
+    let original = photo["attachment"]["original_url"].as_str().expect("url");
     // `check`, which may run beside a serving server, removes only folders
     // an hour old or more: an upload in flight beside it is younger.
     let files = server.dir.path().join("files");
