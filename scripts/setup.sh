@@ -9,9 +9,10 @@ cd "$(dirname "$0")/.."
 source scripts/sqlite-flags.sh
 
 # postgresql: the suites start their own PostgreSQL 15 (initdb in a temporary
-# directory, no system service) to run the central server on it.
+# directory, no system service) to run the central server on it; locales:
+# one test makes its database in en_US.UTF-8, as managed services do.
 packages=(build-essential pkg-config ca-certificates curl python3 chromium fonts-dejavu-core
-          postgresql)
+          postgresql locales)
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
   packages+=(nodejs npm)
 fi
@@ -30,18 +31,32 @@ for package in "${packages[@]}"; do
   fi
 done
 
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "setup: installing ${missing[*]}"
+# Runs a command as root: directly, or through sudo.
+as_root() {
   if [ "$(id -u)" -eq 0 ]; then
-    sudo_cmd=()
+    "$@"
   elif command -v sudo >/dev/null 2>&1; then
-    sudo_cmd=(sudo)
+    sudo "$@"
   else
-    echo "setup: need root (or sudo) to install: ${missing[*]}" >&2
+    echo "setup: need root (or sudo) to run: $*" >&2
     exit 1
   fi
-  "${sudo_cmd[@]}" apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+}
+
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  as_root apt-get update -qq
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+if ! locale -a | grep -qix 'en_US.utf8'; then
+  echo "setup: generating the en_US.UTF-8 locale"
+  if grep -q '^# *en_US.UTF-8 UTF-8' /etc/locale.gen; then
+    as_root sed -i 's/^# *en_US.UTF-8 UTF-8/en_US.UTF-8 UTF-8/' /etc/locale.gen
+  else
+    echo 'en_US.UTF-8 UTF-8' | as_root tee -a /etc/locale.gen >/dev/null
+  fi
+  as_root locale-gen >/dev/null
 fi
 
 if ! command -v cargo >/dev/null 2>&1; then

@@ -12,6 +12,15 @@ fn basic(private_key: &str) -> String {
     )
 }
 
+/// HTTP Basic as the WordPress plugin writes it, the colon after the base64:
+/// `"Basic " . base64_encode($private_key) . ":"`.
+fn plugin_basic(private_key: &str) -> String {
+    format!(
+        "Basic {}:",
+        base64::engine::general_purpose::STANDARD.encode(private_key)
+    )
+}
+
 #[test]
 fn paths_with_doubled_and_trailing_slashes_reach_their_operation() {
     let server = TestServer::start();
@@ -51,17 +60,11 @@ fn http_basic_with_the_private_key_proves_the_key_pair() {
                 .json(&json!({"title": "Filed by the plugin", "type": "article"})),
         )
         .expect(200);
-    // As the WordPress plugin writes it: `"Basic " . base64_encode($key) . ":"`.
-    let plugin_form = |key: &str| {
-        format!(
-            "Basic {}:",
-            base64::engine::general_purpose::STANDARD.encode(key)
-        )
-    };
+    // As the WordPress plugin writes it.
     let me = server.send(
         server
             .request(Method::GET, "/v3/me")
-            .header("Authorization", plugin_form(&reporter.private_key)),
+            .header("Authorization", plugin_basic(&reporter.private_key)),
     );
     assert_eq!(
         me.expect(200).body["user"]["uuid"],
@@ -73,10 +76,10 @@ fn http_basic_with_the_private_key_proves_the_key_pair() {
         basic("not-a-key"),
         basic(&reporter.public_key),
         "Basic !!!".to_owned(),
-        plugin_form("not-a-key"),
-        plugin_form(&reporter.public_key),
+        plugin_basic("not-a-key"),
+        plugin_basic(&reporter.public_key),
         basic(&format!("\0{}", reporter.private_key)),
-        plugin_form(&format!("\0{}", reporter.private_key)),
+        plugin_basic(&format!("\0{}", reporter.private_key)),
         "Basic :".to_owned(),
     ] {
         server
@@ -210,16 +213,18 @@ fn workflow_sections_say_whether_they_are_for_print_or_the_web() {
         .expect(200)
         .body[0]
         .clone();
+    // Written as the workflow's flags are, and as the plugin compares them.
     assert_eq!(
         (both["is_print"].clone(), both["is_web"].clone()),
-        (json!(true), json!(true))
+        (json!("1"), json!("1"))
     );
-    // As the print plugin reads them: a trailing slash, Basic auth, print sections only.
+    // As the print plugin reads them: a trailing slash, its own Basic
+    // header, print sections only.
     let sections = server
         .send(
             server
                 .request(Method::GET, "/v3/workflow-section/?per_page=150")
-                .header("Authorization", basic(&server.admin.private_key)),
+                .header("Authorization", plugin_basic(&server.admin.private_key)),
         )
         .expect(200)
         .body;
@@ -227,7 +232,8 @@ fn workflow_sections_say_whether_they_are_for_print_or_the_web() {
         .as_array()
         .expect("items")
         .iter()
-        .filter(|s| s["is_print"] == json!(true))
+        // `'1' === $section->is_print`, as the plugin keeps its sections.
+        .filter(|s| s["is_print"].as_str() == Some("1"))
         .filter_map(|s| s["name"].as_str())
         .collect();
     print.sort_unstable();

@@ -4,6 +4,7 @@
 
 mod database_tls;
 mod import;
+mod locales;
 
 use std::collections::BTreeSet;
 use std::sync::{Arc, Barrier};

@@ -35,8 +35,9 @@ pub fn cluster() -> &'static Cluster {
     CLUSTER.get_or_init(|| Cluster::start(&[]).expect("a PostgreSQL cluster starts"))
 }
 
-/// A new, empty database on the process's cluster, made with the C locale;
-/// its URL.
+/// A new, empty database on the process's cluster, made with a plain
+/// `createdb` in the cluster's default locale (C.UTF-8, as a stock Debian
+/// cluster's); its URL.
 pub fn fresh_database() -> String {
     let cluster = cluster();
     let name = format!(
@@ -100,7 +101,8 @@ impl Cluster {
             "trust",
             "-U",
             "postgres",
-            "--locale=C",
+            // A stock Debian cluster's default, which a plain `createdb` takes.
+            "--locale=C.UTF-8",
             "--encoding=UTF8",
             "--data-checksums",
         ]);
@@ -240,17 +242,27 @@ impl Cluster {
         format!("postgres://postgres@127.0.0.1:{}/{database}", self.port)
     }
 
+    /// A database made as an operator's first step does: a plain `createdb`.
     pub fn create_database(&self, name: &str) -> Result<()> {
+        self.createdb(name, &[])
+    }
+
+    /// A database made in `locale` (`en_US.UTF-8`, as managed services make them).
+    pub fn create_database_in_locale(&self, name: &str, locale: &str) -> Result<()> {
+        self.createdb(
+            name,
+            &[
+                format!("--locale={locale}"),
+                "--template=template0".to_owned(),
+            ],
+        )
+    }
+
+    fn createdb(&self, name: &str, options: &[String]) -> Result<()> {
         let mut createdb = Command::new(Path::new(BIN).join("createdb"));
         createdb
-            .args([
-                "-h",
-                "127.0.0.1",
-                "-U",
-                "postgres",
-                "--locale=C",
-                "--template=template0",
-            ])
+            .args(["-h", "127.0.0.1", "-U", "postgres"])
+            .args(options)
             .arg("-p")
             .arg(self.port.to_string())
             .arg(name);

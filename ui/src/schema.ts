@@ -1831,10 +1831,13 @@ export interface components {
             created_at: string;
             modified_at: string;
             srn: string;
-            /** @description For print pages (a print plugin keeps only these). */
-            is_print: boolean;
-            /** @description For the web. */
-            is_web: boolean;
+            /**
+             * @description For print pages (a print plugin keeps only these): `"1"` or `"0"`,
+             *     as the workflow's flags are written.
+             */
+            is_print: string;
+            /** @description For the web: `"1"` or `"0"`. */
+            is_web: string;
         };
         WorkflowSectionBody: {
             name?: string | null;

@@ -500,8 +500,8 @@ pub fn workflow_section(section: WorkflowSection) -> wire::WorkflowSection {
         created_at: section.created_at,
         modified_at: section.modified_at,
         srn: section.srn,
-        is_print: section.is_print,
-        is_web: section.is_web,
+        is_print: flag(section.is_print),
+        is_web: flag(section.is_web),
     }
 }
 

@@ -122,11 +122,12 @@ fn document_from_row(row: &Row<'_>) -> crate::db::Result<PrintDocument> {
 /// A 409 `conflict` when another document already tracks `label` (ignoring ASCII case).
 fn ensure_label_free(tx: &Transaction<'_>, label: &str, except: Option<i64>) -> Result<()> {
     // SQLite compares the column case-blind (COLLATE NOCASE); PostgreSQL
-    // by its lower() index, which in the C locale folds ASCII alone, alike.
+    // by its lower() index, which in the column's "C" collation folds ASCII
+    // alone, alike (the label sent is folded in that collation too).
     let taken = tx
         .prepare_cached(match tx.dialect() {
             Dialect::Sqlite => "SELECT EXISTS (SELECT 1 FROM print_documents WHERE tracking_label = ?1 AND id IS DISTINCT FROM ?2)",
-            Dialect::Postgres => "SELECT EXISTS (SELECT 1 FROM print_documents WHERE lower(tracking_label) = lower(?1) AND id IS DISTINCT FROM ?2)",
+            Dialect::Postgres => "SELECT EXISTS (SELECT 1 FROM print_documents WHERE lower(tracking_label) = lower(CAST(?1 AS TEXT) COLLATE \"C\") AND id IS DISTINCT FROM ?2)",
         })?
         .query_row(params![label, except], |row| row.get::<_, bool>(0))?;
     if taken {
@@ -233,7 +234,7 @@ impl Cms {
                         .prepare_cached(match tx.dialect() {
                             Dialect::Sqlite => "SELECT id FROM print_documents WHERE tracking_label = ?1",
                             Dialect::Postgres => {
-                                "SELECT id FROM print_documents WHERE lower(tracking_label) = lower(?1)"
+                                "SELECT id FROM print_documents WHERE lower(tracking_label) = lower(CAST(?1 AS TEXT) COLLATE \"C\")"
                             }
                         })?
                         .query_row([label.as_str()], |row| row.get(0))

@@ -50,7 +50,7 @@ pub(crate) fn keyword_conditions(
     first_arg: usize,
 ) -> Vec<String> {
     // SQLite's LIKE ignores ASCII case; PostgreSQL's ILIKE does the same in
-    // the C locale the database is made with.
+    // the "C" collation of every text column (migration 0024).
     let like = match dialect {
         crate::db::Dialect::Sqlite => "LIKE",
         crate::db::Dialect::Postgres => "ILIKE",
@@ -308,7 +308,15 @@ pub(crate) fn named(
     if let Some(id) = table.try_id_of(tx, value)? {
         return Ok(id);
     }
-    tx.prepare_cached(by_slug_or_name)?
+    // PostgreSQL folds the name sent in the columns' "C" collation, ASCII
+    // letters alone, as SQLite's lower() does, whatever the database's locale.
+    let sql = match tx.dialect() {
+        crate::db::Dialect::Sqlite => std::borrow::Cow::Borrowed(by_slug_or_name),
+        crate::db::Dialect::Postgres => std::borrow::Cow::Owned(
+            by_slug_or_name.replace("lower(?1)", "lower(CAST(?1 AS TEXT) COLLATE \"C\")"),
+        ),
+    };
+    tx.prepare_cached(&sql)?
         .query_row([value], |row| row.get::<_, i64>(0))
         .optional()?
         .ok_or_else(|| CoreError::not_found_field(field, format!("no {field} {value}")))

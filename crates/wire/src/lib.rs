@@ -687,10 +687,11 @@ pub struct WorkflowSection {
     pub created_at: String,
     pub modified_at: String,
     pub srn: String,
-    /// For print pages (a print plugin keeps only these).
-    pub is_print: bool,
-    /// For the web.
-    pub is_web: bool,
+    /// For print pages (a print plugin keeps only these): `"1"` or `"0"`,
+    /// as the workflow's flags are written.
+    pub is_print: String,
+    /// For the web: `"1"` or `"0"`.
+    pub is_web: String,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, ToSchema)]

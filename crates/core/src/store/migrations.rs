@@ -190,4 +190,8 @@ pub(super) const POSTGRES: &[(&str, &str)] = &[
         "0023_sync_skipped",
         include_str!("../../migrations/postgres/0023_sync_skipped.sql"),
     ),
+    (
+        "0024_text_in_byte_order",
+        include_str!("../../migrations/postgres/0024_text_in_byte_order.sql"),
+    ),
 ];

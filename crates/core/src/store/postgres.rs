@@ -76,7 +76,6 @@ pub(super) fn open(url: &str, connections: usize) -> Result<Pool<PgConnection>> 
         let client = connect_client().map_err(crate::db::Error::from)?;
         Ok(PgConnection::new(client))
     };
-    check_collation(&mut first)?;
     migrate(&mut first)?;
     Ok(Pool::new(
         Some(first),
@@ -96,29 +95,6 @@ fn connection_failed(err: postgres::Error) -> CoreError {
         err.into()
     } else {
         CoreError::invalid(format!("the connection to PostgreSQL failed: {err}"))
-    }
-}
-
-/// Text must sort byte by byte and fold only ASCII, as on SQLite: the
-/// database must have been created with the C locale.
-fn check_collation(conn: &mut PgConnection) -> Result<()> {
-    let row = conn
-        .client()
-        .query_one(
-            "SELECT datcollate, datctype FROM pg_database WHERE datname = current_database()",
-            &[],
-        )
-        .map_err(crate::db::Error::from)?;
-    let (collate, ctype): (String, String) = (row.get(0), row.get(1));
-    let plain = |locale: &str| matches!(locale, "C" | "POSIX");
-    if plain(&collate) && plain(&ctype) {
-        Ok(())
-    } else {
-        Err(CoreError::invalid(format!(
-            "the database uses the locale {collate}/{ctype}; Copydesk needs a database made with \
-             the C locale (createdb --locale=C --template=template0 NAME), so that text sorts \
-             and compares exactly as on SQLite"
-        )))
     }
 }
 
