@@ -94,6 +94,10 @@ pub(super) const SQLITE: &[(&str, &str)] = &[
         "0023_sync_skipped",
         include_str!("../../migrations/sqlite/0023_sync_skipped.sql"),
     ),
+    (
+        "0024_text_in_byte_order",
+        include_str!("../../migrations/sqlite/0024_text_in_byte_order.sql"),
+    ),
 ];
 
 /// PostgreSQL's migrations.

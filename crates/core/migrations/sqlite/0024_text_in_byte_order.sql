@@ -1,0 +1,4 @@
+-- Nothing to change on SQLite: its text columns compare byte by byte
+-- (BINARY) and its lower() and LIKE fold ASCII letters alone already. The
+-- number keeps both engines' migrations alike; PostgreSQL's 0024 gives its
+-- text columns the "C" collation, so that any database locale behaves so.
