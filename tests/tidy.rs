@@ -257,3 +257,82 @@ fn crate_paths_reads_groups_and_single_paths() {
         ["content", "slug"]
     );
 }
+
+/// The floor each crate of the workspace stands on: a crate may depend on
+/// crates on lower floors only (the text and the wire types at the bottom,
+/// the service above them, HTTP and sync above it, the programs on top).
+const FLOORS: [(&str, u8); 9] = [
+    ("copydesk-text", 0),
+    ("copydesk-search-rank", 0),
+    ("copydesk-wire", 0),
+    ("copydesk-core", 1),
+    ("copydesk-api", 2),
+    ("copydesk-sync", 2),
+    ("copydesk-server", 3),
+    ("copydesk", 3),
+    ("copydesk-tests", 3),
+];
+
+/// Each workspace crate's `copydesk-*` dependencies, from its Cargo.toml.
+fn crate_dependencies() -> BTreeMap<String, BTreeSet<String>> {
+    let mut manifests: Vec<PathBuf> = std::fs::read_dir(root().join("crates"))
+        .expect("crates/")
+        .flatten()
+        .map(|entry| entry.path().join("Cargo.toml"))
+        .collect();
+    manifests.push(root().join("src-tauri/Cargo.toml"));
+    manifests.push(root().join("tests/Cargo.toml"));
+    manifests
+        .iter()
+        .map(|manifest| {
+            let text = std::fs::read_to_string(manifest).expect("a manifest");
+            let name = text
+                .lines()
+                .find_map(|line| line.strip_prefix("name = \""))
+                .and_then(|rest| rest.strip_suffix('"'))
+                .expect("the package's name")
+                .to_owned();
+            let dependencies = text
+                .lines()
+                .filter(|line| line.starts_with("copydesk-"))
+                .filter_map(|line| line.split(['.', ' ', '=']).next())
+                .map(str::to_owned)
+                .collect();
+            (name, dependencies)
+        })
+        .collect()
+}
+
+/// The dependencies that do not point to a lower floor, as `from -> to`.
+fn upward_arrows(dependencies: &BTreeMap<String, BTreeSet<String>>) -> Vec<String> {
+    let floor = |name: &str| {
+        FLOORS
+            .iter()
+            .find(|(known, _)| *known == name)
+            .map(|(_, floor)| *floor)
+            .unwrap_or_else(|| panic!("{name} has no floor in FLOORS"))
+    };
+    dependencies
+        .iter()
+        .flat_map(|(from, tos)| tos.iter().map(move |to| (from, to)))
+        .filter(|(from, to)| floor(to) >= floor(from))
+        .map(|(from, to)| format!("{from} -> {to}"))
+        .collect()
+}
+
+#[test]
+fn crates_depend_only_on_lower_floors() {
+    let dependencies = crate_dependencies();
+    assert!(
+        dependencies["copydesk-core"].contains("copydesk-text"),
+        "the manifests were read: {dependencies:?}"
+    );
+    assert_eq!(upward_arrows(&dependencies), Vec::<String>::new());
+    // An arrow back up (the text code reaching for the service) is caught.
+    let mut upward = dependencies;
+    upward
+        .get_mut("copydesk-text")
+        .expect("copydesk-text")
+        .insert("copydesk-core".to_owned());
+    assert_eq!(upward_arrows(&upward), ["copydesk-text -> copydesk-core"]);
+}

@@ -7,7 +7,7 @@ use clap::Parser;
 /// The allocator `copydesk-server` runs with.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-use copydesk_core::merge::{RawContent, StoredText, merge_stored};
+use copydesk_text::merge::{RawContent, StoredText, merge_stored};
 use serde_json::{Value, json};
 
 #[derive(Parser)]
@@ -138,7 +138,7 @@ fn ranges_case(length: usize, runs: usize) {
     };
     let (base, mine, theirs) = (leak(base), leak(mine), leak(theirs));
     let (p50, p99) = timed(runs, || {
-        std::hint::black_box(copydesk_core::merge::merge(
+        std::hint::black_box(copydesk_text::merge::merge(
             &side(base).read(),
             &side(mine).read(),
             &side(theirs).read(),
@@ -168,9 +168,9 @@ fn draft_case(count: usize, runs: usize) {
         .map(|e| (e.to_string(), json!({"type": "LINK", "mutability": "MUTABLE", "data": {"url": format!("https://x.test/{e}")}})))
         .collect();
     let raw = Value::String(json!({"blocks": blocks, "entityMap": entities}).to_string());
-    copydesk_core::draftjs::validate_raw(&raw).expect("valid raw content");
+    copydesk_text::draftjs::validate_raw(&raw).expect("valid raw content");
     let (p50, p99) = timed(runs, || {
-        std::hint::black_box(copydesk_core::draftjs::validate_raw(&raw).ok());
+        std::hint::black_box(copydesk_text::draftjs::validate_raw(&raw).ok());
     });
     println!(
         "check of a draft's raw content with {count} entity ranges, {runs} runs: p50 {:.2} ms, p99 {:.2} ms",
@@ -226,8 +226,8 @@ fn main() {
     );
     // Each version stored as the editor stores it: HTML and raw content telling the same text.
     let html_of = |raw: &Value| {
-        copydesk_core::merge::html::to_html(
-            &copydesk_core::merge::draft_raw::from_raw(raw).expect("raw content"),
+        copydesk_text::merge::html::to_html(
+            &copydesk_text::merge::draft_raw::from_raw(raw).expect("raw content"),
         )
     };
     // Each raw content as its field stores it, JSON text, read for each merge as sync reads it.
@@ -250,7 +250,7 @@ fn main() {
         "disjoint edits merge without conflict"
     );
     let merged_raw: Value = serde_json::from_str(first.raw.as_deref().expect("raw")).expect("JSON");
-    let merged_text = copydesk_core::merge::draft_raw::from_raw(&merged_raw)
+    let merged_text = copydesk_text::merge::draft_raw::from_raw(&merged_raw)
         .expect("raw content")
         .plain_text();
     let count = |word: &str| {

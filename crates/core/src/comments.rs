@@ -8,8 +8,8 @@ use crate::clock;
 use crate::content::CONTENT;
 use crate::error::{CoreError, Result};
 use crate::records::{Table, new_uuid};
-use crate::sanitize::clean_comment;
 use crate::users::User;
+use copydesk_text::sanitize::clean_comment;
 
 pub(crate) const NOTE_COMMENTS: Table = Table {
     name: "note_comments",

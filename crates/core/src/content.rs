@@ -635,7 +635,9 @@ impl Cms {
 fn twin_raw(html: &Option<String>, raw: &Option<String>, old_html: &str, old_raw: &str) -> String {
     match (html, raw) {
         (_, Some(raw)) => raw.clone(),
-        (Some(html), None) if html != old_html => crate::merge::raw_for_sent_html(html, old_raw),
+        (Some(html), None) if html != old_html => {
+            copydesk_text::merge::raw_for_sent_html(html, old_raw)
+        }
         _ => old_raw.to_owned(),
     }
 }

@@ -12,15 +12,15 @@ use crate::access::Principal;
 use crate::authors::AUTHORS;
 use crate::clock;
 use crate::content::CONTENT;
-use crate::draftjs;
 use crate::error::{CoreError, Result};
-use crate::merge::fields::FieldConflict;
 use crate::records::Table;
 use crate::records::new_uuid;
 use crate::srn::Srn;
 use crate::story_merge::{self, StorySide};
 use crate::tags::TAGS;
 use crate::users::User;
+use copydesk_text::draftjs;
+use copydesk_text::merge::fields::FieldConflict;
 
 /// The last draft of an item carried onto its current version: what the
 /// editor reopens when someone saved a version since the draft was made.

@@ -169,3 +169,15 @@ impl From<std::io::Error> for CoreError {
 }
 
 pub type Result<T, E = CoreError> = std::result::Result<T, E>;
+
+impl From<copydesk_text::TextError> for CoreError {
+    fn from(err: copydesk_text::TextError) -> Self {
+        match err {
+            copydesk_text::TextError::Invalid { field, message } => Self::Invalid {
+                message,
+                field: Some(field),
+            },
+            copydesk_text::TextError::Internal(message) => Self::Internal(message),
+        }
+    }
+}

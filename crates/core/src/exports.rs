@@ -313,15 +313,15 @@ impl Cms {
             [one] => Some(format!("By {one}")),
             [rest @ .., last] => Some(format!("By {} and {last}", rest.join(", "))),
         };
-        let story = crate::print_formats::Story {
+        let story = copydesk_text::print_formats::Story {
             headline: &item.record.title,
             byline,
             html,
         };
         let body = match format {
-            ExportFormat::Icml => crate::print_formats::to_icml(&story)?,
-            ExportFormat::Html => crate::print_formats::to_html(&story),
-            ExportFormat::Text => crate::print_formats::to_text(&story),
+            ExportFormat::Icml => copydesk_text::print_formats::to_icml(&story)?,
+            ExportFormat::Html => copydesk_text::print_formats::to_html(&story),
+            ExportFormat::Text => copydesk_text::print_formats::to_text(&story),
         };
         Ok(Dump {
             format,

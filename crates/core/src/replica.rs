@@ -19,12 +19,12 @@ use crate::attachments::{Oversized, WrittenFiles, remove_folder, write_from_read
 use crate::skipped::{forget, keep, not_readable, relink, restore_unreadable};
 use crate::synced::FieldReader;
 
-pub use crate::merge::fields::{BlockPlace, FieldConflict};
-use crate::merge::fields::{raw_of, stored_text};
 pub use crate::skipped::{NotReadable, Skipped};
 pub use crate::synced::{
     Fields, RecordType, RemoteAccess, SyncedType, body_of, field_text, synced_types,
 };
+pub use copydesk_text::merge::fields::{BlockPlace, FieldConflict};
+use copydesk_text::merge::fields::{raw_of, stored_text};
 
 /// A local record with changes waiting in the outbox.
 #[derive(Debug, Clone, PartialEq)]
@@ -192,7 +192,7 @@ fn label_of(tx: &Transaction<'_>, record_type: RecordType, uuid: &str) -> Result
 }
 
 /// Merges `mine` and `theirs`, both changed from `base`, field by field
-/// (see [`crate::merge::fields::three_way`]), with the record type's rich
+/// (see [`copydesk_text::merge::fields::three_way`]), with the record type's rich
 /// text merged paragraph by paragraph and word by word.
 pub fn three_way(
     record_type: RecordType,
@@ -203,7 +203,7 @@ pub fn three_way(
     let rich = record_type
         .synced()
         .map_or(&[][..], |kind| kind.rich_text());
-    crate::merge::fields::three_way(rich, base, mine, theirs)
+    copydesk_text::merge::fields::three_way(rich, base, mine, theirs)
 }
 
 /// A record's synced fields now, and whether it refers to a record not yet sent.

@@ -752,7 +752,7 @@ const INLINE: &[&str] = &[
 /// The words of stored (sanitised) HTML: tags removed, a block's edge a word
 /// break, the entities the sanitiser writes decoded.
 pub(crate) fn html_text(html: &str) -> String {
-    crate::html_scan::strip_tags(html, push_decoded, |name| !INLINE.contains(&name))
+    copydesk_text::html_scan::strip_tags(html, push_decoded, |name| !INLINE.contains(&name))
 }
 
 fn push_decoded(out: &mut String, text: &str) {

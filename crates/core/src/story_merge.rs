@@ -11,7 +11,7 @@ use crate::db::{OptionalExtension as _, Transaction, params};
 use serde_json::Value;
 
 use crate::error::Result;
-use crate::merge::fields::{self, FieldConflict, Fields};
+use copydesk_text::merge::fields::{self, FieldConflict, Fields};
 
 /// What a person edits in a story, as one side of the merge. Authors and
 /// tags are row ids in byline order.

@@ -34,7 +34,7 @@ fn replace_block(
     let had_raw = raw.is_some();
     drop(raw);
     let paragraph = |text: &str| {
-        crate::merge::StoredText {
+        copydesk_text::merge::StoredText {
             html: text,
             raw: None,
         }
@@ -45,7 +45,7 @@ fn replace_block(
     let mine = paragraph(mine_html);
     // Only a paragraph that still reads as the server's wording is replaced:
     // the one with the conflict's key, else the nearest to where it stood.
-    let wanted = theirs.first().map(crate::merge::Block::text);
+    let wanted = theirs.first().map(copydesk_text::merge::Block::text);
     let candidates: Vec<usize> = (0..text.blocks.len())
         .filter(|i| Some(text.blocks[*i].text()) == wanted)
         .collect();
@@ -78,12 +78,12 @@ fn replace_block(
     text.blocks.splice(at..=at, replacement);
     fields.insert(
         html.to_owned(),
-        Value::String(crate::merge::write_like(plain, &text)),
+        Value::String(copydesk_text::merge::write_like(plain, &text)),
     );
     if had_raw {
         fields.insert(
             raw_field,
-            Value::String(crate::merge::draft_raw::to_raw(&text)),
+            Value::String(copydesk_text::merge::draft_raw::to_raw(&text)),
         );
     }
     Ok(())

@@ -4,7 +4,7 @@
 //! hand-written filtering: it parses HTML the way browsers do, so tricks that
 //! defeat pattern matching (broken tags, odd encodings) are handled.
 
-use crate::error::{CoreError, Result};
+use crate::error::{Result, TextError};
 
 /// The cleaned HTML of a comment; one with nothing left is a 400 naming `field`.
 pub fn clean_comment(field: &str, raw: &str) -> Result<String> {
@@ -14,7 +14,7 @@ pub fn clean_comment(field: &str, raw: &str) -> Result<String> {
         .to_string();
     let cleaned = cleaned.trim().to_owned();
     if cleaned.is_empty() {
-        return Err(CoreError::invalid_field(
+        return Err(TextError::invalid_field(
             field,
             format!("\"{field}\" is empty once unsafe markup is removed"),
         ));

@@ -4,7 +4,7 @@
 /// The text of `html` with its tags removed: each run of text between tags
 /// goes through `push_text`, and a tag whose lower-cased name `breaks_words`
 /// leaves a space. An unclosed tag at the end is dropped with what follows.
-pub(crate) fn strip_tags(
+pub fn strip_tags(
     html: &str,
     mut push_text: impl FnMut(&mut String, &str),
     breaks_words: impl Fn(&str) -> bool,

@@ -16,7 +16,7 @@ use quick_xml::Writer;
 use quick_xml::events::{BytesDecl, BytesEnd, BytesPI, BytesStart, BytesText, Event};
 use scraper::{Html, Node};
 
-use crate::error::{CoreError, Result};
+use crate::error::{Result, TextError};
 use crate::sanitize::{clean_body, safe_image_src};
 
 /// What a paragraph is, for its paragraph style.
@@ -345,8 +345,8 @@ fn character_style(run: &Run) -> &'static str {
 
 type XmlWriter = Writer<Cursor<Vec<u8>>>;
 
-fn xml_error(err: impl std::fmt::Display) -> CoreError {
-    CoreError::Internal(format!("writing ICML: {err}"))
+fn xml_error(err: impl std::fmt::Display) -> TextError {
+    TextError::Internal(format!("writing ICML: {err}"))
 }
 
 fn empty(writer: &mut XmlWriter, name: &str, attributes: &[(&str, &str)]) -> Result<()> {

@@ -41,7 +41,7 @@ pub struct BlockPlace {
 }
 
 /// One field's stored form read for the merge.
-pub(crate) fn stored_text<'a>(
+pub fn stored_text<'a>(
     fields: &'a Fields,
     html: &str,
     raw: &'a Option<super::RawContent<'a>>,
@@ -53,7 +53,7 @@ pub(crate) fn stored_text<'a>(
 }
 
 /// The Draft.js raw content stored in a field (a JSON text, or empty).
-pub(crate) fn raw_of<'a>(fields: &'a Fields, raw: &str) -> Option<super::RawContent<'a>> {
+pub fn raw_of<'a>(fields: &'a Fields, raw: &str) -> Option<super::RawContent<'a>> {
     super::RawContent::read(fields.get(raw).and_then(Value::as_str)?)
 }
 

@@ -8,7 +8,7 @@ use std::collections::HashSet;
 
 use serde_json::{Map, Value};
 
-use crate::error::{CoreError, Result};
+use crate::error::{Result, TextError};
 
 mod typed;
 
@@ -50,11 +50,11 @@ fn validate_value(raw: &Value) -> Result<String> {
     for (index, block) in blocks.iter().enumerate() {
         validate_block(index, block, &entity_keys)?;
     }
-    serde_json::to_string(state).map_err(|err| CoreError::Internal(err.to_string()))
+    serde_json::to_string(state).map_err(|err| TextError::Internal(err.to_string()))
 }
 
-fn bad(message: String) -> CoreError {
-    CoreError::invalid_field(FIELD, message)
+fn bad(message: String) -> TextError {
+    TextError::invalid_field(FIELD, message)
 }
 
 /// The keys entity ranges may point at: object keys, or array positions.
