@@ -58,11 +58,18 @@ export type Crops = Record<string, Record<string, string> | undefined>;
 /** The body of every refusal (the document gives each operation's 4xx answers this shape). */
 type Refusal = paths['/v3/me']['get']['responses'][403]['content']['application/json'];
 
+/**
+ * What a refusal's `code` may be: the service's closed list (`ErrorCode`,
+ * generated from its document), and the client's own two: the service
+ * could not be reached, or answered without a code.
+ */
+export type RefusalCode = components['schemas']['ErrorCode'] | 'unreachable' | 'unknown';
+
 /** A refusal in the contract's shape: `{"error", "code", "field"?}`. */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
-    readonly code: string,
+    readonly code: RefusalCode,
     message: string,
     readonly field?: string,
   ) {

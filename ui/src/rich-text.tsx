@@ -66,7 +66,13 @@ export function RichText({ initial, keysFrom, label, editable, onChange, onStart
 
   useEffect(() => {
     const extensions = [
-      StarterKit.configure({ link: { openOnClick: false, autolink: true }, trailingNode: false }),
+      // No horizontal rules: Draft.js raw content has no block for one, so a
+      // rule would be lost from the raw content and by the next merge.
+      StarterKit.configure({
+        link: { openOnClick: false, autolink: true },
+        trailingNode: false,
+        horizontalRule: false,
+      }),
       BodyPhoto.configure({ base: fileBase }),
       FindHighlight,
       BlockKeys,
