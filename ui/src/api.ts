@@ -29,6 +29,8 @@ export type PrintDocument = Schemas['PrintDocument'];
 export type Workflow = Schemas['Workflow'];
 export type Issue = Schemas['Issue'];
 export type Me = Schemas['Me'];
+/** An access action, one of the service's closed list (`CONTENT get`, ...). */
+export type Action = Schemas['Action'];
 export type SyncStatus = Schemas['SyncStatus'];
 export type SyncConflict = Schemas['SyncConflict'];
 

@@ -2,13 +2,13 @@
 
 import { createContext } from 'preact';
 import { useContext } from 'preact/hooks';
-import type { Api, Me } from './api';
+import type { Action, Api, Me } from './api';
 
 export interface Desk {
   api: Api;
   me: Me;
   /** Whether the caller holds an access action (to hide what would be refused). */
-  may: (action: string) => boolean;
+  may: (action: Action) => boolean;
 }
 
 export const DeskContext = createContext<Desk | undefined>(undefined);

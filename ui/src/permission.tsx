@@ -4,6 +4,7 @@
 // explain to anyone. The service checks every request anyway; this only says
 // ahead of time what it would refuse.
 
+import type { Action } from './api';
 import { useDesk } from './context';
 
 /**
@@ -11,7 +12,7 @@ import { useDesk } from './context';
  * needs `action`; renders nothing when the person holds it. `id` lets a
  * control that stays on screen point at it with `aria-describedby`.
  */
-export function MissingPermission({ action, doing, id, inline }: { action: string; doing: string; id?: string; inline?: boolean }) {
+export function MissingPermission({ action, doing, id, inline }: { action: Action; doing: string; id?: string; inline?: boolean }) {
   const { may } = useDesk();
   if (may(action)) return null;
   const words = `${doing} needs the permission “${action}”, which your role does not have. Ask an editor or an administrator.`;

@@ -852,6 +852,11 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /**
+         * @description An access action, named on the wire as the specification names it.
+         * @enum {string}
+         */
+        Action: "AUTHOR list" | "AUTHOR get" | "AUTHOR create" | "AUTHOR update" | "AUTHOR delete" | "CONTENT list" | "CONTENT get" | "CONTENT create" | "CONTENT update" | "CONTENT delete" | "CONTENT publish" | "CONTENT type_article" | "CONTENT type_post" | "CONTENT type_media" | "CONTENT type_page" | "VERSION list" | "VERSION get" | "VERSION restore" | "DRAFT list" | "DRAFT create" | "ATTACHMENT update" | "CONTAINER list" | "CONTAINER get" | "CONTAINER create" | "CONTAINER update" | "CONTAINER delete" | "USER list" | "USER get" | "TAG list" | "TAG get" | "TAG create" | "TAG update" | "TAG delete" | "LOCKREQUEST get" | "LOCKREQUEST create" | "LOCKREQUEST delete" | "NOTECOMMENT get" | "NOTECOMMENT create" | "ASSIGNMENT list" | "ASSIGNMENT get" | "ASSIGNMENT create" | "ASSIGNMENT update" | "ASSIGNMENT delete" | "ASSIGNMENTCOMMENT list" | "ASSIGNMENTCOMMENT create" | "EXPORT get" | "EXPORT dump" | "EXPORT update" | "EXPORT push" | "EXPORT pull" | "EXPORT lock" | "PRINTDOCUMENT get" | "PRINTDOCUMENT create" | "PRINTDOCUMENT update" | "PRINTDOCUMENT passThruLock" | "WORKFLOW list" | "WORKFLOW get" | "WORKFLOW create" | "WORKFLOWSECTION list" | "WORKFLOWSECTION get" | "WORKFLOWSECTION create" | "ISSUE list" | "ISSUE get" | "ISSUE create" | "CHANGES list" | "SYNC get" | "SYNC resolve";
         Assignment: {
             id: string;
             uuid: string;
@@ -1473,7 +1478,7 @@ export interface components {
         Me: {
             user: components["schemas"]["User"];
             roles: string[];
-            actions: string[];
+            actions: components["schemas"]["Action"][];
         };
         /**
          * @description The last draft of an item carried onto its current version

@@ -132,7 +132,7 @@ impl AppState {
     pub(crate) async fn call_with_content<B, C>(
         &self,
         bearer: Bearer,
-        action: &'static str,
+        action: copydesk_core::access::Action,
         body: RawJson,
         work: impl FnOnce(&Cms, &Principal, B) -> copydesk_core::Result<C> + Send + 'static,
     ) -> ApiResult<ContentAnswer>
@@ -156,7 +156,7 @@ impl AppState {
     pub(crate) async fn call_with<B, T>(
         &self,
         bearer: Bearer,
-        action: &'static str,
+        action: copydesk_core::access::Action,
         body: RawJson,
         work: impl FnOnce(&Cms, &Principal, B) -> copydesk_core::Result<T> + Send + 'static,
     ) -> ApiResult<T>

@@ -15,76 +15,8 @@ use crate::clock;
 use crate::error::{CoreError, Result, TokenProblem};
 use crate::slug::Slug;
 
-/// Every access action this service checks, `<RESOURCE> <action>`.
-pub const ACTIONS: &[&str] = &[
-    "AUTHOR list",
-    "AUTHOR get",
-    "AUTHOR create",
-    "AUTHOR update",
-    "AUTHOR delete",
-    "CONTENT list",
-    "CONTENT get",
-    "CONTENT create",
-    "CONTENT update",
-    "CONTENT delete",
-    "CONTENT publish",
-    "CONTENT type_article",
-    "CONTENT type_post",
-    "CONTENT type_media",
-    "CONTENT type_page",
-    "VERSION list",
-    "VERSION get",
-    "VERSION restore",
-    "DRAFT list",
-    "DRAFT create",
-    "ATTACHMENT update",
-    "CONTAINER list",
-    "CONTAINER get",
-    "CONTAINER create",
-    "CONTAINER update",
-    "CONTAINER delete",
-    "USER list",
-    "USER get",
-    "TAG list",
-    "TAG get",
-    "TAG create",
-    "TAG update",
-    "TAG delete",
-    "LOCKREQUEST get",
-    "LOCKREQUEST create",
-    "LOCKREQUEST delete",
-    "NOTECOMMENT get",
-    "NOTECOMMENT create",
-    "ASSIGNMENT list",
-    "ASSIGNMENT get",
-    "ASSIGNMENT create",
-    "ASSIGNMENT update",
-    "ASSIGNMENT delete",
-    "ASSIGNMENTCOMMENT list",
-    "ASSIGNMENTCOMMENT create",
-    "EXPORT get",
-    "EXPORT dump",
-    "EXPORT update",
-    "EXPORT push",
-    "EXPORT pull",
-    "EXPORT lock",
-    "PRINTDOCUMENT get",
-    "PRINTDOCUMENT create",
-    "PRINTDOCUMENT update",
-    "PRINTDOCUMENT passThruLock",
-    "WORKFLOW list",
-    "WORKFLOW get",
-    "WORKFLOW create",
-    "WORKFLOWSECTION list",
-    "WORKFLOWSECTION get",
-    "WORKFLOWSECTION create",
-    "ISSUE list",
-    "ISSUE get",
-    "ISSUE create",
-    "CHANGES list",
-    "SYNC get",
-    "SYNC resolve",
-];
+/// Every access action this service checks: the wire crate's closed list.
+pub use copydesk_wire::Action;
 
 /// The roles `key create --role` grants. `admin` holds every action.
 pub const ROLES: &[(&str, &str)] = &[
@@ -101,39 +33,46 @@ pub const ROLES: &[(&str, &str)] = &[
     ("printdesk", "reader, plus exports and print documents"),
 ];
 
-fn role_grants(role: &str, action: &str) -> bool {
-    let (_resource, verb) = action.split_once(' ').unwrap_or((action, ""));
-    let read = matches!(verb, "list" | "get" | "dump");
+fn role_grants(role: &str, action: Action) -> bool {
+    use Action as A;
+    let read = matches!(action.verb(), "list" | "get" | "dump");
     match role {
         "admin" => true,
         "reader" => read,
         "journalist" => {
-            read || (action.starts_with("CONTENT ") && action != "CONTENT publish")
+            read || (action.resource() == A::ContentGet.resource() && action != A::ContentPublish)
                 || matches!(
                     action,
-                    "AUTHOR create"
-                        | "AUTHOR update"
-                        | "VERSION restore"
-                        | "DRAFT create"
-                        | "ATTACHMENT update"
-                        | "TAG create"
-                        | "LOCKREQUEST create"
-                        | "LOCKREQUEST delete"
-                        | "NOTECOMMENT create"
-                        | "ASSIGNMENTCOMMENT create"
-                        | "SYNC resolve"
+                    A::AuthorCreate
+                        | A::AuthorUpdate
+                        | A::VersionRestore
+                        | A::DraftCreate
+                        | A::AttachmentUpdate
+                        | A::TagCreate
+                        | A::LockRequestCreate
+                        | A::LockRequestDelete
+                        | A::NoteCommentCreate
+                        | A::AssignmentCommentCreate
+                        | A::SyncResolve
                 )
         }
         "editor" => {
             role_grants("journalist", action)
-                || action == "CONTENT publish"
-                || matches!(_resource, "AUTHOR" | "CONTAINER" | "TAG" | "ASSIGNMENT")
+                || action == A::ContentPublish
+                || [A::AuthorGet, A::ContainerGet, A::TagGet, A::AssignmentGet]
+                    .iter()
+                    .any(|same| same.resource() == action.resource())
         }
         "printdesk" => {
-            read || matches!(
-                _resource,
-                "EXPORT" | "WORKFLOW" | "WORKFLOWSECTION" | "ISSUE"
-            ) || matches!(action, "PRINTDOCUMENT create" | "PRINTDOCUMENT update")
+            read || [
+                A::ExportGet,
+                A::WorkflowGet,
+                A::WorkflowSectionGet,
+                A::IssueGet,
+            ]
+            .iter()
+            .any(|same| same.resource() == action.resource())
+                || matches!(action, A::PrintDocumentCreate | A::PrintDocumentUpdate)
         }
         _ => false,
     }
@@ -148,15 +87,17 @@ pub struct Principal {
     pub public_key: String,
     private_key: String,
     roles: BTreeSet<String>,
-    actions: BTreeSet<String>,
+    /// Actions granted on their own (a stored name this build does not
+    /// check is left out).
+    actions: BTreeSet<Action>,
     /// The key was made for a client that reads a single content item as
     /// element 0 of an array.
     pub content_as_array: bool,
 }
 
 impl Principal {
-    pub fn may(&self, action: &str) -> bool {
-        self.actions.contains(action) || self.roles.iter().any(|role| role_grants(role, action))
+    pub fn may(&self, action: Action) -> bool {
+        self.actions.contains(&action) || self.roles.iter().any(|role| role_grants(role, action))
     }
 
     /// Whether the user holds the `admin` role.
@@ -169,22 +110,22 @@ impl Principal {
         self.roles.iter().map(String::as_str)
     }
 
-    /// Every access action granted, by a role or on its own, in [`ACTIONS`] order.
-    pub fn granted_actions(&self) -> Vec<&'static str> {
-        ACTIONS
+    /// Every access action granted, by a role or on its own, in [`Action::ALL`] order.
+    pub fn granted_actions(&self) -> Vec<Action> {
+        Action::ALL
             .iter()
             .copied()
-            .filter(|action| self.may(action))
+            .filter(|action| self.may(*action))
             .collect()
     }
 
     /// A 401 naming `action` unless the user holds it.
-    pub fn require(&self, action: &str) -> Result<()> {
+    pub fn require(&self, action: Action) -> Result<()> {
         if self.may(action) {
             Ok(())
         } else {
             Err(CoreError::Forbidden {
-                action: action.to_owned(),
+                action: action.as_str().to_owned(),
             })
         }
     }
@@ -366,7 +307,10 @@ fn with_grants(
         tx,
         "SELECT action FROM user_actions WHERE user_id = +?1",
         user_id,
-    )?;
+    )?
+    .iter()
+    .filter_map(|name| Action::named(name))
+    .collect();
     Ok(Principal {
         user_id,
         user_uuid,
@@ -498,21 +442,25 @@ mod tests {
 
     #[test]
     fn roles_grant_what_they_say() {
-        assert!(role_grants("admin", "PRINTDOCUMENT passThruLock"));
-        assert!(role_grants("reader", "CONTENT get"));
-        assert!(!role_grants("reader", "CONTENT update"));
-        assert!(role_grants("journalist", "CONTENT type_post"));
-        assert!(!role_grants("journalist", "CONTENT publish"));
-        assert!(role_grants("editor", "CONTENT publish"));
-        assert!(!role_grants("printdesk", "PRINTDOCUMENT passThruLock"));
-        assert!(!role_grants("nobody", "CONTENT get"));
+        assert!(role_grants("admin", Action::PrintDocumentPassThruLock));
+        assert!(role_grants("reader", Action::ContentGet));
+        assert!(!role_grants("reader", Action::ContentUpdate));
+        assert!(role_grants("journalist", Action::ContentTypePost));
+        assert!(!role_grants("journalist", Action::ContentPublish));
+        assert!(role_grants("editor", Action::ContentPublish));
+        assert!(role_grants("editor", Action::TagDelete));
+        assert!(!role_grants("editor", Action::ExportPush));
+        assert!(role_grants("printdesk", Action::ExportPush));
+        assert!(role_grants("printdesk", Action::PrintDocumentUpdate));
+        assert!(!role_grants("printdesk", Action::PrintDocumentPassThruLock));
+        assert!(!role_grants("nobody", Action::ContentGet));
     }
 
     #[test]
     fn every_role_is_known() {
         for (role, _) in ROLES {
             assert!(
-                ACTIONS.iter().any(|action| role_grants(role, action)),
+                Action::ALL.iter().any(|action| role_grants(role, *action)),
                 "{role} grants nothing"
             );
         }

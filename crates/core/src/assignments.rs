@@ -1,5 +1,6 @@
 //! Planning assignments (`/v3/assignment`, an extension the contract names): who writes what, by when.
 
+use crate::access::Action;
 use crate::db::{OptionalExtension as _, Row, Transaction, params};
 
 use crate::Cms;
@@ -77,7 +78,7 @@ impl Cms {
     }
 
     pub fn list_assignments(&self, who: &Principal, query: &ListQuery) -> Result<Page<Assignment>> {
-        who.require("ASSIGNMENT list")?;
+        who.require(Action::AssignmentList)?;
         let params = ListParams::parse(query, SORTABLE, "modified_at")?;
         self.store.read(|tx| {
             let mut page = fetch_page(tx, "assignments", COLUMNS, "", &[], &params, |row| {
@@ -96,7 +97,7 @@ impl Cms {
 
     /// By UUID, or by the numeric id a content item's `assignment_id` names.
     pub fn get_assignment(&self, who: &Principal, identifier: &str) -> Result<Assignment> {
-        who.require("ASSIGNMENT get")?;
+        who.require(Action::AssignmentGet)?;
         self.store.read(|tx| {
             let id = match identifier.parse::<i64>() {
                 Ok(id) => tx
@@ -136,7 +137,7 @@ impl Cms {
     }
 
     pub fn create_assignment(&self, who: &Principal, input: AssignmentInput) -> Result<Assignment> {
-        who.require("ASSIGNMENT create")?;
+        who.require(Action::AssignmentCreate)?;
         let title = required_text("title", input.title.as_deref())?;
         let due_at = match input
             .due_at
@@ -181,7 +182,7 @@ impl Cms {
         uuid: &str,
         input: AssignmentInput,
     ) -> Result<Assignment> {
-        who.require("ASSIGNMENT update")?;
+        who.require(Action::AssignmentUpdate)?;
         self.write(|tx| {
             let id = ASSIGNMENTS.id_of(tx, uuid)?;
             let old = self.assignment_by_id(tx, id)?;
@@ -227,7 +228,7 @@ impl Cms {
     }
 
     pub fn delete_assignments(&self, who: &Principal, uuids: &str) -> Result<()> {
-        who.require("ASSIGNMENT delete")?;
+        who.require(Action::AssignmentDelete)?;
         self.write(|tx| {
             for id in ASSIGNMENTS.ids_of_list(tx, uuids)? {
                 let content_id: Option<i64> = tx

@@ -10,6 +10,7 @@
 //! standby and a `pg_basebackup` have it; a node's files directory is then
 //! its cache, filled from the database on the first read.
 
+use crate::access::Action;
 use std::fs;
 use std::io::{Read, Write as _};
 use std::path::{Path, PathBuf};
@@ -591,7 +592,7 @@ impl Cms {
         content_uuid: &str,
         change: AttachmentChange,
     ) -> Result<ContentItem> {
-        who.require("ATTACHMENT update")?;
+        who.require(Action::AttachmentUpdate)?;
         let files_dir = self.store.files_dir().to_owned();
         // Files are written before the transaction, so a refused request removes them again.
         let (written, old_salt, item) = match change {
@@ -698,7 +699,7 @@ impl Cms {
         content_uuid: &str,
         name: Option<&str>,
     ) -> Result<IncomingFile> {
-        who.require("ATTACHMENT update")?;
+        who.require(Action::AttachmentUpdate)?;
         let name = name
             .map(str::trim)
             .filter(|n| !n.is_empty())
@@ -721,7 +722,7 @@ impl Cms {
         who: &Principal,
         incoming: IncomingFile,
     ) -> Result<ContentItem> {
-        who.require("ATTACHMENT update")?;
+        who.require(Action::AttachmentUpdate)?;
         let IncomingFile {
             mut files,
             content_uuid,

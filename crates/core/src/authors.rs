@@ -1,5 +1,6 @@
 //! Authors: the bylines content items carry.
 
+use crate::access::Action;
 use crate::db::{Row, Transaction, params};
 
 use crate::Cms;
@@ -96,7 +97,7 @@ impl Cms {
     }
 
     pub fn list_authors(&self, who: &Principal, query: &ListQuery) -> Result<Page<Author>> {
-        who.require("AUTHOR list")?;
+        who.require(Action::AuthorList)?;
         let params = ListParams::parse(query, SORTABLE, "modified_at")?;
         self.store.read(|tx| {
             fetch_page(tx, "authors", COLUMNS, "", &[], &params, |row| {
@@ -106,7 +107,7 @@ impl Cms {
     }
 
     pub fn get_author(&self, who: &Principal, uuid: &str) -> Result<Author> {
-        who.require("AUTHOR get")?;
+        who.require(Action::AuthorGet)?;
         self.store.read(|tx| {
             let id = AUTHORS.id_of(tx, uuid)?;
             self.author_by_id(tx, id)
@@ -114,7 +115,7 @@ impl Cms {
     }
 
     pub fn create_author(&self, who: &Principal, input: AuthorInput) -> Result<Author> {
-        who.require("AUTHOR create")?;
+        who.require(Action::AuthorCreate)?;
         let name = required_text("name", input.name.as_deref())?;
         let slug = Slug::parse_or_make(input.slug.as_deref(), &name);
         let email = parse_email(input.email.as_deref().unwrap_or(""))?;
@@ -139,7 +140,7 @@ impl Cms {
     }
 
     pub fn update_author(&self, who: &Principal, uuid: &str, input: AuthorInput) -> Result<Author> {
-        who.require("AUTHOR update")?;
+        who.require(Action::AuthorUpdate)?;
         self.write(|tx| {
             let id = AUTHORS.id_of(tx, uuid)?;
             let old = self.author_by_id(tx, id)?;
@@ -186,7 +187,7 @@ impl Cms {
 
     /// Deletes one or several authors (comma-separated UUIDs): all or nothing.
     pub fn delete_authors(&self, who: &Principal, uuids: &str) -> Result<()> {
-        who.require("AUTHOR delete")?;
+        who.require(Action::AuthorDelete)?;
         self.write(|tx| {
             for id in AUTHORS.ids_of_list(tx, uuids)? {
                 AUTHORS.delete(tx, id)?;

@@ -5,6 +5,7 @@
 //! nothing and reads nothing twice. The sequence is this server's order of
 //! commits, never a clock.
 
+use crate::access::Action;
 use crate::db::{OptionalExtension as _, params};
 
 use crate::Cms;
@@ -77,7 +78,7 @@ impl Cms {
         since: Option<&str>,
         limit: Option<&str>,
     ) -> Result<ChangeFeed> {
-        who.require("CHANGES list")?;
+        who.require(Action::ChangesList)?;
         let since = parse_number("since", since, 0, i64::MAX)?;
         let limit = parse_number("limit", limit, DEFAULT_CHANGES, MAX_CHANGES)?.max(1);
         self.store.read(|tx| {

@@ -1,5 +1,6 @@
 //! Comment threads: on in-content notes (threaded) and on planning assignments (flat).
 
+use crate::access::Action;
 use crate::db::{Row, Transaction, params};
 
 use crate::Cms;
@@ -101,7 +102,7 @@ impl Cms {
 
     /// `GET /v3/note-comment/{reference}`: the thread of a content item or note, oldest first.
     pub fn note_comments(&self, who: &Principal, reference: &str) -> Result<Vec<NoteComment>> {
-        who.require("NOTECOMMENT get")?;
+        who.require(Action::NoteCommentGet)?;
         let reference = parse_reference(reference)
             .map_err(|_| CoreError::not_found(format!("no thread {reference}")))?;
         self.store.read(|tx| self.notes_of(tx, &reference))
@@ -114,7 +115,7 @@ impl Cms {
         parent: &str,
         input: NoteCommentInput,
     ) -> Result<Vec<NoteComment>> {
-        who.require("NOTECOMMENT create")?;
+        who.require(Action::NoteCommentCreate)?;
         let comment = clean_comment(
             "comment",
             input
@@ -215,7 +216,7 @@ impl Cms {
         who: &Principal,
         assignment_uuid: &str,
     ) -> Result<Vec<AssignmentComment>> {
-        who.require("ASSIGNMENTCOMMENT list")?;
+        who.require(Action::AssignmentCommentList)?;
         self.store.read(|tx| {
             let assignment = self.require_assignment(tx, assignment_uuid)?;
             self.assignment_comments_of(tx, assignment.id)
@@ -229,7 +230,7 @@ impl Cms {
         assignment_uuid: &str,
         comment: Option<&str>,
     ) -> Result<AssignmentComment> {
-        who.require("ASSIGNMENTCOMMENT create")?;
+        who.require(Action::AssignmentCommentCreate)?;
         let comment = clean_comment(
             "comment",
             comment.ok_or_else(|| CoreError::required("comment"))?,

@@ -1,5 +1,6 @@
 //! Containers: sections, blogs, galleries and manual or automatic collections, with their four type rules.
 
+use crate::access::Action;
 use crate::db::{Row, ToSql, Transaction, params};
 
 use crate::Cms;
@@ -190,7 +191,7 @@ impl Cms {
         query: &ListQuery,
         filter: &ContainerFilter,
     ) -> Result<Page<Container>> {
-        who.require("CONTAINER list")?;
+        who.require(Action::ContainerList)?;
         let params = ListParams::parse(query, SORTABLE, "modified_at")?;
         let types = filter
             .types
@@ -247,7 +248,7 @@ impl Cms {
     }
 
     pub fn get_container(&self, who: &Principal, uuid: &str) -> Result<Container> {
-        who.require("CONTAINER get")?;
+        who.require(Action::ContainerGet)?;
         self.store.read(|tx| {
             let id = CONTAINERS.id_of(tx, uuid)?;
             self.container_by_id(tx, id)
@@ -255,7 +256,7 @@ impl Cms {
     }
 
     pub fn create_container(&self, who: &Principal, input: ContainerInput) -> Result<Container> {
-        who.require("CONTAINER create")?;
+        who.require(Action::ContainerCreate)?;
         let title = required_text("title", input.title.as_deref())?;
         let container_type = parse_container_type(
             "type",
@@ -307,7 +308,7 @@ impl Cms {
         uuid: &str,
         input: ContainerInput,
     ) -> Result<Container> {
-        who.require("CONTAINER update")?;
+        who.require(Action::ContainerUpdate)?;
         let published_at = match input.published_at.clone() {
             Some(Some(raw)) => Some(Some(clock::parse_timestamp("published_at", &raw)?)),
             other => other,
@@ -371,7 +372,7 @@ impl Cms {
     }
 
     pub fn delete_containers(&self, who: &Principal, uuids: &str) -> Result<()> {
-        who.require("CONTAINER delete")?;
+        who.require(Action::ContainerDelete)?;
         self.write(|tx| {
             let ids = CONTAINERS.ids_of_list(tx, uuids)?;
             for id in &ids {

@@ -1,5 +1,6 @@
 //! Content items (articles, posts, media, pages): their fields, links, versions and audit.
 
+use crate::access::Action;
 use crate::db::{OptionalExtension as _, Row, Transaction, params};
 
 use crate::Cms;
@@ -120,6 +121,13 @@ pub(crate) fn attachment_named(tx: &Transaction<'_>, uuid: &str) -> Result<Optio
         )?
         .query_row([uuid], |row| row.get::<_, i64>(0))
         .optional()?)
+}
+
+/// The action that writing content of `content_type` needs (`CONTENT type_article`, ...).
+fn type_action(content_type: &str) -> Result<Action> {
+    Action::named(&format!("CONTENT type_{content_type}")).ok_or_else(|| {
+        CoreError::invalid_field("type", format!("\"{content_type}\" is not a content type"))
+    })
 }
 
 pub(crate) fn parse_content_type(raw: &str) -> Result<String> {
@@ -249,7 +257,7 @@ impl Cms {
     }
 
     pub fn get_content(&self, who: &Principal, uuid: &str) -> Result<ContentItem> {
-        who.require("CONTENT get")?;
+        who.require(Action::ContentGet)?;
         self.store.read(|tx| {
             let id = CONTENT.id_of(tx, uuid)?;
             self.content_item(tx, id)
@@ -311,7 +319,7 @@ impl Cms {
 
     /// What a create needs that can be checked before the transaction.
     fn check_new_content(&self, who: &Principal, input: ContentInput) -> Result<NewContent> {
-        who.require("CONTENT create")?;
+        who.require(Action::ContentCreate)?;
         input.check_text_sizes()?;
         let title = required_text("title", input.title.as_deref())?;
         let content_type = parse_content_type(
@@ -320,10 +328,10 @@ impl Cms {
                 .as_deref()
                 .ok_or_else(|| CoreError::required("type"))?,
         )?;
-        who.require(&format!("CONTENT type_{content_type}"))?;
+        who.require(type_action(&content_type)?)?;
         let published_at = match input.published_at.clone().flatten() {
             Some(raw) => {
-                who.require("CONTENT publish")?;
+                who.require(Action::ContentPublish)?;
                 Some(clock::parse_timestamp("published_at", &raw)?)
             }
             None => None,
@@ -423,11 +431,11 @@ impl Cms {
         uuid: &str,
         input: ContentInput,
     ) -> Result<ContentItem> {
-        who.require("CONTENT update")?;
+        who.require(Action::ContentUpdate)?;
         input.check_text_sizes()?;
         if let Some(content_type) = &input.content_type {
             let content_type = parse_content_type(content_type)?;
-            who.require(&format!("CONTENT type_{content_type}"))?;
+            who.require(type_action(&content_type)?)?;
         }
         let published_at = match input.published_at.clone() {
             Some(Some(raw)) => Some(Some(clock::parse_timestamp("published_at", &raw)?)),
@@ -486,7 +494,7 @@ impl Cms {
             }
             check_post_container(&after)?;
             if after.published_at != before.published_at {
-                who.require("CONTENT publish")?;
+                who.require(Action::ContentPublish)?;
             }
             let links_changed = self.set_links(tx, id, authors.as_deref(), tags.as_deref(), urls.as_deref())?;
             let old_salt = match &files {
@@ -551,7 +559,7 @@ impl Cms {
 
     /// Deletes the item, its versions, drafts and audit, and its attachment files.
     pub fn delete_content(&self, who: &Principal, uuid: &str) -> Result<()> {
-        who.require("CONTENT delete")?;
+        who.require(Action::ContentDelete)?;
         let salt = self.write(|tx| {
             let id = CONTENT.id_of(tx, uuid)?;
             self.check_writable(tx, who, id)?;

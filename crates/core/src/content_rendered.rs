@@ -13,6 +13,7 @@
 //! With `check` on (the test suites turn it on), every stored answer served
 //! is compared with a fresh assembly, and a difference is an error.
 
+use crate::access::Action;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -222,7 +223,7 @@ impl Cms {
         who: &Principal,
         uuid: &str,
     ) -> Result<RenderedContent> {
-        who.require("CONTENT get")?;
+        who.require(Action::ContentGet)?;
         let rendering = self.rendering()?;
         {
             // `+?1`: see the store's note on statements re-prepared for every value.

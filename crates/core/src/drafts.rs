@@ -3,6 +3,7 @@
 //! A draft is its writer's: two people typing in one story keep a draft
 //! each, and neither is restored as the other's.
 
+use crate::access::Action;
 use crate::db::{OptionalExtension as _, Row, Transaction, params};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -292,7 +293,7 @@ impl Cms {
     /// `GET /v3/draft?content=SRN`: the caller's own last draft of the item,
     /// or none. Another person's draft is never answered as one's own.
     pub fn last_draft(&self, who: &Principal, content: Option<&str>) -> Result<Vec<Draft>> {
-        who.require("DRAFT list")?;
+        who.require(Action::DraftList)?;
         let srn = content_srn(content)?;
         self.store.read(|tx| {
             let content_id = CONTENT.id_of(tx, &srn.uuid)?;
@@ -306,7 +307,7 @@ impl Cms {
     /// unsaved draft of each other person who typed in the item, with who
     /// they are, newest first.
     pub fn others_drafts(&self, who: &Principal, content: Option<&str>) -> Result<Vec<Draft>> {
-        who.require("DRAFT list")?;
+        who.require(Action::DraftList)?;
         let srn = content_srn(content)?;
         self.store.read(|tx| {
             let content_id = CONTENT.id_of(tx, &srn.uuid)?;
@@ -336,7 +337,7 @@ impl Cms {
     /// word, the other fields one by one. No draft: 404; the draft's version
     /// gone from the history: 409, since there is nothing to merge against.
     pub fn merged_draft(&self, who: &Principal, content: Option<&str>) -> Result<MergedDraft> {
-        who.require("DRAFT list")?;
+        who.require(Action::DraftList)?;
         let srn = content_srn(content)?;
         self.store.read(|tx| {
             let content_id = CONTENT.id_of(tx, &srn.uuid)?;
@@ -390,7 +391,7 @@ impl Cms {
         content: Option<&str>,
         input: DraftInput,
     ) -> Result<Vec<Draft>> {
-        who.require("DRAFT create")?;
+        who.require(Action::DraftCreate)?;
         let srn = content_srn(content)?;
         let raw = input
             .body_raw

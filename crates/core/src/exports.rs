@@ -5,6 +5,7 @@
 //! version; pull copies the web text into it as a new export version. Its lock
 //! is a notice of who works on it; it blocks nothing.
 
+use crate::access::Action;
 use crate::db::{OptionalExtension as _, Row, Transaction, params};
 
 use crate::Cms;
@@ -123,7 +124,7 @@ impl Cms {
 
     /// `GET /v3/export/{uuid}`: the content item, with its export.
     pub fn get_export(&self, who: &Principal, uuid: &str) -> Result<ContentItem> {
-        who.require("EXPORT get")?;
+        who.require(Action::ExportGet)?;
         self.store.read(|tx| {
             let id = self.content_for_export(tx, uuid)?;
             self.content_item(tx, id)
@@ -137,7 +138,7 @@ impl Cms {
         uuid: &str,
         input: ExportInput,
     ) -> Result<ContentItem> {
-        who.require("EXPORT update")?;
+        who.require(Action::ExportUpdate)?;
         self.write(|tx| {
             let content_id = self.content_for_export(tx, uuid)?;
             self.check_writable(tx, who, content_id)?;
@@ -168,7 +169,7 @@ impl Cms {
 
     /// `PUT /v3/export/push/{uuid}`: the web text becomes the export text, as a new content version.
     pub fn push_export(&self, who: &Principal, uuid: &str) -> Result<ContentItem> {
-        who.require("EXPORT push")?;
+        who.require(Action::ExportPush)?;
         self.write(|tx| {
             let content_id = self.content_for_export(tx, uuid)?;
             self.check_writable(tx, who, content_id)?;
@@ -192,7 +193,7 @@ impl Cms {
 
     /// `PUT /v3/export/pull/{uuid}`: the export text becomes the web text, as a new export version.
     pub fn pull_export(&self, who: &Principal, uuid: &str) -> Result<ContentItem> {
-        who.require("EXPORT pull")?;
+        who.require(Action::ExportPull)?;
         self.write(|tx| {
             let content_id = self.content_for_export(tx, uuid)?;
             self.check_writable(tx, who, content_id)?;
@@ -221,7 +222,7 @@ impl Cms {
         uuid: &str,
         locked: bool,
     ) -> Result<ContentItem> {
-        who.require("EXPORT lock")?;
+        who.require(Action::ExportLock)?;
         self.write(|tx| {
             let content_id = self.content_for_export(tx, uuid)?;
             let export = self.ensure_export(tx, who, content_id)?;
@@ -297,7 +298,7 @@ impl Cms {
     /// `GET /v3/export/{uuid}/as/{type}`: the export's text (the web text while
     /// the item has no export yet) with the headline and byline.
     pub fn dump_export(&self, who: &Principal, uuid: &str, format: &str) -> Result<Dump> {
-        who.require("EXPORT dump")?;
+        who.require(Action::ExportDump)?;
         let format = ExportFormat::parse(format)?;
         let item = self.store.read(|tx| {
             let id = self.content_for_export(tx, uuid)?;

@@ -4,6 +4,7 @@
 //! writer), and a unique index allows one lock per item, so two racing
 //! writers can never both pass.
 
+use crate::access::Action;
 use crate::db::{OptionalExtension as _, Row, Transaction, params};
 
 use crate::Cms;
@@ -145,7 +146,7 @@ impl Cms {
     }
 
     pub fn get_lock_request(&self, who: &Principal, uuid: &str) -> Result<LockRequest> {
-        who.require("LOCKREQUEST get")?;
+        who.require(Action::LockRequestGet)?;
         self.store.read(|tx| {
             let id = LOCK_REQUESTS.id_of(tx, uuid)?;
             self.lock_by(tx, "l.id", id)?
@@ -156,7 +157,7 @@ impl Cms {
     /// Locks the item named by `srn` for `who`: granted at once when it is free
     /// or already theirs, otherwise 409 `locked`.
     pub fn create_lock_request(&self, who: &Principal, srn: Option<&str>) -> Result<LockRequest> {
-        who.require("LOCKREQUEST create")?;
+        who.require(Action::LockRequestCreate)?;
         let raw = srn
             .filter(|s| !s.trim().is_empty())
             .ok_or_else(|| CoreError::required("srn"))?
@@ -227,7 +228,7 @@ impl Cms {
 
     /// Releases a lock: the holder's, or an admin's by force.
     pub fn delete_lock_request(&self, who: &Principal, uuid: &str) -> Result<()> {
-        who.require("LOCKREQUEST delete")?;
+        who.require(Action::LockRequestDelete)?;
         // The server's lock goes first (outside any local transaction: it is a
         // network call); while the server cannot be reached, the local one stays.
         if let Some(remote) = self.remote_locks.get() {

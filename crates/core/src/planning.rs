@@ -1,6 +1,7 @@
 //! Workflows, workflow sections and issues: the print side's planning records
 //! (`/v3/workflow`, `/v3/workflow-section`, `/v3/issue`, extensions the contract names).
 
+use crate::access::Action;
 use crate::db::{OptionalExtension as _, Row, Transaction, params};
 
 use crate::Cms;
@@ -179,7 +180,7 @@ impl Cms {
     }
 
     pub fn list_workflows(&self, who: &Principal, query: &ListQuery) -> Result<Page<Workflow>> {
-        who.require("WORKFLOW list")?;
+        who.require(Action::WorkflowList)?;
         let params = ListParams::parse(
             query,
             &["id", "uuid", "name", "slug", "priority", "status"],
@@ -193,7 +194,7 @@ impl Cms {
     }
 
     pub fn get_workflow(&self, who: &Principal, uuid: &str) -> Result<Workflow> {
-        who.require("WORKFLOW get")?;
+        who.require(Action::WorkflowGet)?;
         self.store.read(|tx| {
             let id = WORKFLOWS.id_of(tx, uuid)?;
             self.workflow_by_id(tx, id)?
@@ -202,7 +203,7 @@ impl Cms {
     }
 
     pub fn create_workflow(&self, who: &Principal, input: WorkflowInput) -> Result<Workflow> {
-        who.require("WORKFLOW create")?;
+        who.require(Action::WorkflowCreate)?;
         let name = required_text("name", input.name.as_deref())?;
         let slug = Slug::parse_or_make(input.slug.as_deref(), &name);
         self.write(|tx| {
@@ -233,7 +234,7 @@ impl Cms {
         who: &Principal,
         query: &ListQuery,
     ) -> Result<Page<WorkflowSection>> {
-        who.require("WORKFLOWSECTION list")?;
+        who.require(Action::WorkflowSectionList)?;
         let params = ListParams::parse(
             query,
             &["id", "uuid", "name", "slug", "created_at", "modified_at"],
@@ -253,7 +254,7 @@ impl Cms {
     }
 
     pub fn get_section(&self, who: &Principal, uuid: &str) -> Result<WorkflowSection> {
-        who.require("WORKFLOWSECTION get")?;
+        who.require(Action::WorkflowSectionGet)?;
         self.store.read(|tx| {
             let id = SECTIONS.id_of(tx, uuid)?;
             self.section_by_id(tx, id)
@@ -261,7 +262,7 @@ impl Cms {
     }
 
     pub fn create_section(&self, who: &Principal, input: SectionInput) -> Result<WorkflowSection> {
-        who.require("WORKFLOWSECTION create")?;
+        who.require(Action::WorkflowSectionCreate)?;
         let name = required_text("name", input.name.as_deref())?;
         let slug = Slug::parse_or_make(input.slug.as_deref(), &name);
         self.write(|tx| {
@@ -287,7 +288,7 @@ impl Cms {
     }
 
     pub fn list_issues(&self, who: &Principal, query: &ListQuery) -> Result<Page<Issue>> {
-        who.require("ISSUE list")?;
+        who.require(Action::IssueList)?;
         let params = ListParams::parse(
             query,
             &[
@@ -309,7 +310,7 @@ impl Cms {
     }
 
     pub fn get_issue(&self, who: &Principal, uuid: &str) -> Result<Issue> {
-        who.require("ISSUE get")?;
+        who.require(Action::IssueGet)?;
         self.store.read(|tx| {
             let id = ISSUES.id_of(tx, uuid)?;
             self.issue_by_id(tx, id)?
@@ -318,7 +319,7 @@ impl Cms {
     }
 
     pub fn create_issue(&self, who: &Principal, input: IssueInput) -> Result<Issue> {
-        who.require("ISSUE create")?;
+        who.require(Action::IssueCreate)?;
         let label = required_text("label", input.label.as_deref())?;
         let published_at = match input
             .published_at

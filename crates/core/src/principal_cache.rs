@@ -81,6 +81,7 @@ fn current_epoch(tx: &Transaction<'_>) -> Result<i64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::access::Action;
     use crate::store::Store;
 
     fn key(tx: &Transaction<'_>, name: &str) -> crate::access::NewKeyPair {
@@ -121,7 +122,10 @@ mod tests {
                 Ok(())
             })
             .expect("works");
-        assert!(!ask().may("CONTENT create"), "a role taken away is seen");
+        assert!(
+            !ask().may(Action::ContentCreate),
+            "a role taken away is seen"
+        );
         assert_eq!(verifications.get(), 3);
     }
 

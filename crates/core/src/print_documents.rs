@@ -4,6 +4,7 @@
 //! on someone's behalf, and removing someone else's lock all need
 //! `PRINTDOCUMENT passThruLock`, and each is recorded in the document's audit.
 
+use crate::access::Action;
 use crate::db::{Dialect, OptionalExtension as _, Row, Transaction, params};
 
 use crate::Cms;
@@ -20,7 +21,7 @@ pub(crate) const PRINT_DOCUMENTS: Table = Table {
     noun: "print document",
 };
 
-const PASS_THRU: &str = "PRINTDOCUMENT passThruLock";
+const PASS_THRU: Action = Action::PrintDocumentPassThruLock;
 const SORTABLE: &[&str] = &[
     "id",
     "uuid",
@@ -202,7 +203,7 @@ impl Cms {
         who: &Principal,
         query: &ListQuery,
     ) -> Result<Page<PrintDocument>> {
-        who.require("PRINTDOCUMENT get")?;
+        who.require(Action::PrintDocumentGet)?;
         let params = ListParams::parse(query, SORTABLE, "modified_at")?;
         self.store.read(|tx| {
             let mut page = fetch_page(
@@ -225,7 +226,7 @@ impl Cms {
     /// `GET /v3/print-document/{identifier}`: by UUID or by tracking label (either form).
     /// The specification guards it with `PRINTDOCUMENT create`, and so does Copydesk.
     pub fn get_print_document(&self, who: &Principal, identifier: &str) -> Result<PrintDocument> {
-        who.require("PRINTDOCUMENT create")?;
+        who.require(Action::PrintDocumentCreate)?;
         self.store.read(|tx| {
             let id = match PRINT_DOCUMENTS.try_id_of(tx, identifier)? {
                 Some(id) => Some(id),
@@ -253,7 +254,7 @@ impl Cms {
         who: &Principal,
         input: PrintDocumentInput,
     ) -> Result<PrintDocument> {
-        who.require("PRINTDOCUMENT create")?;
+        who.require(Action::PrintDocumentCreate)?;
         let label = required_text("label", input.label.as_deref())?;
         let typed = input
             .tracking_label
@@ -284,7 +285,7 @@ impl Cms {
         uuid: &str,
         input: PrintDocumentInput,
     ) -> Result<PrintDocument> {
-        who.require("PRINTDOCUMENT update")?;
+        who.require(Action::PrintDocumentUpdate)?;
         self.write(|tx| {
             let id = PRINT_DOCUMENTS.id_of(tx, uuid)?;
             let old = self.document_by_id(tx, id)?;
@@ -330,7 +331,7 @@ impl Cms {
         uuid: &str,
         on_behalf_of: Option<&str>,
     ) -> Result<PrintDocument> {
-        who.require("PRINTDOCUMENT update")?;
+        who.require(Action::PrintDocumentUpdate)?;
         let on_behalf_of = on_behalf_of.map(str::trim).filter(|u| !u.is_empty());
         if on_behalf_of.is_some() {
             who.require(PASS_THRU)?;
@@ -426,7 +427,7 @@ impl Cms {
 
     /// Removes the lock: the holder's own, or anyone's for passThruLock holders (recorded as forced).
     pub fn unlock_print_document(&self, who: &Principal, uuid: &str) -> Result<PrintDocument> {
-        who.require("PRINTDOCUMENT update")?;
+        who.require(Action::PrintDocumentUpdate)?;
         // The server's lock goes first; while the server cannot be reached, the local one stays.
         if let Some(remote) = self.remote_locks.get() {
             let holder: Option<i64> = self.store.read(|tx| {

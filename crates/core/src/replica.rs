@@ -5,6 +5,7 @@
 //! objects of strings, the same on both sides, so that base, mine and theirs
 //! compare field by field.
 
+use crate::access::Action;
 use crate::db::{OptionalExtension as _, Transaction, params};
 use serde_json::Value;
 
@@ -768,7 +769,7 @@ impl Cms {
 
     /// `GET /v3/sync/status`: the replica's sync state (nothing pending on a server without a remote).
     pub fn sync_status(&self, who: &Principal) -> Result<SyncStatus> {
-        who.require("SYNC get")?;
+        who.require(Action::SyncGet)?;
         self.sync_state()
     }
 
@@ -829,7 +830,7 @@ impl Cms {
     /// `GET /v3/sync/attention`: the changes the server refused, with the
     /// reason, each record once, oldest first. The edits are kept.
     pub fn sync_attention(&self, who: &Principal) -> Result<Vec<NeedsAttention>> {
-        who.require("SYNC get")?;
+        who.require(Action::SyncGet)?;
         self.store.read(|tx| {
             let mut stmt = tx.prepare_cached(
                 "SELECT record_type, uuid, MAX(last_error), MAX(attempts), MIN(created_at) FROM outbox
@@ -864,7 +865,7 @@ impl Cms {
     /// `GET /v3/sync/waiting`: the local changes waiting to go, each record
     /// once, oldest first, with what a person calls it.
     pub fn sync_waiting(&self, who: &Principal) -> Result<Vec<WaitingChange>> {
-        who.require("SYNC get")?;
+        who.require(Action::SyncGet)?;
         self.store.read(|tx| {
             // The latest change's operation and error, each from the record's newest row.
             let mut stmt = tx.prepare_cached(

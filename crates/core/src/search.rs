@@ -1,5 +1,6 @@
 //! `/v3/search`: content, authors or tags by keywords, tag and author.
 
+use crate::access::Action;
 use crate::db::ToSql;
 
 use crate::Cms;
@@ -92,7 +93,7 @@ impl Cms {
                 Ok(page.map(SearchHit::Content))
             }
             "author" => {
-                who.require("AUTHOR list")?;
+                who.require(Action::AuthorList)?;
                 let params = ListParams::parse(
                     query,
                     &["name", "created_at", "modified_at"],
@@ -120,7 +121,7 @@ impl Cms {
                 })
             }
             "tag" => {
-                who.require("TAG list")?;
+                who.require(Action::TagList)?;
                 let params = ListParams::parse(
                     query,
                     &["name", "slug", "created_at", "modified_at"],
@@ -163,7 +164,7 @@ impl Cms {
         search: &SearchQuery,
         query: &ListQuery,
     ) -> Result<Page<RenderedContent>> {
-        who.require("CONTENT list")?;
+        who.require(Action::ContentList)?;
         let params = ListParams::parse(
             query,
             &[

@@ -1,5 +1,6 @@
 //! Tags: the labels content items carry and automatic and blog containers select by.
 
+use crate::access::Action;
 use crate::db::{Row, Transaction, params};
 
 use crate::Cms;
@@ -75,7 +76,7 @@ impl Cms {
     }
 
     pub fn list_tags(&self, who: &Principal, query: &ListQuery) -> Result<Page<Tag>> {
-        who.require("TAG list")?;
+        who.require(Action::TagList)?;
         let params = ListParams::parse(query, SORTABLE, "modified_at")?;
         self.store.read(|tx| {
             fetch_page(tx, "tags", COLUMNS, "", &[], &params, |row| {
@@ -85,7 +86,7 @@ impl Cms {
     }
 
     pub fn get_tag(&self, who: &Principal, uuid: &str) -> Result<Tag> {
-        who.require("TAG get")?;
+        who.require(Action::TagGet)?;
         self.store.read(|tx| {
             let id = TAGS.id_of(tx, uuid)?;
             self.tag_by_id(tx, id)
@@ -93,7 +94,7 @@ impl Cms {
     }
 
     pub fn create_tag(&self, who: &Principal, input: TagInput) -> Result<Tag> {
-        who.require("TAG create")?;
+        who.require(Action::TagCreate)?;
         let name = required_text("name", input.name.as_deref())?;
         let slug = Slug::parse_or_make(input.slug.as_deref(), &name);
         self.write(|tx| {
@@ -106,7 +107,7 @@ impl Cms {
     }
 
     pub fn update_tag(&self, who: &Principal, uuid: &str, input: TagInput) -> Result<Tag> {
-        who.require("TAG update")?;
+        who.require(Action::TagUpdate)?;
         self.write(|tx| {
             let id = TAGS.id_of(tx, uuid)?;
             let old = self.tag_by_id(tx, id)?;
@@ -129,7 +130,7 @@ impl Cms {
     }
 
     pub fn delete_tags(&self, who: &Principal, uuids: &str) -> Result<()> {
-        who.require("TAG delete")?;
+        who.require(Action::TagDelete)?;
         self.write(|tx| {
             for id in TAGS.ids_of_list(tx, uuids)? {
                 TAGS.delete(tx, id)?;

@@ -1,5 +1,6 @@
 //! The people who use the service, as other records embed them and as `/v3/user` lists them.
 
+use crate::access::Action;
 use crate::db::{Row, Transaction};
 
 use crate::Cms;
@@ -59,7 +60,7 @@ impl Cms {
     }
 
     pub fn list_users(&self, who: &Principal, query: &ListQuery) -> Result<Page<User>> {
-        who.require("USER list")?;
+        who.require(Action::UserList)?;
         let params = ListParams::parse(query, SORTABLE, "modified_at")?;
         self.store.read(|tx| {
             fetch_page(tx, "users", COLUMNS, "", &[], &params, |row| {
@@ -69,7 +70,7 @@ impl Cms {
     }
 
     pub fn get_user(&self, who: &Principal, uuid: &str) -> Result<User> {
-        who.require("USER get")?;
+        who.require(Action::UserGet)?;
         self.store.read(|tx| {
             let id = USERS.id_of(tx, uuid)?;
             self.user_by_id(tx, Some(id))?
@@ -102,11 +103,7 @@ impl Cms {
         Ok(Me {
             user,
             roles: who.roles().map(str::to_owned).collect(),
-            actions: who
-                .granted_actions()
-                .into_iter()
-                .map(str::to_owned)
-                .collect(),
+            actions: who.granted_actions(),
         })
     }
 }
@@ -116,5 +113,5 @@ impl Cms {
 pub struct Me {
     pub user: User,
     pub roles: Vec<String>,
-    pub actions: Vec<String>,
+    pub actions: Vec<crate::access::Action>,
 }

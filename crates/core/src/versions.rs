@@ -1,5 +1,6 @@
 //! Versions: the stored revisions of a content item, listed, read and restored.
 
+use crate::access::Action;
 use crate::db::{Row, Transaction, params};
 
 use crate::Cms;
@@ -161,7 +162,7 @@ impl Cms {
         content_srn: Option<&str>,
         query: &ListQuery,
     ) -> Result<Page<Version>> {
-        who.require("VERSION list")?;
+        who.require(Action::VersionList)?;
         let raw = content_srn
             .filter(|s| !s.trim().is_empty())
             .ok_or_else(|| CoreError::required("content"))?;
@@ -187,7 +188,7 @@ impl Cms {
     }
 
     pub fn get_version(&self, who: &Principal, uuid: &str) -> Result<Version> {
-        who.require("VERSION get")?;
+        who.require(Action::VersionGet)?;
         self.store.read(|tx| {
             let id = VERSIONS.id_of(tx, uuid)?;
             self.version_by_id(tx, id)
@@ -198,7 +199,7 @@ impl Cms {
     /// authors and tags (what the version shows is what a restore brings back).
     /// Publication and type stay as they are: restoring text is not publishing.
     pub fn restore_version(&self, who: &Principal, uuid: &str) -> Result<ContentItem> {
-        who.require("VERSION restore")?;
+        who.require(Action::VersionRestore)?;
         self.write(|tx| {
             let id = VERSIONS.id_of(tx, uuid)?;
             let old = self.version_by_id(tx, id)?;

@@ -2,6 +2,7 @@
 //! attention), and the central server's refusal from a failure of this copy's own store.
 
 use copydesk_core::CoreError;
+use copydesk_core::access::Action;
 use copydesk_core::replica::Unreached;
 use copydesk_wire::ErrorCode;
 use thiserror::Error;
@@ -170,12 +171,13 @@ impl SyncError {
 /// longest, as `CONTENT type_article` holds `CONTENT`), else the first
 /// quoted words, else the message itself.
 fn action_named_in(message: &str) -> String {
-    if let Some(known) = copydesk_core::access::ACTIONS
+    if let Some(known) = Action::ALL
         .iter()
+        .map(|action| action.as_str())
         .filter(|action| message.contains(*action))
         .max_by_key(|action| action.len())
     {
-        return (*known).to_owned();
+        return known.to_owned();
     }
     let mut quoted = message.split('"');
     match (quoted.next(), quoted.next()) {
@@ -187,6 +189,7 @@ fn action_named_in(message: &str) -> String {
 #[cfg(test)]
 mod tests {
     use copydesk_core::CoreError;
+    use copydesk_core::access::Action;
     use copydesk_wire::ErrorCode;
 
     use super::{RemoteCode, SyncError};
@@ -254,13 +257,13 @@ mod tests {
             )
             .missing_action()
             .as_deref(),
-            Some("PRINTDOCUMENT create")
+            Some(Action::PrintDocumentCreate.as_str())
         );
         assert_eq!(
             refused(401, "missing CONTENT type_article")
                 .missing_action()
                 .as_deref(),
-            Some("CONTENT type_article")
+            Some(Action::ContentTypeArticle.as_str())
         );
         assert_eq!(
             refused(401, "needs \"GALLERY view\" here")

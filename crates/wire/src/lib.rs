@@ -3,7 +3,10 @@
 //! No logic and no IO: the HTTP layer fills these from the service's records,
 //! and a sync client reads them back from a remote.
 
+mod action;
 pub mod input;
+
+pub use action::Action;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -190,7 +193,7 @@ pub struct User {
 pub struct Me {
     pub user: User,
     pub roles: Vec<String>,
-    pub actions: Vec<String>,
+    pub actions: Vec<Action>,
 }
 
 /// The body of `POST /v3/sign-in`: a name and password, or a sign-in link's token.

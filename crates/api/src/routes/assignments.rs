@@ -2,6 +2,7 @@
 
 use axum::Json;
 use axum::extract::{Path, State};
+use copydesk_core::access::Action;
 use copydesk_core::assignments::AssignmentInput;
 use copydesk_wire as wire;
 
@@ -79,7 +80,7 @@ pub async fn create(
     body: RawJson,
 ) -> ApiResult<Json<Vec<wire::Assignment>>> {
     let assignment = state
-        .call_with(bearer, "ASSIGNMENT create", body, |cms, who, body| {
+        .call_with(bearer, Action::AssignmentCreate, body, |cms, who, body| {
             cms.create_assignment(who, input(body))
         })
         .await?;
@@ -103,9 +104,12 @@ pub async fn update(
     body: RawJson,
 ) -> ApiResult<Json<Vec<wire::Assignment>>> {
     let assignment = state
-        .call_with(bearer, "ASSIGNMENT update", body, move |cms, who, body| {
-            cms.update_assignment(who, &uuid, input(body))
-        })
+        .call_with(
+            bearer,
+            Action::AssignmentUpdate,
+            body,
+            move |cms, who, body| cms.update_assignment(who, &uuid, input(body)),
+        )
         .await?;
     Ok(Json(vec![present::assignment(assignment)]))
 }

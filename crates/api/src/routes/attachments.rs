@@ -4,6 +4,7 @@ use axum::Extension;
 use axum::body::Body;
 use axum::extract::{Path, State};
 use copydesk_core::CoreError;
+use copydesk_core::access::Action;
 use copydesk_core::attachments::{AttachmentChange, Upload};
 use copydesk_wire as wire;
 use serde::Deserialize;
@@ -60,9 +61,12 @@ pub async fn update(
     body: RawJson,
 ) -> ApiResult<ContentAnswer> {
     let item = state
-        .call_with_content(bearer, "ATTACHMENT update", body, move |cms, who, body| {
-            cms.update_attachment(who, &uuid, change(body)?)
-        })
+        .call_with_content(
+            bearer,
+            Action::AttachmentUpdate,
+            body,
+            move |cms, who, body| cms.update_attachment(who, &uuid, change(body)?),
+        )
         .await?;
     Ok(item)
 }

@@ -2,6 +2,7 @@
 
 use axum::Json;
 use axum::extract::{Path, State};
+use copydesk_core::access::Action;
 use copydesk_core::authors::AuthorInput;
 use copydesk_wire as wire;
 
@@ -78,7 +79,7 @@ pub async fn create(
     body: RawJson,
 ) -> ApiResult<Json<Vec<wire::Author>>> {
     let author = state
-        .call_with(bearer, "AUTHOR create", body, |cms, who, body| {
+        .call_with(bearer, Action::AuthorCreate, body, |cms, who, body| {
             cms.create_author(who, input(body))
         })
         .await?;
@@ -102,7 +103,7 @@ pub async fn update(
     body: RawJson,
 ) -> ApiResult<Json<Vec<wire::Author>>> {
     let author = state
-        .call_with(bearer, "AUTHOR update", body, move |cms, who, body| {
+        .call_with(bearer, Action::AuthorUpdate, body, move |cms, who, body| {
             cms.update_author(who, &uuid, input(body))
         })
         .await?;

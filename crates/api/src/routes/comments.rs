@@ -2,6 +2,7 @@
 
 use axum::Json;
 use axum::extract::{Path, State};
+use copydesk_core::access::Action;
 use copydesk_core::comments::NoteCommentInput;
 use copydesk_wire as wire;
 
@@ -52,7 +53,7 @@ pub async fn create_note(
     let notes = state
         .call_with(
             bearer,
-            "NOTECOMMENT create",
+            Action::NoteCommentCreate,
             body,
             move |cms, who, body: wire::NoteCommentBody| {
                 cms.create_note_comment(
@@ -117,7 +118,7 @@ pub async fn create_assignment_comment(
     let comment = state
         .call_with(
             bearer,
-            "ASSIGNMENTCOMMENT create",
+            Action::AssignmentCommentCreate,
             body,
             move |cms, who, body: wire::AssignmentCommentBody| {
                 cms.create_assignment_comment(who, &uuid, body.comment.as_deref())

@@ -2,6 +2,7 @@
 
 use axum::Json;
 use axum::extract::{Path, State};
+use copydesk_core::access::Action;
 use copydesk_core::containers::{ContainerFilter, ContainerInput};
 use copydesk_wire as wire;
 use serde::Deserialize;
@@ -110,7 +111,7 @@ pub async fn create(
     body: RawJson,
 ) -> ApiResult<Json<Vec<wire::Container>>> {
     let container = state
-        .call_with(bearer, "CONTAINER create", body, |cms, who, body| {
+        .call_with(bearer, Action::ContainerCreate, body, |cms, who, body| {
             cms.create_container(who, input(body))
         })
         .await?;
@@ -134,9 +135,12 @@ pub async fn update(
     body: RawJson,
 ) -> ApiResult<Json<Vec<wire::Container>>> {
     let container = state
-        .call_with(bearer, "CONTAINER update", body, move |cms, who, body| {
-            cms.update_container(who, &uuid, input(body))
-        })
+        .call_with(
+            bearer,
+            Action::ContainerUpdate,
+            body,
+            move |cms, who, body| cms.update_container(who, &uuid, input(body)),
+        )
         .await?;
     Ok(Json(vec![present::container(container)]))
 }

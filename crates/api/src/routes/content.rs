@@ -2,6 +2,7 @@
 
 use axum::Json;
 use axum::extract::{Path, State};
+use copydesk_core::access::Action;
 use copydesk_core::attachments::Upload;
 use copydesk_core::content::{ContentFilter, ContentInput};
 use copydesk_wire as wire;
@@ -151,7 +152,7 @@ pub async fn create(
     body: RawJson,
 ) -> ApiResult<ContentAnswer> {
     let item = state
-        .call_with_content(bearer, "CONTENT create", body, |cms, who, body| {
+        .call_with_content(bearer, Action::ContentCreate, body, |cms, who, body| {
             cms.create_content_rendered(who, input(body))
         })
         .await?;
@@ -175,9 +176,12 @@ pub async fn update(
     body: RawJson,
 ) -> ApiResult<ContentAnswer> {
     let item = state
-        .call_with_content(bearer, "CONTENT update", body, move |cms, who, body| {
-            cms.update_content(who, &uuid, input(body))
-        })
+        .call_with_content(
+            bearer,
+            Action::ContentUpdate,
+            body,
+            move |cms, who, body| cms.update_content(who, &uuid, input(body)),
+        )
         .await?;
     Ok(item)
 }

@@ -2,6 +2,7 @@
 
 use axum::Json;
 use axum::extract::State;
+use copydesk_core::access::Action;
 use copydesk_core::drafts::DraftInput;
 use copydesk_wire as wire;
 
@@ -96,7 +97,7 @@ pub async fn create(
     let drafts = state
         .call_with(
             bearer,
-            "DRAFT create",
+            Action::DraftCreate,
             body,
             move |cms, who, body: wire::DraftBody| {
                 cms.create_draft(

@@ -3,6 +3,7 @@
 use axum::extract::{Path, State};
 use axum::http::header::{CONTENT_DISPOSITION, CONTENT_TYPE};
 use axum::response::{IntoResponse, Response};
+use copydesk_core::access::Action;
 use copydesk_core::exports::{ExportFormat, ExportInput};
 use copydesk_wire as wire;
 
@@ -50,7 +51,7 @@ pub async fn update(
     let item = state
         .call_with_content(
             bearer,
-            "EXPORT update",
+            Action::ExportUpdate,
             body,
             move |cms, who, body: wire::ExportBody| {
                 let text = |r: Option<Option<wire::Reference>>| r.map(|inner| inner.map(|r| r.0));

@@ -2,6 +2,7 @@
 
 use axum::Json;
 use axum::extract::{Path, State};
+use copydesk_core::access::Action;
 use copydesk_wire as wire;
 
 use crate::AppState;
@@ -48,7 +49,7 @@ pub async fn create(
     let lock = state
         .call_with(
             bearer,
-            "LOCKREQUEST create",
+            Action::LockRequestCreate,
             body,
             |cms, who, body: wire::LockRequestBody| {
                 cms.create_lock_request(who, body.srn.as_deref())

@@ -2,6 +2,7 @@
 
 use axum::Json;
 use axum::extract::{Path, State};
+use copydesk_core::access::Action;
 use copydesk_core::planning::{IssueInput, SectionInput, WorkflowInput};
 use copydesk_wire as wire;
 
@@ -71,7 +72,7 @@ pub async fn create_workflow(
     let workflow = state
         .call_with(
             bearer,
-            "WORKFLOW create",
+            Action::WorkflowCreate,
             body,
             |cms, who, body: wire::WorkflowBody| {
                 cms.create_workflow(
@@ -151,7 +152,7 @@ pub async fn create_section(
     let section = state
         .call_with(
             bearer,
-            "WORKFLOWSECTION create",
+            Action::WorkflowSectionCreate,
             body,
             |cms, who, body: wire::WorkflowSectionBody| {
                 cms.create_section(
@@ -228,7 +229,7 @@ pub async fn create_issue(
     let issue = state
         .call_with(
             bearer,
-            "ISSUE create",
+            Action::IssueCreate,
             body,
             |cms, who, body: wire::IssueBody| {
                 cms.create_issue(

@@ -2,6 +2,7 @@
 
 use axum::Json;
 use axum::extract::{Path, State};
+use copydesk_core::access::Action;
 use copydesk_core::print_documents::PrintDocumentInput;
 use copydesk_wire as wire;
 
@@ -83,9 +84,12 @@ pub async fn create(
     body: RawJson,
 ) -> ApiResult<Json<Vec<wire::PrintDocument>>> {
     let doc = state
-        .call_with(bearer, "PRINTDOCUMENT create", body, |cms, who, body| {
-            cms.create_print_document(who, input(body))
-        })
+        .call_with(
+            bearer,
+            Action::PrintDocumentCreate,
+            body,
+            |cms, who, body| cms.create_print_document(who, input(body)),
+        )
         .await?;
     Ok(Json(vec![present::print_document(doc)]))
 }
@@ -109,7 +113,7 @@ pub async fn update(
     let doc = state
         .call_with(
             bearer,
-            "PRINTDOCUMENT update",
+            Action::PrintDocumentUpdate,
             body,
             move |cms, who, body| cms.update_print_document(who, &uuid, input(body)),
         )
@@ -135,7 +139,7 @@ pub async fn lock(
 ) -> ApiResult<Json<wire::PrintDocument>> {
     let doc = state
         .run_as(bearer, move |cms, who| {
-            who.require("PRINTDOCUMENT update")?;
+            who.require(Action::PrintDocumentUpdate)?;
             let body: wire::PrintLockBody = body.parse_optional()?;
             Ok(cms.lock_print_document(who, &uuid, body.on_behalf_of.as_deref())?)
         })

@@ -2,6 +2,7 @@
 
 use axum::Json;
 use axum::extract::{Path, State};
+use copydesk_core::access::Action;
 use copydesk_wire as wire;
 
 use crate::AppState;
@@ -173,7 +174,7 @@ pub async fn resolve(
     state
         .call_with(
             bearer,
-            "SYNC resolve",
+            Action::SyncResolve,
             body,
             move |cms, who, body: wire::ResolveBody| {
                 cms.resolve_conflict(who, &uuid, body.keep.as_deref(), body.text.as_deref())

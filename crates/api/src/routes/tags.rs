@@ -2,6 +2,7 @@
 
 use axum::Json;
 use axum::extract::{Path, State};
+use copydesk_core::access::Action;
 use copydesk_core::tags::TagInput;
 use copydesk_wire as wire;
 
@@ -74,7 +75,7 @@ pub async fn create(
     body: RawJson,
 ) -> ApiResult<Json<Vec<wire::Tag>>> {
     let tag = state
-        .call_with(bearer, "TAG create", body, |cms, who, body| {
+        .call_with(bearer, Action::TagCreate, body, |cms, who, body| {
             cms.create_tag(who, input(body))
         })
         .await?;
@@ -98,7 +99,7 @@ pub async fn update(
     body: RawJson,
 ) -> ApiResult<Json<Vec<wire::Tag>>> {
     let tag = state
-        .call_with(bearer, "TAG update", body, move |cms, who, body| {
+        .call_with(bearer, Action::TagUpdate, body, move |cms, who, body| {
             cms.update_tag(who, &uuid, input(body))
         })
         .await?;

@@ -1,5 +1,6 @@
 //! The list of content items: its filters (type, status, workflow, words, author, tag, days of change), its orders, and the plan a page is read by.
 
+use crate::access::Action;
 use crate::db::{ToSql, Transaction};
 
 use crate::Cms;
@@ -166,7 +167,7 @@ impl Cms {
         map: impl Fn(&crate::db::Row<'_>) -> crate::db::Result<R>,
         finish: impl Fn(&Transaction<'_>, Vec<R>) -> Result<Vec<T>>,
     ) -> Result<Page<T>> {
-        who.require("CONTENT list")?;
+        who.require(Action::ContentList)?;
         let params = ListParams::parse(query, SORTABLE, "version")?;
         let has_attachment = match filter.has_attachment.as_deref().map(str::trim) {
             None | Some("") => None,

@@ -2,6 +2,7 @@
 
 #[allow(clippy::wildcard_imports)]
 use super::*;
+use crate::access::Action;
 
 /// A conflict as stored, read to settle it.
 struct OpenConflict {
@@ -99,7 +100,7 @@ impl Cms {
         keep: Option<&str>,
         text: Option<&str>,
     ) -> Result<()> {
-        who.require("SYNC resolve")?;
+        who.require(Action::SyncResolve)?;
         // What to write: `None` keeps theirs, as the text already is.
         let chosen: Option<Option<&str>> = match keep.map(str::trim) {
             Some("mine") => Some(None),
@@ -180,7 +181,7 @@ impl Cms {
 
     /// `GET /v3/sync/conflicts`: the conflicts still to settle, oldest first.
     pub fn sync_conflicts(&self, who: &Principal) -> Result<Vec<SyncConflict>> {
-        who.require("SYNC get")?;
+        who.require(Action::SyncGet)?;
         self.store.read(|tx| {
             let mut stmt = tx.prepare_cached(
                 "SELECT uuid, record_type, record_uuid, field, mine, theirs, created_at,
