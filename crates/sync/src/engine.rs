@@ -745,7 +745,22 @@ async fn pull_by_listing(
                         )
                     })
                     .collect(),
-                _ => Vec::new(),
+                // Read with the record above, or never listed on their own.
+                RecordType::Author
+                | RecordType::Tag
+                | RecordType::Container
+                | RecordType::Workflow
+                | RecordType::Issue
+                | RecordType::PrintDocument
+                | RecordType::Attachment
+                | RecordType::NoteComment
+                | RecordType::AssignmentComment
+                | RecordType::Draft
+                | RecordType::User
+                | RecordType::Version
+                | RecordType::Export
+                | RecordType::LockRequest
+                | RecordType::WorkflowSection => Vec::new(),
             };
             for (child_kind, child, read) in children {
                 changes.push(remote_change(cms, remote, child_kind, &child, Some(read)).await?);
