@@ -2,6 +2,7 @@
 
 use crate::access::Action;
 use crate::db::{OptionalExtension as _, Row, Transaction, params};
+use crate::record_type::RecordType;
 
 use crate::Cms;
 use crate::access::Principal;
@@ -53,7 +54,7 @@ impl Cms {
         let uuid: String = row.get(1)?;
         Ok(Assignment {
             id: row.get(0)?,
-            srn: self.srn("assignment", &uuid),
+            srn: self.srn(RecordType::Assignment, &uuid),
             uuid,
             title: row.get(2)?,
             description: row.get(3)?,

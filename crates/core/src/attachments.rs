@@ -11,6 +11,7 @@
 //! its cache, filled from the database on the first read.
 
 use crate::access::Action;
+use crate::record_type::RecordType;
 use std::fs;
 use std::io::{Read, Write as _};
 use std::path::{Path, PathBuf};
@@ -552,7 +553,7 @@ impl Cms {
         let metadata: Option<String> = row.get(11)?;
         Ok(Attachment {
             id: row.get(0)?,
-            srn: self.srn("attachment", &uuid),
+            srn: self.srn(RecordType::Attachment, &uuid),
             public_url: format!("/files/{salt}/public.{preview_extension}"),
             original_url: format!("/files/{salt}/original.{extension}"),
             uuid,

@@ -2,6 +2,7 @@
 
 use crate::access::Action;
 use crate::db::{Row, Transaction, params};
+use crate::record_type::RecordType;
 
 use crate::Cms;
 use crate::access::Principal;
@@ -76,7 +77,7 @@ impl Cms {
         let uuid: String = row.get(1)?;
         Ok(Author {
             id: row.get(0)?,
-            srn: self.srn("author", &uuid),
+            srn: self.srn(RecordType::Author, &uuid),
             uuid,
             slug: row.get(2)?,
             name: row.get(3)?,

@@ -2,6 +2,7 @@
 
 use crate::access::Action;
 use crate::db::{Row, ToSql, Transaction, params};
+use crate::record_type::RecordType;
 
 use crate::Cms;
 use crate::access::Principal;
@@ -126,7 +127,7 @@ impl Cms {
         let uuid: String = row.get(1)?;
         Ok(Container {
             id: row.get(0)?,
-            srn: self.srn("container", &uuid),
+            srn: self.srn(RecordType::Container, &uuid),
             uuid,
             title: row.get(2)?,
             slug: row.get(3)?,

@@ -2,6 +2,7 @@
 
 use crate::access::Action;
 use crate::db::{OptionalExtension as _, Row, Transaction, params};
+use crate::record_type::RecordType;
 
 use crate::Cms;
 use crate::access::Principal;
@@ -177,7 +178,7 @@ impl Cms {
         let uuid: String = row.get(1)?;
         Ok(ContentRecord {
             id: row.get(0)?,
-            srn: self.srn("content", &uuid),
+            srn: self.srn(RecordType::Content, &uuid),
             uuid,
             title: row.get(2)?,
             slug: row.get(3)?,

@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 
 use crate::db::{Row, Transaction};
+use crate::record_type::RecordType;
 
 use crate::Cms;
 use crate::error::Result;
@@ -181,7 +182,7 @@ impl Cms {
                 let uuid: String = row.get(1)?;
                 Ok(VersionSummary {
                     id: row.get(0)?,
-                    srn: self.srn("version", &uuid),
+                    srn: self.srn(RecordType::Version, &uuid),
                     uuid,
                     version: row.get(2)?,
                     user_id: row.get(3)?,

@@ -5,6 +5,7 @@
 
 use crate::access::Action;
 use crate::db::{OptionalExtension as _, Row, Transaction, params};
+use crate::record_type::RecordType;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -158,7 +159,7 @@ fn content_srn(raw: Option<&str>) -> Result<Srn> {
     let raw = raw
         .filter(|s| !s.trim().is_empty())
         .ok_or_else(|| CoreError::required("content"))?;
-    Srn::parse_typed("content", raw.trim(), "content")
+    Srn::parse_typed("content", raw.trim(), RecordType::Content)
 }
 
 /// The last draft `user_id` wrote of the item. On a replica, a draft its

@@ -193,7 +193,7 @@ impl Cms {
         self.write(|tx| access::set_content_as_array(tx, public_key, on))
     }
 
-    pub(crate) fn srn(&self, record_type: &str, uuid: &str) -> String {
+    pub(crate) fn srn(&self, record_type: record_type::RecordType, uuid: &str) -> String {
         srn::Srn::new(&self.namespace, record_type, uuid).to_string()
     }
 }

@@ -15,6 +15,7 @@ use crate::model::container::CONTAINERS;
 use crate::model::content::CONTENT;
 pub use crate::model::lock::LockRequest;
 pub(crate) use crate::model::lock::Lockable;
+use crate::record_type::RecordType;
 use crate::records::{Table, new_uuid};
 use crate::srn::Srn;
 
@@ -45,8 +46,8 @@ impl Cms {
         let content_uuid: Option<String> = row.get(8)?;
         let container_uuid: Option<String> = row.get(9)?;
         let srn = match (content_uuid, container_uuid) {
-            (Some(uuid), _) => self.srn("content", &uuid),
-            (None, Some(uuid)) => self.srn("container", &uuid),
+            (Some(uuid), _) => self.srn(RecordType::Content, &uuid),
+            (None, Some(uuid)) => self.srn(RecordType::Container, &uuid),
             (None, None) => String::new(),
         };
         Ok(LockRequest {
@@ -131,11 +132,11 @@ impl Cms {
 
     fn lockable_of_srn(&self, tx: &Transaction<'_>, raw: &str) -> Result<Lockable> {
         let srn = Srn::parse("srn", raw.trim())?;
-        match srn.record_type.as_str() {
-            "content" => Ok(Lockable::Content(
+        match srn.record_type {
+            RecordType::Content => Ok(Lockable::Content(
                 CONTENT.id_of_field(tx, "srn", &srn.uuid)?,
             )),
-            "container" => Ok(Lockable::Container(
+            RecordType::Container => Ok(Lockable::Container(
                 CONTAINERS.id_of_field(tx, "srn", &srn.uuid)?,
             )),
             other => Err(CoreError::invalid_field(

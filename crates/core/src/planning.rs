@@ -3,6 +3,7 @@
 
 use crate::access::Action;
 use crate::db::{OptionalExtension as _, Row, Transaction, params};
+use crate::record_type::RecordType;
 
 use crate::Cms;
 use crate::access::Principal;
@@ -109,7 +110,7 @@ impl Cms {
         let uuid: String = row.get(1)?;
         Ok(Workflow {
             id: row.get(0)?,
-            srn: self.srn("workflow", &uuid),
+            srn: self.srn(RecordType::Workflow, &uuid),
             uuid,
             slug: row.get(2)?,
             name: row.get(3)?,
@@ -126,7 +127,7 @@ impl Cms {
         let uuid: String = row.get(1)?;
         Ok(WorkflowSection {
             id: row.get(0)?,
-            srn: self.srn("workflow_section", &uuid),
+            srn: self.srn(RecordType::WorkflowSection, &uuid),
             uuid,
             workflow_id: row.get(2)?,
             name: row.get(3)?,
@@ -142,7 +143,7 @@ impl Cms {
         let uuid: String = row.get(1)?;
         Ok(Issue {
             id: row.get(0)?,
-            srn: self.srn("issue", &uuid),
+            srn: self.srn(RecordType::Issue, &uuid),
             uuid,
             label: row.get(2)?,
             description: row.get(3)?,

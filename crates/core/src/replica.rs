@@ -840,7 +840,7 @@ impl Cms {
                 let record_type: RecordType = row.get(0)?;
                 let uuid: String = row.get(1)?;
                 Ok(NeedsAttention {
-                    srn: self.srn(record_type.as_str(), &uuid),
+                    srn: self.srn(record_type, &uuid),
                     record: RecordLabel {
                         record_type,
                         uuid: uuid.clone(),
@@ -886,7 +886,7 @@ impl Cms {
             let mut waiting = Vec::with_capacity(rows.len());
             for (record_type, uuid, operation, attempts, last_error, since) in rows {
                 waiting.push(WaitingChange {
-                    srn: self.srn(record_type.as_str(), &uuid),
+                    srn: self.srn(record_type, &uuid),
                     record: label_of(tx, record_type, &uuid)?,
                     operation,
                     attempts,

@@ -3,26 +3,28 @@
 use std::fmt;
 
 use crate::error::{CoreError, Result};
+use crate::record_type::RecordType;
 
 /// The service part of every SRN this instance writes.
 pub const SERVICE: &str = "cms";
 
 /// A parsed SRN. Any namespace and service are accepted on input, since a
-/// record is found by its UUID; the type must be the one the caller expects.
+/// record is found by its UUID; the type must be one of the service's
+/// record types, and the one the caller expects.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Srn {
     pub namespace: String,
     pub service: String,
-    pub record_type: String,
+    pub record_type: RecordType,
     pub uuid: String,
 }
 
 impl Srn {
-    pub fn new(namespace: &str, record_type: &str, uuid: &str) -> Self {
+    pub fn new(namespace: &str, record_type: RecordType, uuid: &str) -> Self {
         Self {
             namespace: namespace.to_owned(),
             service: SERVICE.to_owned(),
-            record_type: record_type.to_owned(),
+            record_type,
             uuid: uuid.to_owned(),
         }
     }
@@ -55,16 +57,22 @@ impl Srn {
         {
             return Err(bad());
         }
+        let record_type = record_type.parse::<RecordType>().map_err(|_| {
+            CoreError::invalid_field(
+                field,
+                format!("\"{raw}\" names a {record_type}, which is no record type of this service"),
+            )
+        })?;
         Ok(Self {
             namespace: namespace.to_owned(),
             service: service.to_owned(),
-            record_type: record_type.to_owned(),
+            record_type,
             uuid: uuid.to_owned(),
         })
     }
 
     /// Parses an SRN that must name a record of `record_type`.
-    pub fn parse_typed(field: &str, raw: &str, record_type: &str) -> Result<Self> {
+    pub fn parse_typed(field: &str, raw: &str, record_type: RecordType) -> Result<Self> {
         let srn = Self::parse(field, raw)?;
         if srn.record_type != record_type {
             return Err(CoreError::invalid_field(
@@ -101,7 +109,7 @@ mod tests {
     fn round_trips() {
         let raw = format!("srn:newsroom:cms/content:{U}");
         let srn = Srn::parse("content", &raw).expect("valid");
-        assert_eq!(srn.record_type, "content");
+        assert_eq!(srn.record_type, RecordType::Content);
         assert_eq!(srn.uuid, U);
         assert_eq!(srn.to_string(), raw);
     }
@@ -125,7 +133,10 @@ mod tests {
     #[test]
     fn checks_the_type() {
         let raw = format!("srn:ns:cms/author:{U}");
-        assert!(Srn::parse_typed("content", &raw, "content").is_err());
-        assert!(Srn::parse_typed("content", &raw, "author").is_ok());
+        assert!(Srn::parse_typed("content", &raw, RecordType::Content).is_err());
+        assert!(Srn::parse_typed("content", &raw, RecordType::Author).is_ok());
+        // A type the service has none of is refused at once, naming it.
+        let err = Srn::parse("srn", &format!("srn:ns:cms/gallery:{U}")).expect_err("unknown type");
+        assert!(err.to_string().contains("gallery"), "{err}");
     }
 }

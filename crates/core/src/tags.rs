@@ -2,6 +2,7 @@
 
 use crate::access::Action;
 use crate::db::{Row, Transaction, params};
+use crate::record_type::RecordType;
 
 use crate::Cms;
 use crate::access::Principal;
@@ -42,7 +43,7 @@ impl Cms {
         let uuid: String = row.get(1)?;
         Ok(Tag {
             id: row.get(0)?,
-            srn: self.srn("tag", &uuid),
+            srn: self.srn(RecordType::Tag, &uuid),
             uuid,
             name: row.get(2)?,
             slug: row.get(3)?,

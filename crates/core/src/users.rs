@@ -2,6 +2,7 @@
 
 use crate::access::Action;
 use crate::db::{Row, Transaction};
+use crate::record_type::RecordType;
 
 use crate::Cms;
 use crate::access::Principal;
@@ -36,7 +37,7 @@ impl Cms {
         let uuid: String = row.get(1)?;
         Ok(User {
             id: row.get(0)?,
-            srn: self.srn("user", &uuid),
+            srn: self.srn(RecordType::User, &uuid),
             uuid,
             name: row.get(2)?,
             slug: row.get(3)?,

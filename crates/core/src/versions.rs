@@ -2,6 +2,7 @@
 
 use crate::access::Action;
 use crate::db::{Row, Transaction, params};
+use crate::record_type::RecordType;
 
 use crate::Cms;
 use crate::access::Principal;
@@ -102,7 +103,7 @@ impl Cms {
         let uuid: String = row.get(1)?;
         Ok(Version {
             id: row.get(0)?,
-            srn: self.srn("version", &uuid),
+            srn: self.srn(RecordType::Version, &uuid),
             uuid,
             content_id: row.get(2)?,
             version: row.get(3)?,
@@ -166,7 +167,7 @@ impl Cms {
         let raw = content_srn
             .filter(|s| !s.trim().is_empty())
             .ok_or_else(|| CoreError::required("content"))?;
-        let srn = Srn::parse_typed("content", raw.trim(), "content")?;
+        let srn = Srn::parse_typed("content", raw.trim(), RecordType::Content)?;
         let params = ListParams::parse(query, SORTABLE, "modified_at")?;
         self.store.read(|tx| {
             let content_id = CONTENT.id_of(tx, &srn.uuid)?;

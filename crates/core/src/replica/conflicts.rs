@@ -194,7 +194,7 @@ impl Cms {
                 let position: Option<i64> = row.get(7)?;
                 Ok(SyncConflict {
                     uuid: row.get(0)?,
-                    srn: self.srn(record_type.as_str(), &record_uuid),
+                    srn: self.srn(record_type, &record_uuid),
                     record: RecordLabel {
                         record_type,
                         uuid: record_uuid,

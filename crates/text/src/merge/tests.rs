@@ -506,7 +506,7 @@ fn document() -> impl Strategy<Value = Vec<String>> {
 
 /// A document whose paragraphs all differ: without keys, paragraphs are told
 /// apart by their text, and a paragraph that stands twice word for word
-/// cannot be (a limit written down in ARCHITECTURE.md).
+/// cannot be (a limit written down in docs/decisions.md).
 fn distinct_document() -> impl Strategy<Value = Vec<String>> {
     document().prop_filter("paragraphs differ", |paragraphs| {
         let unique: std::collections::HashSet<&String> = paragraphs.iter().collect();

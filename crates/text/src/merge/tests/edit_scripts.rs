@@ -35,7 +35,7 @@ const SHARED_WORDS: [&str; 2] = ["the", "said"];
 /// The words of base paragraphs: base block `i` draws from `TOPICS[i]`
 /// (one of them at least) and [`SHARED_WORDS`], repeats and all. Without
 /// keys, paragraphs are told apart by their words alone, and two that
-/// share most of their words cannot be (ARCHITECTURE.md writes down the
+/// share most of their words cannot be (docs/decisions.md writes down the
 /// limit for paragraphs alike word for word; a merge cannot do better
 /// for nearly alike ones): with a topic of its own besides its marker, no
 /// base paragraph has more than half its words in another.
