@@ -5,6 +5,7 @@ import type { ContentItem, Crops, RequestBody } from '../api';
 import { useDesk } from '../context';
 import { attempt, Problem } from '../load';
 import { MissingPermission } from '../permission';
+import * as ops from '../operations';
 
 export function AttachmentPanel({ item, onChange }: { item: ContentItem; onChange: () => void }) {
   const { api, may } = useDesk();
@@ -58,7 +59,7 @@ export function AttachmentPanel({ item, onChange }: { item: ContentItem; onChang
                   value={attachment.angle}
                   onChange={async (e) => {
                     const turned = { angle: Number(e.currentTarget.value) } satisfies RequestBody<'Attachment'>;
-                    const failed = await attempt(() => api.put(`/v3/attachment/${item.uuid}`, turned));
+                    const failed = await attempt(() => ops.attachments.update(api, item.uuid, turned));
                     setProblem(failed);
                     if (!failed) onChange();
                   }}
@@ -76,7 +77,7 @@ export function AttachmentPanel({ item, onChange }: { item: ContentItem; onChang
                 onSubmit={async (e) => {
                   e.preventDefault();
                   const cropped = { metadata: { default: { crop: 'true', w, h, 'fp-x': fx, 'fp-y': fy } } satisfies Crops };
-                  const failed = await attempt(() => api.put(`/v3/attachment/${item.uuid}`, cropped satisfies RequestBody<'Attachment'>));
+                  const failed = await attempt(() => ops.attachments.update(api, item.uuid, cropped));
                   setProblem(failed);
                   if (!failed) onChange();
                 }}

@@ -2,16 +2,17 @@
 // on the item's assignment. Comments show as text: nothing in them runs.
 
 import { useState } from 'preact/hooks';
-import type { Assignment, ContentItem, Items, NoteComment, RequestBody } from '../api';
+import type { ContentItem, NoteComment } from '../api';
 import { useDesk } from '../context';
 import { attempt, Problem, useLoad } from '../load';
 import { MissingPermission } from '../permission';
 import { paragraphsOf, textOf } from '../text';
 import { When } from '../when';
+import * as ops from '../operations';
 
 export function Comments({ item }: { item: ContentItem }) {
   const { api } = useDesk();
-  const thread = useLoad(() => api.get<Items<'NoteComment'>>(`/v3/note-comment/${item.uuid}`), [item.uuid]);
+  const thread = useLoad(() => ops.comments.thread(api, item.uuid), [item.uuid]);
   const notes = thread.data?.items ?? [];
   const roots = notes.filter((n) => n.parent_id === '0');
   return (
@@ -81,11 +82,11 @@ function CommentForm({ label, parent, item, onPosted }: { label: string; parent:
         e.preventDefault();
         if (!text.trim()) return;
         const failed = await attempt(() =>
-          api.post(`/v3/note-comment/${parent}`, {
+          ops.comments.add(api, parent, {
             comment: paragraphsOf(text),
             reference: item.uuid,
             version: Number(item.version),
-          } satisfies RequestBody<'NoteComment'>),
+          }),
         );
         setProblem(failed);
         if (!failed) {
@@ -109,8 +110,8 @@ function AssignmentComments({ item }: { item: ContentItem }) {
   const loaded = useLoad(async () => {
     // The item names its assignment by id; the service finds it by that id too.
     if (!item.assignment_id || !may('ASSIGNMENT get')) return undefined;
-    const [assignment] = await api.get<Assignment[]>(`/v3/assignment/${item.assignment_id}`);
-    const comments = await api.get<Items<'AssignmentComment'>>(`/v3/assignment-comment/${assignment.uuid}`);
+    const [assignment] = await ops.assignments.get(api, item.assignment_id);
+    const comments = await ops.assignments.comments(api, assignment.uuid);
     return { assignment, comments: comments.items };
   }, [item.uuid, item.assignment_id]);
   const [text, setText] = useState('');
@@ -136,7 +137,7 @@ function AssignmentComments({ item }: { item: ContentItem }) {
           onSubmit={async (e) => {
             e.preventDefault();
             const failed = await attempt(() =>
-              api.post(`/v3/assignment-comment/${found.assignment.uuid}`, { comment: paragraphsOf(text) } satisfies RequestBody<'AssignmentComment'>),
+              ops.assignments.comment(api, found.assignment.uuid, { comment: paragraphsOf(text) }),
             );
             setProblem(failed);
             if (!failed) {

@@ -3,11 +3,12 @@
 // both, with its placeholder. Manual content can be put in order.
 
 import { useState } from 'preact/hooks';
-import { query, type Container, type Page, type RequestBody } from '../api';
+import { type Container, type RequestBody } from '../api';
 import { useDesk } from '../context';
 import { attempt, Problem, useLoad } from '../load';
 import { MissingPermission } from '../permission';
 import { SearchPicker, useNamedSearch, useStorySearch, type Choice } from '../picker';
+import * as ops from '../operations';
 
 export const TYPE_RULES: Record<string, { content: boolean; tags: boolean; rule: string }> = {
   manual: { content: true, tags: false, rule: 'A manual container holds the stories you pick, in your order. It takes no tags.' },
@@ -20,7 +21,7 @@ export function Containers() {
   const { api, may } = useDesk();
   const [type, setType] = useState('');
   const [editing, setEditing] = useState<Container | 'new'>();
-  const list = useLoad(() => api.get<Page<'Container'>>(`/v3/container${query({ type, per_page: 100 })}`), [type]);
+  const list = useLoad(() => ops.containers.list(api, { type, per_page: 100 }), [type]);
   return (
     <section aria-labelledby="containers-heading">
       <h1 id="containers-heading">Containers</h1>
@@ -97,7 +98,7 @@ function ContainerForm({ container, onDone }: { container?: Container; onDone: (
           content: rules.content ? picked : [],
           tags: rules.tags ? tags.map((t) => t.uuid) : [],
         };
-        const failed = await attempt(() => (container ? api.put(`/v3/container/${container.uuid}`, body) : api.post('/v3/container', body)));
+        const failed = await attempt(() => (container ? ops.containers.update(api, container.uuid, body) : ops.containers.create(api, body)));
         setProblem(failed);
         if (!failed) onDone();
       }}

@@ -3,7 +3,7 @@
 // new story.
 
 import { useState } from 'preact/hooks';
-import { query, type ContentItem, type Page, type RequestBody } from '../api';
+import { type ContentItem, type Page } from '../api';
 import { useDesk } from '../context';
 import { attempt, Problem, useLoad } from '../load';
 import { MissingPermission } from '../permission';
@@ -13,6 +13,7 @@ import { searchedWords, snippet } from '../snippet';
 import { textOf } from '../text';
 import { localDayEnd, localDayStart } from '../time';
 import { When } from '../when';
+import * as ops from '../operations';
 
 const TYPES = ['article', 'post', 'media', 'page'];
 const PER_PAGE = 20;
@@ -51,22 +52,20 @@ export function ContentList() {
   const tags = useNamedSearch('tag');
   const list = useLoad<Page<'Content'>>(
     () =>
-      api.get<Page<'Content'>>(
-        `/v3/content${query({
-          keywords: filters.keywords,
-          type: filters.type,
-          status: filters.status,
-          author: filters.author?.uuid,
-          tag: filters.tag?.uuid,
-          // The days picked are days on the journalist's clock.
-          changed_from: localDayStart(filters.from),
-          changed_to: localDayEnd(filters.to),
-          page,
-          per_page: PER_PAGE,
-          order: 'modified_at',
-          dir: 'desc',
-        })}`,
-      ),
+      ops.content.list(api, {
+        keywords: filters.keywords,
+        type: filters.type,
+        status: filters.status,
+        author: filters.author?.uuid,
+        tag: filters.tag?.uuid,
+        // The days picked are days on the journalist's clock.
+        changed_from: localDayStart(filters.from),
+        changed_to: localDayEnd(filters.to),
+        page,
+        per_page: PER_PAGE,
+        order: 'modified_at',
+        dir: 'desc',
+      }),
     [filters, page],
   );
   // The page on screen is the one the service answered (the rows' own page),
@@ -151,7 +150,7 @@ export function ContentList() {
             e.preventDefault();
             let made: ContentItem | undefined;
             const failed = await attempt(async () => {
-              made = await api.post<ContentItem>('/v3/content', { title, type: newType } satisfies RequestBody<'Content'>);
+              made = await ops.content.create(api, { title, type: newType });
             });
             setProblem(failed);
             if (made) go('content', made.uuid);

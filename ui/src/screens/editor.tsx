@@ -17,17 +17,13 @@
 // every few seconds, so the banner follows it.
 
 import { useEffect, useRef, useState } from 'preact/hooks';
-import {
-  ApiError,
+import { ApiError,
   explain,
   isTokenRefusal,
-  query,
-  type Author,
   type ContentItem,
   type Draft,
   type MergedDraft,
   type RequestBody,
-  type Tag,
 } from '../api';
 import type { components } from '../schema';
 import { useDesk } from '../context';
@@ -48,6 +44,7 @@ import { StoryContainers } from './story-containers';
 import { Versions } from './versions';
 import { Choices, clock, CountsSpoken, countsOf, FIELD_NAMES, HeadlineCount, holderName, LockBanner, Offered, OthersUnsaved } from './story-panels';
 import { draftFields, formFrom, formOf, same, urlList, type Form } from '../story-form';
+import * as ops from '../operations';
 
 type LockRequest = components['schemas']['LockRequest'];
 type DraftFields = components['schemas']['DraftFields'];
@@ -80,9 +77,9 @@ export function Editor({ uuid }: { uuid: string }) {
   const [notice, setNotice] = useState<string>();
   const local = useLoad(() => readUnsaved(uuid).catch(() => undefined), [uuid, round]);
   const loaded = useLoad(async () => {
-    const item = await api.get<ContentItem>(`/v3/content/${uuid}`);
+    const item = await ops.content.get(api, uuid);
     // The caller's own last draft, unless a version they saved since holds it.
-    const drafts = await api.get<Draft[]>(`/v3/draft${query({ content: item.srn })}`);
+    const drafts = await ops.drafts.last(api, item.srn);
     const draft = drafts.find((d) => !d.saved);
     // A draft of an older version is merged onto this one, paragraph by
     // paragraph and word by word, rather than dropped or restored over it.
@@ -90,7 +87,7 @@ export function Editor({ uuid }: { uuid: string }) {
     // (tried again), never a draft left out of the editor.
     const merged =
       draft && Number(draft.version) < Number(item.version)
-        ? await api.get<MergedDraft>(`/v3/draft/merged${query({ content: item.srn })}`)
+        ? await ops.drafts.merged(api, item.srn)
         : undefined;
     return { item, draft, merged };
   }, [uuid, round]);
@@ -377,7 +374,7 @@ function Story(props: {
       const raw = rawNow();
       const html = body.current?.html ?? p?.html ?? startHtml ?? item.content;
       const sent = { ...form.current };
-      await api.post(`/v3/draft${query({ content: item.srn })}`, { content: html, content_raw: raw, fields: draftFields(sent, opened), version: Number(item.version) } satisfies RequestBody<'Draft'>);
+      await ops.drafts.save(api, item.srn, { content: html, content_raw: raw, fields: draftFields(sent, opened), version: Number(item.version) });
       serverHtml.current = html;
       drafted.current = sent;
       const later = pending.current;
@@ -405,7 +402,7 @@ function Story(props: {
   const readOthers = async () => {
     if (!may('DRAFT list')) return;
     try {
-      setOthers(await api.get<Draft[]>(`/v3/draft/others${query({ content: item.srn })}`));
+      setOthers(await ops.drafts.others(api, item.srn));
     } catch {
       // Shown again at the next read; the story itself is unaffected.
     }
@@ -416,7 +413,7 @@ function Story(props: {
     let now: ContentItem;
     void readOthers();
     try {
-      now = await api.get<ContentItem>(`/v3/content/${item.uuid}`);
+      now = await ops.content.get(api, item.uuid);
     } catch (err) {
       const why = refusalOf(err);
       if (why.kind === 'unreachable' && pending.current?.bodyPending) setRefusal(why);
@@ -495,7 +492,7 @@ function Story(props: {
     saving.current = true;
     try {
       await persist();
-      saved = await api.put<ContentItem>(`/v3/content/${item.uuid}`, change);
+      saved = await ops.content.update(api, item.uuid, change);
     } catch (err) {
       if (err instanceof ApiError && err.code === 'conflict') {
         merging.current = true;
@@ -697,7 +694,7 @@ function Story(props: {
             disabled={!editable}
             search={authorSearch}
             onToggle={(uuid) => toggle(authors, setAuthors, uuid)}
-            add={may('AUTHOR create') ? (name) => api.post<Author[]>('/v3/author', { name } satisfies RequestBody<'Author'>) : undefined}
+            add={may('AUTHOR create') ? (name) => ops.authors.create(api, { name }) : undefined}
             onAdded={(record) => {
               setNames((known) => ({ ...known, [record.uuid]: record.name }));
               setAuthors((list) => (list.includes(record.uuid) ? list : [...list, record.uuid]));
@@ -711,7 +708,7 @@ function Story(props: {
             disabled={!editable}
             search={tagSearch}
             onToggle={(uuid) => toggle(tags, setTags, uuid)}
-            add={may('TAG create') ? (name) => api.post<Tag[]>('/v3/tag', { name } satisfies RequestBody<'Tag'>) : undefined}
+            add={may('TAG create') ? (name) => ops.tags.create(api, { name }) : undefined}
             onAdded={(record) => {
               setNames((known) => ({ ...known, [record.uuid]: record.name }));
               setTags((list) => (list.includes(record.uuid) ? list : [...list, record.uuid]));

@@ -13,6 +13,7 @@ import type { ContentItem } from '../api';
 import { useDesk } from '../context';
 import { MissingPermission } from '../permission';
 import { PhotoChooser, type MediaItem } from '../photo-choice';
+import * as ops from '../operations';
 
 /** The lead photo as the story shows it. */
 export type Lead = NonNullable<ContentItem['dominantAttachment']>;
@@ -32,8 +33,8 @@ export function useLeadNamed(uuid: string | null | undefined, known: Lead | null
   useEffect(() => {
     if (!uuid || (known && known.uuid === uuid)) return;
     let live = true;
-    api
-      .get<ContentItem>(`/v3/content/${uuid}`)
+    ops.content
+      .get(api, uuid)
       .then((media) => {
         if (live && media.attachment) setLead(leadOf(media as MediaItem));
       })

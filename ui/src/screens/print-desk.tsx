@@ -6,13 +6,14 @@
 // takes, where its control would be.
 
 import { useState } from 'preact/hooks';
-import type { ContentItem, Issue, Page, PrintDocument, RequestBody, User, Workflow } from '../api';
+import type { ContentItem, Issue, PrintDocument, User, Workflow } from '../api';
 import { useDesk } from '../context';
 import { attempt, Problem, useLoad } from '../load';
 import { MissingPermission } from '../permission';
 import { StoryPicker, type PickedStory } from '../picker';
 import { RichText } from '../rich-text';
 import { serviceMoment, serviceTime } from '../time';
+import * as ops from '../operations';
 
 interface Plan {
   workflows: Workflow[];
@@ -24,12 +25,12 @@ const PASS_THRU = 'PRINTDOCUMENT passThruLock';
 
 export function PrintDesk() {
   const { api, may } = useDesk();
-  const documents = useLoad(() => api.get<Page<'PrintDocument'>>('/v3/print-document?per_page=100'), []);
+  const documents = useLoad(() => ops.print.documents(api), []);
   const plan = useLoad<Plan>(
     async () => ({
-      workflows: (await api.get<Page<'Workflow'>>('/v3/workflow?per_page=200')).items,
-      issues: (await api.get<Page<'Issue'>>('/v3/issue?per_page=200')).items,
-      users: may('USER list') ? (await api.get<Page<'User'>>('/v3/user?per_page=200')).items : [],
+      workflows: (await ops.print.workflows(api)).items,
+      issues: (await ops.print.issues(api)).items,
+      users: may('USER list') ? (await ops.print.users(api)).items : [],
     }),
     [],
   );
@@ -91,12 +92,12 @@ function DocumentRow({ doc, plan, onChange }: { doc: PrintDocument; plan?: Plan;
           <MissingPermission inline action="PRINTDOCUMENT update" doing={`${holder ? 'Unlocking' : 'Locking'} ${doc.label}`} />
         )}
         {may('PRINTDOCUMENT update') && !holder && (
-          <button type="button" onClick={() => run(() => api.post(`/v3/print-document/${doc.uuid}/lock`, {}))}>
+          <button type="button" onClick={() => run(() => ops.print.lockDocument(api, doc.uuid))}>
             Lock {doc.label}
           </button>
         )}
         {may('PRINTDOCUMENT update') && holder === me.user.uuid && (
-          <button type="button" onClick={() => run(() => api.delete(`/v3/print-document/${doc.uuid}/lock`))}>
+          <button type="button" onClick={() => run(() => ops.print.unlockDocument(api, doc.uuid))}>
             Unlock {doc.label}
           </button>
         )}
@@ -104,7 +105,7 @@ function DocumentRow({ doc, plan, onChange }: { doc: PrintDocument; plan?: Plan;
           <MissingPermission inline action={PASS_THRU} doing={`Unlocking ${doc.label} while someone else has it out`} />
         )}
         {may(PASS_THRU) && holder && holder !== me.user.uuid && (
-          <button type="button" class="danger" onClick={() => run(() => api.delete(`/v3/print-document/${doc.uuid}/lock`))}>
+          <button type="button" class="danger" onClick={() => run(() => ops.print.unlockDocument(api, doc.uuid))}>
             Force unlock {doc.label}
           </button>
         )}
@@ -121,7 +122,7 @@ function DocumentRow({ doc, plan, onChange }: { doc: PrintDocument; plan?: Plan;
             <button
               type="button"
               disabled={!forUser}
-              onClick={() => run(() => api.post(`/v3/print-document/${doc.uuid}/lock`, { on_behalf_of: forUser } satisfies RequestBody<'PrintLock'>))}
+              onClick={() => run(() => ops.print.lockDocument(api, doc.uuid, { on_behalf_of: forUser }))}
             >
               Lock for them
             </button>
@@ -147,12 +148,12 @@ function NewDocument({ plan, onMade }: { plan?: Plan; onMade: () => void }) {
       onSubmit={async (e) => {
         e.preventDefault();
         const failed = await attempt(() =>
-          api.post('/v3/print-document', {
+          ops.print.createDocument(api, {
             label,
             tracking_label: tracking,
             workflow_id: workflow || null,
             issue_id: issue || null,
-          } satisfies RequestBody<'PrintDocument'>),
+          }),
         );
         setProblem(failed);
         if (!failed) {
@@ -233,7 +234,7 @@ function ExportPanel({ plan }: { plan?: Plan }) {
   const [text, setText] = useState('');
   const [problem, setProblem] = useState<string>();
   const [done, setDone] = useState('');
-  const exported = useLoad(() => (uuid ? api.get<ContentItem>(`/v3/export/${uuid}`) : Promise.resolve(undefined)), [uuid]);
+  const exported = useLoad(() => (uuid ? ops.print.export(api, uuid) : Promise.resolve(undefined)), [uuid]);
   const notice = printNoticeOf(exported.data);
   const run = async (what: string, action: () => Promise<unknown>) => {
     const failed = await attempt(action);
@@ -269,11 +270,11 @@ function ExportPanel({ plan }: { plan?: Plan }) {
               : 'Nobody has said they work on this story in print.'}{' '}
             {may('EXPORT lock') &&
               (notice ? (
-                <button type="button" onClick={() => run('Cleared the print notice.', () => api.delete(`/v3/export/lock/${uuid}`))}>
+                <button type="button" onClick={() => run('Cleared the print notice.', () => ops.print.clearNotice(api, uuid))}>
                   Clear the print notice
                 </button>
               ) : (
-                <button type="button" onClick={() => run('Said you work on it in print.', () => api.put(`/v3/export/lock/${uuid}`))}>
+                <button type="button" onClick={() => run('Said you work on it in print.', () => ops.print.setNotice(api, uuid))}>
                   Say I work on it in print
                 </button>
               ))}
@@ -288,11 +289,11 @@ function ExportPanel({ plan }: { plan?: Plan }) {
               type="button"
               onClick={() =>
                 run('Saved the export.', () =>
-                  api.put(`/v3/export/${uuid}`, {
+                  ops.print.updateExport(api, uuid, {
                     ...(workflow ? { workflow_id: Number(idOf(plan?.workflows, workflow)) } : {}),
                     ...(issue ? { issue_id: Number(idOf(plan?.issues, issue)) } : {}),
                     ...(text ? { content: text } : {}),
-                  } satisfies RequestBody<'Export'>),
+                  }),
                 )
               }
             >
@@ -300,12 +301,12 @@ function ExportPanel({ plan }: { plan?: Plan }) {
             </button>
           )}
           {may('EXPORT push') && (
-            <button type="button" onClick={() => run('Pushed to the web.', () => api.put(`/v3/export/push/${uuid}`))}>
+            <button type="button" onClick={() => run('Pushed to the web.', () => ops.print.push(api, uuid))}>
               Push to the web
             </button>
           )}
           {may('EXPORT pull') && (
-            <button type="button" onClick={() => run('Pulled from the web.', () => api.put(`/v3/export/pull/${uuid}`))}>
+            <button type="button" onClick={() => run('Pulled from the web.', () => ops.print.pull(api, uuid))}>
               Pull from the web
             </button>
           )}

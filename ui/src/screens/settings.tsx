@@ -1,17 +1,17 @@
 // Who I am, and the newsroom server this copy syncs with.
 
 import { useState } from 'preact/hooks';
-import type { SyncStatus } from '../api';
 import { useDesk } from '../context';
 import { attempt, Problem, useLoad } from '../load';
 import { desktopCommand, inDesktopApp, parseKey } from '../session';
 import { When } from '../when';
+import * as ops from '../operations';
 
 export function Settings({ signOut, ownKey }: { signOut?: () => Promise<void>; ownKey?: boolean }) {
   const { me, api, may } = useDesk();
   const [signingOut, setSigningOut] = useState(false);
   const status = useLoad(
-    () => (may('SYNC get') ? api.get<SyncStatus>('/v3/sync/status') : Promise.resolve(undefined)),
+    () => (may('SYNC get') ? ops.sync.status(api) : Promise.resolve(undefined)),
     [],
   );
   return (

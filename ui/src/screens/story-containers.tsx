@@ -5,11 +5,12 @@
 // takes instead of meeting a greyed-out button.
 
 import { useState } from 'preact/hooks';
-import { query, type Container, type ContentItem, type Page, type RequestBody } from '../api';
+import { type Container, type ContentItem } from '../api';
 import { useDesk } from '../context';
 import { attempt, Problem, useLoad } from '../load';
 import { MissingPermission } from '../permission';
 import { SearchPicker } from '../picker';
+import * as ops from '../operations';
 
 /** The container types a story is put in by hand. */
 const PICKING_TYPES = ['manual', 'gallery'];
@@ -21,12 +22,12 @@ function pickedStories(container: Container): string[] {
 
 export function StoryContainers({ item }: { item: ContentItem }) {
   const { api, may } = useDesk();
-  const holding = useLoad(() => api.get<Page<'Container'>>(`/v3/container${query({ content: item.uuid, per_page: 100 })}`), [item.uuid]);
+  const holding = useLoad(() => ops.containers.list(api, { content: item.uuid, per_page: 100 }), [item.uuid]);
   const [problem, setProblem] = useState<string>();
   const [done, setDone] = useState('');
   const mayChange = may('CONTAINER update');
   const change = async (container: Container, content: string[], said: string) => {
-    const failed = await attempt(() => api.put(`/v3/container/${container.uuid}`, { content } satisfies RequestBody<'Container'>));
+    const failed = await attempt(() => ops.containers.update(api, container.uuid, { content }));
     setProblem(failed);
     setDone(failed ? '' : said);
     holding.reload();
@@ -63,14 +64,12 @@ export function StoryContainers({ item }: { item: ContentItem }) {
           placeholder="Type words of the container's title…"
           exclude={held.map((c) => c.uuid)}
           search={async (words) => {
-            const page = await api.get<Page<'Container'>>(
-              `/v3/container${query({ keywords: words, 'type[]': PICKING_TYPES.join(','), per_page: 20 })}`,
-            );
+            const page = await ops.containers.list(api, { keywords: words, 'type[]': PICKING_TYPES.join(','), per_page: 20 });
             return page.items.map((c) => ({ uuid: c.uuid, name: c.title, hint: c.type }));
           }}
           onPick={async (choice) => {
             const failed = await attempt(async () => {
-              const [container] = await api.get<Container[]>(`/v3/container/${choice.uuid}`);
+              const [container] = await ops.containers.get(api, choice.uuid);
               await change(container, [...pickedStories(container), item.uuid], `Added the story to ${container.title}.`);
             });
             if (failed) setProblem(failed);

@@ -15,6 +15,7 @@ import { attempt, Problem } from '../load';
 import { SearchPicker, type Choice } from '../picker';
 import { characters, headlineLimit, headlineState, words } from '../editor-settings';
 import { discardUnsaved, type UnsavedText } from '../unsaved';
+import * as ops from '../operations';
 
 type LockRequest = components['schemas']['LockRequest'];
 
@@ -166,7 +167,7 @@ export function LockBanner(props: { lock: LockRequest | null; readOnly: boolean;
         <button
           type="button"
           onClick={async () => {
-            const failed = await attempt(() => api.post('/v3/lock-request', { srn: props.srn }));
+            const failed = await attempt(() => ops.locks.take(api, props.srn));
             setProblem(failed);
             props.onChange();
           }}
@@ -178,7 +179,7 @@ export function LockBanner(props: { lock: LockRequest | null; readOnly: boolean;
         <button
           type="button"
           onClick={async () => {
-            const failed = await attempt(() => api.delete(`/v3/lock-request/${holder.uuid}`));
+            const failed = await attempt(() => ops.locks.release(api, holder.uuid));
             setProblem(failed);
             props.onChange();
           }}

@@ -5,13 +5,14 @@
 
 import { diffWords } from 'diff';
 import { useEffect, useState } from 'preact/hooks';
-import type { Items, RecordLabel, RequestBody, SyncConflict, SyncStatus } from '../api';
+import type { RecordLabel, SyncConflict, SyncStatus } from '../api';
 import { useDesk } from '../context';
 import { textOf } from '../text';
 import { attempt, Problem, useLoad } from '../load';
 import { MissingPermission } from '../permission';
 import { counted, lastRoundFailed, notSyncedLines, syncBadge } from '../sync-words';
 import { When } from '../when';
+import * as ops from '../operations';
 
 /** Settling a conflict with a text of one's own, starting from one's own version. */
 function EditedText({ conflict, onKeep }: { conflict: SyncConflict; onKeep: (text: string) => void }) {
@@ -81,7 +82,7 @@ function useStatus(): SyncStatus | undefined {
     if (!may('SYNC get')) return;
     let stopped = false;
     const read = () =>
-      api.get<SyncStatus>('/v3/sync/status').then(
+      ops.sync.status(api).then(
         (s) => !stopped && setStatus(s),
         () => !stopped && setStatus(undefined),
       );
@@ -109,14 +110,14 @@ export function SyncBadge() {
 export function SyncScreen() {
   const { api, may } = useDesk();
   const status = useStatus();
-  const conflicts = useLoad(() => api.get<Items<'SyncConflict'>>('/v3/sync/conflicts'), []);
-  const attention = useLoad(() => api.get<Items<'NeedsAttention'>>('/v3/sync/attention'), []);
-  const waiting = useLoad(() => api.get<Items<'WaitingChange'>>('/v3/sync/waiting'), [status?.pending]);
+  const conflicts = useLoad(() => ops.sync.conflicts(api), []);
+  const attention = useLoad(() => ops.sync.attention(api), []);
+  const waiting = useLoad(() => ops.sync.waiting(api), [status?.pending]);
   const failed = status && lastRoundFailed(status);
   const notSynced = status ? notSyncedLines(status) : [];
   const [problem, setProblem] = useState<string>();
   const resolve = async (uuid: string, keep: 'mine' | 'theirs' | 'edited', text?: string) => {
-    setProblem(await attempt(() => api.post(`/v3/sync/conflicts/${uuid}/resolve`, { keep, text } satisfies RequestBody<'Resolve'>)));
+    setProblem(await attempt(() => ops.sync.resolve(api, uuid, { keep, text })));
     conflicts.reload();
   };
   return (

@@ -5,13 +5,14 @@
 
 import { diffWords } from 'diff';
 import { useState } from 'preact/hooks';
-import { query, type ContentItem, type Page, type Version } from '../api';
+import { type ContentItem, type Version } from '../api';
 import { useDesk } from '../context';
 import { linkChanges, sameLinks, type Linked } from '../link-changes';
 import { attempt, Problem, useLoad } from '../load';
 import { MissingPermission } from '../permission';
 import { textOf } from '../text';
 import { When } from '../when';
+import * as ops from '../operations';
 
 /** One field's words, old against new, or nothing when they are the same. */
 function FieldDiff({ name, before, after }: { name: string; before: string; after: string }) {
@@ -66,7 +67,7 @@ function savedBy(version: Version): string {
 export function Versions({ item, onRestored }: { item: ContentItem; onRestored: () => void }) {
   const { api, may } = useDesk();
   const versions = useLoad(
-    () => api.get<Page<'Version'>>(`/v3/version${query({ content: item.srn, per_page: 100, order: 'version', dir: 'desc' })}`),
+    () => ops.versions.list(api, { content: item.srn, per_page: 100, order: 'version', dir: 'desc' }),
     [item.srn, item.version],
   );
   const [open, setOpen] = useState<Version>();
@@ -106,7 +107,7 @@ export function Versions({ item, onRestored }: { item: ContentItem; onRestored: 
             <button
               type="button"
               onClick={async () => {
-                const failed = await attempt(() => api.put(`/v3/version/${open.uuid}`));
+                const failed = await attempt(() => ops.versions.restore(api, open.uuid));
                 setProblem(failed);
                 if (!failed) onRestored();
               }}
