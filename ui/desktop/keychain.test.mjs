@@ -63,6 +63,18 @@ after(async () => {
   for (const dir of [data, scratch]) if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
+it('on an empty replica that syncs with nothing, says what to do first', async () => {
+  const first = await browser.$('section[aria-label="First steps"]');
+  await first.waitForDisplayed({ timeout: 10000 });
+  await browser.waitUntil(async () => /connect to your newsroom’s server in Settings/.test(await first.getText()), {
+    timeout: 10000,
+    timeoutMsg: 'the empty desk points to Settings',
+  });
+  assert.match(await first.getText(), /No stories yet/);
+  await sleep(400);
+  await browser.saveScreenshot(join(artifacts, 'desktop-first-steps.png'));
+});
+
 it('keeps the central key in the system keychain, not on disk, and syncs with it', async () => {
   const laptop = central.key('Laptop', ['admin']);
   await browser.execute(() => (location.hash = '#/settings'));

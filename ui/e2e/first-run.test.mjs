@@ -79,6 +79,12 @@ describe('the first run without a display', () => {
     page.on('pageerror', (err) => console.error(`page error: ${err.message}`));
     await page.goto(link);
     await page.getByRole('heading', { name: 'Content' }).waitFor();
+    // An empty desk says what to do first; a browser on the newsroom's own
+    // server is not told to connect to one.
+    const first = page.getByRole('region', { name: 'First steps' });
+    await first.getByRole('heading', { name: 'No stories yet' }).waitFor();
+    assert.doesNotMatch(await first.innerText(), /connect to your newsroom/);
+    await shot(page, 'first-run-empty-desk');
     await page.getByRole('link', { name: 'Settings' }).click();
     await page.getByRole('heading', { name: 'Settings' }).waitFor();
     assert.equal(await page.locator('dl.facts dd').first().innerText(), 'newcomer');

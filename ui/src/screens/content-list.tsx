@@ -9,6 +9,7 @@ import { attempt, Problem, useLoad } from '../load';
 import { MissingPermission } from '../permission';
 import { SearchPicker, useNamedSearch, type Choice } from '../picker';
 import { go } from '../route';
+import { inDesktopApp } from '../session';
 import { searchedWords, snippet } from '../snippet';
 import { textOf } from '../text';
 import { localDayEnd, localDayStart } from '../time';
@@ -50,6 +51,8 @@ export function ContentList() {
   const [jump, setJump] = useState('');
   const authors = useNamedSearch('author');
   const tags = useNamedSearch('tag');
+  // No story at all yet (not just none matching): say what to do first.
+  const unfiltered = page === 1 && JSON.stringify(filters) === JSON.stringify(NO_FILTERS);
   const list = useLoad<Page<'Content'>>(
     () =>
       ops.content.list(api, {
@@ -200,7 +203,7 @@ export function ContentList() {
           ))}
         </tbody>
       </table>
-      {list.data && items.length === 0 && <p>Nothing here yet.</p>}
+      {list.data && items.length === 0 && (unfiltered ? <FirstSteps /> : <p>Nothing here yet.</p>)}
       <nav class="pages" aria-label="Pages">
         <button type="button" disabled={!shown || shown.current <= shown.first} onClick={() => shown && setPage(shown.before)}>
           Previous page
@@ -226,6 +229,31 @@ export function ContentList() {
           <button type="submit">Go</button>
         </form>
       </nav>
+    </section>
+  );
+}
+
+/**
+ * What an empty desk says instead of an empty list: write the first story,
+ * and, in the desktop app that syncs with no newsroom server yet, connect
+ * to one in Settings (until then everything stays on this computer).
+ */
+function FirstSteps() {
+  const { api, may } = useDesk();
+  const desktop = inDesktopApp();
+  const status = useLoad(() => (desktop && may('SYNC get') ? ops.sync.status(api) : Promise.resolve(undefined)), []);
+  return (
+    <section class="first-steps" aria-label="First steps">
+      <h2>No stories yet</h2>
+      <p>Write the first one: give it a title under “New story” above and choose Create.</p>
+      {desktop && status.data && !status.data.remote && (
+        <p>
+          This computer keeps its own copy of the newsroom’s stories and syncs with no newsroom server yet: what you write
+          stays here. To bring in the desk’s stories and send yours, connect to your newsroom’s server in{' '}
+          <a href="#/settings">Settings</a>.
+        </p>
+      )}
+      {desktop && status.data?.remote && <p>The newsroom’s stories arrive with the next sync from {status.data.remote}.</p>}
     </section>
   );
 }
