@@ -40,7 +40,7 @@ fn role_grants(role: &str, action: Action) -> bool {
         "admin" => true,
         "reader" => read,
         "journalist" => {
-            read || (action.resource() == A::ContentGet.resource() && action != A::ContentPublish)
+            read || (action.resource() == "CONTENT" && action != A::ContentPublish)
                 || matches!(
                     action,
                     A::AuthorCreate
@@ -59,20 +59,16 @@ fn role_grants(role: &str, action: Action) -> bool {
         "editor" => {
             role_grants("journalist", action)
                 || action == A::ContentPublish
-                || [A::AuthorGet, A::ContainerGet, A::TagGet, A::AssignmentGet]
-                    .iter()
-                    .any(|same| same.resource() == action.resource())
+                || matches!(
+                    action.resource(),
+                    "AUTHOR" | "CONTAINER" | "TAG" | "ASSIGNMENT"
+                )
         }
         "printdesk" => {
-            read || [
-                A::ExportGet,
-                A::WorkflowGet,
-                A::WorkflowSectionGet,
-                A::IssueGet,
-            ]
-            .iter()
-            .any(|same| same.resource() == action.resource())
-                || matches!(action, A::PrintDocumentCreate | A::PrintDocumentUpdate)
+            read || matches!(
+                action.resource(),
+                "EXPORT" | "WORKFLOW" | "WORKFLOWSECTION" | "ISSUE"
+            ) || matches!(action, A::PrintDocumentCreate | A::PrintDocumentUpdate)
         }
         _ => false,
     }

@@ -182,7 +182,7 @@ impl Cms {
         self.store.read(|tx| {
             let tag_id = match search.tag.as_deref().map(str::trim) {
                 Some(tag) if !tag.is_empty() => {
-                    Some(named(tx, TAGS, TAG_BY_SLUG_OR_NAME, "tag", tag)?)
+                    Some(named(tx, TAGS, &TAG_BY_SLUG_OR_NAME, "tag", tag)?)
                 }
                 _ => None,
             };
@@ -190,7 +190,7 @@ impl Cms {
                 Some(author) if !author.is_empty() => Some(named(
                     tx,
                     AUTHORS,
-                    AUTHOR_BY_SLUG_OR_NAME,
+                    &AUTHOR_BY_SLUG_OR_NAME,
                     "author",
                     author,
                 )?),
@@ -288,12 +288,27 @@ impl Cms {
     }
 }
 
-pub(crate) const TAG_BY_SLUG_OR_NAME: &str =
-    "SELECT id FROM tags WHERE slug = ?1 OR lower(name) = lower(?1)
-     ORDER BY slug = ?1 DESC, id LIMIT 1";
-pub(crate) const AUTHOR_BY_SLUG_OR_NAME: &str =
-    "SELECT id FROM authors WHERE slug = ?1 OR lower(name) = lower(?1)
-     ORDER BY slug = ?1 DESC, id LIMIT 1";
+/// A look-up by slug or name (any ASCII case) in each dialect: PostgreSQL
+/// folds the name sent in the columns' "C" collation, ASCII letters alone,
+/// as SQLite's lower() does, whatever the database's locale.
+pub(crate) struct BySlugOrName {
+    sqlite: &'static str,
+    postgres: &'static str,
+}
+
+pub(crate) const TAG_BY_SLUG_OR_NAME: BySlugOrName = BySlugOrName {
+    sqlite: "SELECT id FROM tags WHERE slug = ?1 OR lower(name) = lower(?1)
+     ORDER BY slug = ?1 DESC, id LIMIT 1",
+    postgres:
+        "SELECT id FROM tags WHERE slug = ?1 OR lower(name) = lower(CAST(?1 AS TEXT) COLLATE \"C\")
+     ORDER BY slug = ?1 DESC, id LIMIT 1",
+};
+pub(crate) const AUTHOR_BY_SLUG_OR_NAME: BySlugOrName = BySlugOrName {
+    sqlite: "SELECT id FROM authors WHERE slug = ?1 OR lower(name) = lower(?1)
+     ORDER BY slug = ?1 DESC, id LIMIT 1",
+    postgres: "SELECT id FROM authors WHERE slug = ?1 OR lower(name) = lower(CAST(?1 AS TEXT) COLLATE \"C\")
+     ORDER BY slug = ?1 DESC, id LIMIT 1",
+};
 
 /// A tag or author named by its UUID, its slug or its name (any case), as
 /// clients of the hosted service pass them; 404 naming the field when there
@@ -301,7 +316,7 @@ pub(crate) const AUTHOR_BY_SLUG_OR_NAME: &str =
 pub(crate) fn named(
     tx: &crate::db::Transaction<'_>,
     table: crate::records::Table,
-    by_slug_or_name: &str,
+    by_slug_or_name: &BySlugOrName,
     field: &str,
     value: &str,
 ) -> Result<i64> {
@@ -309,15 +324,11 @@ pub(crate) fn named(
     if let Some(id) = table.try_id_of(tx, value)? {
         return Ok(id);
     }
-    // PostgreSQL folds the name sent in the columns' "C" collation, ASCII
-    // letters alone, as SQLite's lower() does, whatever the database's locale.
     let sql = match tx.dialect() {
-        crate::db::Dialect::Sqlite => std::borrow::Cow::Borrowed(by_slug_or_name),
-        crate::db::Dialect::Postgres => std::borrow::Cow::Owned(
-            by_slug_or_name.replace("lower(?1)", "lower(CAST(?1 AS TEXT) COLLATE \"C\")"),
-        ),
+        crate::db::Dialect::Sqlite => by_slug_or_name.sqlite,
+        crate::db::Dialect::Postgres => by_slug_or_name.postgres,
     };
-    tx.prepare_cached(&sql)?
+    tx.prepare_cached(sql)?
         .query_row([value], |row| row.get::<_, i64>(0))
         .optional()?
         .ok_or_else(|| CoreError::not_found_field(field, format!("no {field} {value}")))

@@ -272,7 +272,7 @@ impl Cms {
                 Some(author) => Some(crate::search::named(
                     tx,
                     AUTHORS,
-                    crate::search::AUTHOR_BY_SLUG_OR_NAME,
+                    &crate::search::AUTHOR_BY_SLUG_OR_NAME,
                     "author",
                     author,
                 )?),
@@ -287,7 +287,7 @@ impl Cms {
                 Some(tag) => Some(crate::search::named(
                     tx,
                     TAGS,
-                    crate::search::TAG_BY_SLUG_OR_NAME,
+                    &crate::search::TAG_BY_SLUG_OR_NAME,
                     "tag",
                     tag,
                 )?),

@@ -240,13 +240,21 @@ impl<'a> RawIn<'a> {
                 items.get(n.to_string().as_str())
             }
         }?;
-        Some(match serde_json::from_str::<EntityIn<'_>>(found.get()) {
-            Ok(entity) if found.get().trim_start().starts_with('{') => Entity {
+        // Read as the structs hold it only when it is an object (a derived
+        // struct would also take an array, member by member).
+        let typed = found
+            .get()
+            .trim_start()
+            .starts_with('{')
+            .then(|| serde_json::from_str::<EntityIn<'_>>(found.get()).ok())
+            .flatten();
+        Some(match typed {
+            Some(entity) => Entity {
                 kind: entity.kind.as_deref().unwrap_or("").to_owned(),
                 mutability: entity.mutability.as_deref().unwrap_or("MUTABLE").to_owned(),
                 data: canonical_text(entity.data),
             },
-            _ => entity_from(&serde_json::from_str::<Value>(found.get()).ok()?),
+            None => entity_from(&serde_json::from_str::<Value>(found.get()).ok()?),
         })
     }
 }
