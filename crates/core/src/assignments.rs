@@ -81,7 +81,7 @@ impl Cms {
     pub fn list_assignments(&self, who: &Principal, query: &ListQuery) -> Result<Page<Assignment>> {
         who.require(Action::AssignmentList)?;
         let params = ListParams::parse(query, SORTABLE, "modified_at")?;
-        self.store.read(|tx| {
+        self.read(|tx| {
             let mut page = fetch_page(tx, "assignments", COLUMNS, "", &[], &params, |row| {
                 self.assignment_from_row(row)
             })?;
@@ -99,7 +99,7 @@ impl Cms {
     /// By UUID, or by the numeric id a content item's `assignment_id` names.
     pub fn get_assignment(&self, who: &Principal, identifier: &str) -> Result<Assignment> {
         who.require(Action::AssignmentGet)?;
-        self.store.read(|tx| {
+        self.read(|tx| {
             let id = match identifier.parse::<i64>() {
                 Ok(id) => tx
                     .prepare_cached("SELECT id FROM assignments WHERE id = ?1")?

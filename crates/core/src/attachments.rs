@@ -446,7 +446,7 @@ pub(crate) fn cached_file(cms: &Cms, salt: &str, name: &str) -> Result<PathBuf> 
         return Ok(path);
     }
     // A preview without a row of its own is the original.
-    let bytes: Option<Vec<u8>> = cms.store.read(|tx| {
+    let bytes: Option<Vec<u8>> = cms.read(|tx| {
         Ok(tx
             .prepare_cached(
                 "SELECT bytes FROM attachment_files WHERE salt = ?1
@@ -531,14 +531,14 @@ impl Cms {
     /// written, last changed at least `min_age` ago (see
     /// `orphaned_uploads`); returns how many.
     pub fn remove_orphaned_uploads(&self, min_age: std::time::Duration) -> Result<usize> {
-        let salts: std::collections::HashSet<String> = self.store.read(|tx| {
+        let salts: std::collections::HashSet<String> = self.read(|tx| {
             let mut statement = tx.prepare("SELECT salt FROM attachments")?;
             let salts = statement
                 .query_map([], |row| row.get::<_, String>(0))?
                 .collect::<std::result::Result<_, _>>()?;
             Ok(salts)
         })?;
-        Ok(crate::orphaned_uploads::remove(
+        Ok(copydesk_store::orphaned_uploads::remove(
             self.store.files_dir(),
             &salts,
             min_age,
@@ -610,7 +610,7 @@ impl Cms {
             }
             AttachmentChange::Angle(raw) => {
                 let angle = parse_angle(&raw)?;
-                let current = self.store.read(|tx| {
+                let current = self.read(|tx| {
                     let content_id = CONTENT.id_of(tx, content_uuid)?;
                     self.attachment_of_content(tx, content_id)?.ok_or_else(|| {
                         CoreError::not_found(format!("content {content_uuid} has no attachment"))
@@ -706,7 +706,7 @@ impl Cms {
             .filter(|n| !n.is_empty())
             .ok_or_else(|| CoreError::required("name"))?;
         // Refuse early what would be refused after the upload.
-        self.store.read(|tx| {
+        self.read(|tx| {
             let content_id = CONTENT.id_of(tx, content_uuid)?;
             self.check_writable(tx, who, content_id)
         })?;
@@ -752,7 +752,7 @@ impl Cms {
         if !valid_salt {
             return Ok(None);
         }
-        let found = self.store.read(|tx| {
+        let found = self.read(|tx| {
             let sql = format!("SELECT {COLUMNS} FROM attachments a WHERE a.salt = ?1");
             Ok(tx
                 .prepare_cached(&sql)?

@@ -100,7 +100,7 @@ impl Cms {
     pub fn list_authors(&self, who: &Principal, query: &ListQuery) -> Result<Page<Author>> {
         who.require(Action::AuthorList)?;
         let params = ListParams::parse(query, SORTABLE, "modified_at")?;
-        self.store.read(|tx| {
+        self.read(|tx| {
             fetch_page(tx, "authors", COLUMNS, "", &[], &params, |row| {
                 self.author_from_row(row)
             })
@@ -109,7 +109,7 @@ impl Cms {
 
     pub fn get_author(&self, who: &Principal, uuid: &str) -> Result<Author> {
         who.require(Action::AuthorGet)?;
-        self.store.read(|tx| {
+        self.read(|tx| {
             let id = AUTHORS.id_of(tx, uuid)?;
             self.author_by_id(tx, id)
         })

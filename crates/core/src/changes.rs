@@ -81,7 +81,7 @@ impl Cms {
         who.require(Action::ChangesList)?;
         let since = parse_number("since", since, 0, i64::MAX)?;
         let limit = parse_number("limit", limit, DEFAULT_CHANGES, MAX_CHANGES)?.max(1);
-        self.store.read(|tx| {
+        self.read(|tx| {
             // Each record once, at its latest change: the rows after `since`
             // with no later row for the same record, read in seq order, so
             // a page stops reading once it is full.

@@ -105,7 +105,7 @@ impl Cms {
         who.require(Action::NoteCommentGet)?;
         let reference = parse_reference(reference)
             .map_err(|_| CoreError::not_found(format!("no thread {reference}")))?;
-        self.store.read(|tx| self.notes_of(tx, &reference))
+        self.read(|tx| self.notes_of(tx, &reference))
     }
 
     /// `POST /v3/note-comment/{root | parent uuid}`: a new comment, stored sanitised.
@@ -217,7 +217,7 @@ impl Cms {
         assignment_uuid: &str,
     ) -> Result<Vec<AssignmentComment>> {
         who.require(Action::AssignmentCommentList)?;
-        self.store.read(|tx| {
+        self.read(|tx| {
             let assignment = self.require_assignment(tx, assignment_uuid)?;
             self.assignment_comments_of(tx, assignment.id)
         })

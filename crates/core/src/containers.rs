@@ -205,7 +205,7 @@ impl Cms {
                 .into_iter()
                 .map(crate::search::like_pattern)
                 .collect();
-        self.store.read(|tx| {
+        self.read(|tx| {
             let mut args: Vec<&dyn ToSql> = types.iter().map(|t| t as &dyn ToSql).collect();
             let mut conditions = Vec::new();
             if !types.is_empty() {
@@ -250,7 +250,7 @@ impl Cms {
 
     pub fn get_container(&self, who: &Principal, uuid: &str) -> Result<Container> {
         who.require(Action::ContainerGet)?;
-        self.store.read(|tx| {
+        self.read(|tx| {
             let id = CONTAINERS.id_of(tx, uuid)?;
             self.container_by_id(tx, id)
         })

@@ -259,7 +259,7 @@ impl Cms {
 
     pub fn get_content(&self, who: &Principal, uuid: &str) -> Result<ContentItem> {
         who.require(Action::ContentGet)?;
-        self.store.read(|tx| {
+        self.read(|tx| {
             let id = CONTENT.id_of(tx, uuid)?;
             self.content_item(tx, id)
         })

@@ -86,7 +86,7 @@ impl Cms {
                  ON CONFLICT DO NOTHING",
                 [],
             )?;
-            Ok(())
+            Ok::<_, CoreError>(())
         })?;
         let mut rendered = 0;
         while let Some(batch) = self.store.write(|tx| self.render_pending(tx))? {
@@ -291,7 +291,7 @@ impl Cms {
     #[doc(hidden)]
     pub fn has_rendered(&self, uuid: &str) -> Result<bool> {
         let format = self.rendering()?.format.clone();
-        self.store.read(|tx| {
+        self.read(|tx| {
             let id = CONTENT.id_of(tx, uuid)?;
             Ok(tx
                 .prepare_cached(
@@ -349,7 +349,7 @@ mod tests {
         cms.store()
             .write(|tx| {
                 tx.execute_batch(statement)?;
-                Ok(())
+                Ok::<_, CoreError>(())
             })
             .expect("works");
     }

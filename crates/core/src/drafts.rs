@@ -296,7 +296,7 @@ impl Cms {
     pub fn last_draft(&self, who: &Principal, content: Option<&str>) -> Result<Vec<Draft>> {
         who.require(Action::DraftList)?;
         let srn = content_srn(content)?;
-        self.store.read(|tx| {
+        self.read(|tx| {
             let content_id = CONTENT.id_of(tx, &srn.uuid)?;
             Ok(last_draft_of(tx, content_id, who.user_id)?
                 .into_iter()
@@ -310,7 +310,7 @@ impl Cms {
     pub fn others_drafts(&self, who: &Principal, content: Option<&str>) -> Result<Vec<Draft>> {
         who.require(Action::DraftList)?;
         let srn = content_srn(content)?;
-        self.store.read(|tx| {
+        self.read(|tx| {
             let content_id = CONTENT.id_of(tx, &srn.uuid)?;
             let sql = format!(
                 "SELECT {COLUMNS} FROM drafts d WHERE content_id = +?1 AND user_id <> ?2 AND saved = 0
@@ -340,7 +340,7 @@ impl Cms {
     pub fn merged_draft(&self, who: &Principal, content: Option<&str>) -> Result<MergedDraft> {
         who.require(Action::DraftList)?;
         let srn = content_srn(content)?;
-        self.store.read(|tx| {
+        self.read(|tx| {
             let content_id = CONTENT.id_of(tx, &srn.uuid)?;
             let draft = last_draft_of(tx, content_id, who.user_id)?
                 .ok_or_else(|| CoreError::not_found(format!("you have no draft of content {}", srn.uuid)))?;

@@ -131,34 +131,30 @@ impl CoreError {
     }
 }
 
-impl From<rusqlite::Error> for CoreError {
-    fn from(err: rusqlite::Error) -> Self {
-        let damaged = matches!(
-            err.sqlite_error_code(),
-            Some(rusqlite::ErrorCode::DatabaseCorrupt | rusqlite::ErrorCode::NotADatabase)
-        );
-        if damaged {
-            tracing::error!(%err, "SQLite reports the database damaged");
-            return Self::Damaged(Vec::new());
+impl From<copydesk_store::StoreError> for CoreError {
+    fn from(err: copydesk_store::StoreError) -> Self {
+        use copydesk_store::StoreError;
+        match err {
+            StoreError::Invalid { message, field } => Self::Invalid { message, field },
+            StoreError::NotFound(message) => Self::not_found(message),
+            StoreError::Conflict { message, field } => Self::Conflict { message, field },
+            StoreError::Damaged(problems) => Self::Damaged(problems),
+            StoreError::Unavailable(details) => Self::Unavailable(details),
+            StoreError::Checking => Self::Checking,
+            StoreError::Internal(details) => Self::Internal(details),
         }
-        Self::Internal(format!("storage: {err}"))
     }
 }
 
-impl From<crate::db::Error> for CoreError {
-    fn from(err: crate::db::Error) -> Self {
-        if let crate::db::Error::NulInText = err {
-            return Self::invalid(err.to_string());
-        }
-        if err.is_damage() {
-            tracing::error!(%err, "the database reports itself damaged");
-            return Self::Damaged(Vec::new());
-        }
-        if err.is_unavailable() {
-            tracing::warn!(%err, "the database cannot be reached");
-            return Self::Unavailable(err.to_string());
-        }
-        Self::Internal(format!("storage: {err}"))
+impl copydesk_store::Failure for CoreError {
+    fn is_damage(&self) -> bool {
+        matches!(self, Self::Damaged(_))
+    }
+}
+
+impl From<copydesk_store::db::Error> for CoreError {
+    fn from(err: copydesk_store::db::Error) -> Self {
+        copydesk_store::StoreError::from(err).into()
     }
 }
 

@@ -125,7 +125,7 @@ impl Cms {
     /// `GET /v3/export/{uuid}`: the content item, with its export.
     pub fn get_export(&self, who: &Principal, uuid: &str) -> Result<ContentItem> {
         who.require(Action::ExportGet)?;
-        self.store.read(|tx| {
+        self.read(|tx| {
             let id = self.content_for_export(tx, uuid)?;
             self.content_item(tx, id)
         })
@@ -300,7 +300,7 @@ impl Cms {
     pub fn dump_export(&self, who: &Principal, uuid: &str, format: &str) -> Result<Dump> {
         who.require(Action::ExportDump)?;
         let format = ExportFormat::parse(format)?;
-        let item = self.store.read(|tx| {
+        let item = self.read(|tx| {
             let id = self.content_for_export(tx, uuid)?;
             self.content_item(tx, id)
         })?;

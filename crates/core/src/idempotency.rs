@@ -56,7 +56,7 @@ impl Cms {
         key: &str,
         request_hash: &str,
     ) -> Result<KeyState> {
-        let found = self.store.read(|tx| {
+        let found = self.read(|tx| {
             Ok(tx
                 .prepare_cached(
                     "SELECT request_hash, status, content_type, response FROM idempotency_keys
@@ -109,7 +109,7 @@ impl Cms {
                     .execute(params![user_id, key, hash, clock::now()])?;
                 if inserted == 0 {
                     // The same key committed meanwhile (a racing repeat): this write must not apply.
-                    return Err(CoreError::Conflict {
+                    return Err(copydesk_store::StoreError::Conflict {
                         message: "a request with this Idempotency-Key was applied meanwhile".into(),
                         field: Some("Idempotency-Key".into()),
                     });

@@ -7,7 +7,6 @@ pub mod access;
 pub mod assignments;
 pub mod attachments;
 pub mod authors;
-pub mod causes;
 pub mod changes;
 pub mod clock;
 pub mod comments;
@@ -15,14 +14,12 @@ pub mod containers;
 pub mod content;
 mod content_embeds;
 pub mod content_rendered;
-pub mod db;
 pub mod drafts;
 pub mod error;
 pub mod exports;
 pub mod idempotency;
 pub mod locks;
 pub mod model;
-pub mod orphaned_uploads;
 pub mod paging;
 pub mod planning;
 mod principal_cache;
@@ -31,13 +28,10 @@ pub mod record_type;
 pub mod records;
 pub mod replica;
 pub mod search;
-mod search_index;
-mod search_tsvector;
 pub mod sign_in;
 pub mod skipped;
 pub mod slug;
 pub mod srn;
-pub mod store;
 pub mod story_merge;
 pub mod synced;
 pub mod tags;
@@ -46,6 +40,11 @@ pub mod users;
 pub mod versions;
 
 use std::path::Path;
+
+/// The engines the use cases run their transactions on (the store crate).
+pub use copydesk_store as store;
+use copydesk_store::search_index;
+pub use copydesk_store::{db, params};
 
 pub use error::{CoreError, Result, TokenProblem};
 
@@ -129,10 +128,18 @@ impl Cms {
         &self.store
     }
 
+    /// Runs `work` in one read transaction: one snapshot.
+    pub(crate) fn read<T>(
+        &self,
+        work: impl FnOnce(&db::Transaction<'_>) -> Result<T>,
+    ) -> Result<T> {
+        self.store.read(work)
+    }
+
     /// Leaves `copydesk.db` holding everything, with an empty WAL: the last
     /// step of a clean stop. Says whether every change made it in.
     pub fn checkpoint(&self) -> Result<bool> {
-        self.store.checkpoint()
+        Ok(self.store.checkpoint()?)
     }
 
     pub fn namespace(&self) -> &str {
@@ -147,7 +154,7 @@ impl Cms {
         let credential = credential.ok_or(CoreError::Token(TokenProblem::Missing))?;
         // The token's own clock, as its signature check reads it.
         let now = chrono::Utc::now().timestamp();
-        self.store.read(|tx| {
+        self.read(|tx| {
             self.principals.principal(tx, credential, now, || {
                 access::authenticate_credential(tx, credential)
             })
@@ -164,7 +171,7 @@ impl Cms {
     ) -> Result<(T, std::sync::Arc<Principal>)> {
         let credential = credential.ok_or(CoreError::Token(TokenProblem::Missing))?;
         let now = chrono::Utc::now().timestamp();
-        self.store.read(|tx| {
+        self.read(|tx| {
             let who = self.principals.principal(tx, credential, now, || {
                 access::authenticate_credential(tx, credential)
             })?;
@@ -175,7 +182,7 @@ impl Cms {
     /// Empties the search index and builds it again (`search rebuild`);
     /// returns how many items it indexed.
     pub fn rebuild_search_index(&self) -> Result<usize> {
-        self.store.rebuild_search_index()
+        Ok(self.store.rebuild_search_index()?)
     }
 
     /// Creates a key pair (and its user when new), as `key create` does.

@@ -148,7 +148,7 @@ impl Cms {
 
     pub fn get_lock_request(&self, who: &Principal, uuid: &str) -> Result<LockRequest> {
         who.require(Action::LockRequestGet)?;
-        self.store.read(|tx| {
+        self.read(|tx| {
             let id = LOCK_REQUESTS.id_of(tx, uuid)?;
             self.lock_by(tx, "l.id", id)?
                 .ok_or_else(|| CoreError::not_found(format!("no lock request with UUID {uuid}")))
@@ -166,7 +166,7 @@ impl Cms {
         // On a replica, the server's lock comes first: a local lock alone would not be real.
         let remote_lock = match self.remote_locks.get() {
             Some(remote) => {
-                let synced: Option<String> = self.store.read(|tx| {
+                let synced: Option<String> = self.read(|tx| {
                     let item = self.lockable_of_srn(tx, &raw)?;
                     if let Some(existing) = self.lock_on(tx, item)? {
                         if existing.user_id == who.user_id {
@@ -233,7 +233,7 @@ impl Cms {
         // The server's lock goes first (outside any local transaction: it is a
         // network call); while the server cannot be reached, the local one stays.
         if let Some(remote) = self.remote_locks.get() {
-            let remote_uuid: Option<String> = self.store.read(|tx| {
+            let remote_uuid: Option<String> = self.read(|tx| {
                 let id = LOCK_REQUESTS.id_of(tx, uuid)?;
                 let lock = self.lock_by(tx, "l.id", id)?.ok_or_else(|| {
                     CoreError::not_found(format!("no lock request with UUID {uuid}"))

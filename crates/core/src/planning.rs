@@ -187,7 +187,7 @@ impl Cms {
             &["id", "uuid", "name", "slug", "priority", "status"],
             "id",
         )?;
-        self.store.read(|tx| {
+        self.read(|tx| {
             fetch_page(tx, "workflows", WORKFLOW_COLUMNS, "", &[], &params, |row| {
                 self.workflow_from_row(row)
             })
@@ -196,7 +196,7 @@ impl Cms {
 
     pub fn get_workflow(&self, who: &Principal, uuid: &str) -> Result<Workflow> {
         who.require(Action::WorkflowGet)?;
-        self.store.read(|tx| {
+        self.read(|tx| {
             let id = WORKFLOWS.id_of(tx, uuid)?;
             self.workflow_by_id(tx, id)?
                 .ok_or_else(|| CoreError::not_found(format!("no workflow with UUID {uuid}")))
@@ -241,7 +241,7 @@ impl Cms {
             &["id", "uuid", "name", "slug", "created_at", "modified_at"],
             "modified_at",
         )?;
-        self.store.read(|tx| {
+        self.read(|tx| {
             fetch_page(
                 tx,
                 "workflow_sections",
@@ -256,7 +256,7 @@ impl Cms {
 
     pub fn get_section(&self, who: &Principal, uuid: &str) -> Result<WorkflowSection> {
         who.require(Action::WorkflowSectionGet)?;
-        self.store.read(|tx| {
+        self.read(|tx| {
             let id = SECTIONS.id_of(tx, uuid)?;
             self.section_by_id(tx, id)
         })
@@ -303,7 +303,7 @@ impl Cms {
             ],
             "modified_at",
         )?;
-        self.store.read(|tx| {
+        self.read(|tx| {
             fetch_page(tx, "issues", ISSUE_COLUMNS, "", &[], &params, |row| {
                 self.issue_from_row(row)
             })
@@ -312,7 +312,7 @@ impl Cms {
 
     pub fn get_issue(&self, who: &Principal, uuid: &str) -> Result<Issue> {
         who.require(Action::IssueGet)?;
-        self.store.read(|tx| {
+        self.read(|tx| {
             let id = ISSUES.id_of(tx, uuid)?;
             self.issue_by_id(tx, id)?
                 .ok_or_else(|| CoreError::not_found(format!("no issue with UUID {uuid}")))

@@ -92,7 +92,9 @@ mod tests {
     fn a_change_to_any_user_forgets_what_was_verified() {
         let dir = tempfile::tempdir().expect("works");
         let store = Store::open(dir.path()).expect("works");
-        let made = store.write(|tx| Ok(key(tx, "ana"))).expect("works");
+        let made = store
+            .write(|tx| Ok::<_, crate::CoreError>(key(tx, "ana")))
+            .expect("works");
         let credential = Credential::PrivateKey(made.private_key.clone());
         let cache = PrincipalCache::default();
         let verifications = std::cell::Cell::new(0);
@@ -109,7 +111,9 @@ mod tests {
         assert_eq!(ask().name, "ana");
         assert_eq!(ask().name, "ana");
         assert_eq!(verifications.get(), 1, "the second ask is remembered");
-        store.write(|tx| Ok(key(tx, "ben"))).expect("works");
+        store
+            .write(|tx| Ok::<_, crate::CoreError>(key(tx, "ben")))
+            .expect("works");
         ask();
         assert_eq!(
             verifications.get(),
@@ -119,7 +123,7 @@ mod tests {
         store
             .write(|tx| {
                 tx.execute("DELETE FROM user_roles", [])?;
-                Ok(())
+                Ok::<_, crate::CoreError>(())
             })
             .expect("works");
         assert!(
@@ -133,7 +137,9 @@ mod tests {
     fn a_token_past_its_time_is_not_served_from_the_cache() {
         let dir = tempfile::tempdir().expect("works");
         let store = Store::open(dir.path()).expect("works");
-        let made = store.write(|tx| Ok(key(tx, "ana"))).expect("works");
+        let made = store
+            .write(|tx| Ok::<_, crate::CoreError>(key(tx, "ana")))
+            .expect("works");
         let token = crate::access::mint_token(&made.public_key, &made.private_key, Some(60))
             .expect("works");
         let credential = Credential::Token(token);

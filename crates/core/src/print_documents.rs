@@ -205,7 +205,7 @@ impl Cms {
     ) -> Result<Page<PrintDocument>> {
         who.require(Action::PrintDocumentGet)?;
         let params = ListParams::parse(query, SORTABLE, "modified_at")?;
-        self.store.read(|tx| {
+        self.read(|tx| {
             let mut page = fetch_page(
                 tx,
                 "print_documents",
@@ -227,7 +227,7 @@ impl Cms {
     /// The specification guards it with `PRINTDOCUMENT create`, and so does Copydesk.
     pub fn get_print_document(&self, who: &Principal, identifier: &str) -> Result<PrintDocument> {
         who.require(Action::PrintDocumentCreate)?;
-        self.store.read(|tx| {
+        self.read(|tx| {
             let id = match PRINT_DOCUMENTS.try_id_of(tx, identifier)? {
                 Some(id) => Some(id),
                 None => match TrackingLabel::parse(identifier) {
@@ -357,7 +357,7 @@ impl Cms {
 
     /// The central server's UUID of a print document, on a replica.
     fn synced_print_document(&self, uuid: &str) -> Result<String> {
-        self.store.read(|tx| {
+        self.read(|tx| {
             PRINT_DOCUMENTS.id_of(tx, uuid)?;
             tx.prepare_cached(
                 "SELECT remote_uuid FROM sync_records WHERE record_type = 'print_document' AND uuid = ?1",
@@ -430,7 +430,7 @@ impl Cms {
         who.require(Action::PrintDocumentUpdate)?;
         // The server's lock goes first; while the server cannot be reached, the local one stays.
         if let Some(remote) = self.remote_locks.get() {
-            let holder: Option<i64> = self.store.read(|tx| {
+            let holder: Option<i64> = self.read(|tx| {
                 let id = PRINT_DOCUMENTS.id_of(tx, uuid)?;
                 Ok(self.document_by_id(tx, id)?.print_locked_user_id)
             })?;

@@ -152,7 +152,7 @@ mod tests {
 
     #[test]
     fn every_type_the_change_log_writes_is_named() {
-        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/migrations/sqlite");
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../store/migrations/sqlite");
         let migrations: Vec<String> = std::fs::read_dir(dir)
             .expect("the migrations folder")
             .flatten()

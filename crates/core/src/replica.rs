@@ -363,7 +363,7 @@ impl Cms {
 
     /// The change-feed cursor of the last complete pull.
     pub fn sync_cursor(&self) -> Result<i64> {
-        self.store.read(|tx| {
+        self.read(|tx| {
             Ok(tx
                 .query_row("SELECT cursor FROM sync_remote WHERE id = 1", [], |row| {
                     row.get(0)
@@ -375,7 +375,7 @@ impl Cms {
 
     /// The local records with pending changes, oldest change first.
     pub fn pending_records(&self) -> Result<Vec<PendingRecord>> {
-        self.store.read(|tx| {
+        self.read(|tx| {
             let mut stmt = tx.prepare_cached(
                 "SELECT record_type, uuid, group_concat(id), MIN(id) FROM outbox WHERE state = 'pending'
                  GROUP BY record_type, uuid ORDER BY MIN(id)",
@@ -410,7 +410,7 @@ impl Cms {
 
     /// The remote UUIDs of the records of `record_type` synced so far (to find what a plain remote deleted).
     pub fn synced_remote_uuids(&self, record_type: RecordType) -> Result<Vec<String>> {
-        self.store.read(|tx| {
+        self.read(|tx| {
             let mut stmt =
                 tx.prepare_cached("SELECT remote_uuid FROM sync_records WHERE record_type = ?1")?;
             let rows = stmt.query_map([record_type], |row| row.get::<_, String>(0))?;
@@ -420,7 +420,7 @@ impl Cms {
 
     /// The record as it is now, with references mapped by the pushes made so far.
     pub fn refresh_pending(&self, record: &PendingRecord) -> Result<PendingRecord> {
-        self.store.read(|tx| {
+        self.read(|tx| {
             let (remote_uuid, base) = synced_state(tx, record.record_type, &record.uuid)?;
             let (current, waits) = fields_of(tx, record.record_type, &record.uuid)?;
             let current = restore_unreadable(tx, record.record_type, base.as_ref(), current)?;
@@ -587,7 +587,7 @@ impl Cms {
 
     /// The master file of a local attachment, to send.
     pub fn attachment_original(&self, uuid: &str) -> Result<Option<std::path::PathBuf>> {
-        let found: Option<(String, String)> = self.store.read(|tx| {
+        let found: Option<(String, String)> = self.read(|tx| {
             Ok(tx
                 .prepare_cached("SELECT salt, extension FROM attachments WHERE uuid = ?1")?
                 .query_row([uuid], |row| Ok((row.get(0)?, row.get(1)?)))
@@ -603,7 +603,7 @@ impl Cms {
 
     /// The SHA-256 of the local copy of a remote attachment's file, if it is here.
     pub fn local_attachment_sha(&self, remote_uuid: &str) -> Result<Option<String>> {
-        self.store.read(|tx| {
+        self.read(|tx| {
             let local = crate::synced::local_of(tx, RecordType::Attachment, remote_uuid)?;
             Ok(tx
                 .prepare_cached("SELECT sha256 FROM attachments WHERE uuid = ?1")?
@@ -617,7 +617,7 @@ impl Cms {
         &self,
         records: &[(RecordType, String)],
     ) -> Result<std::collections::HashSet<(RecordType, String)>> {
-        self.store.read(|tx| {
+        self.read(|tx| {
             let mut stmt = tx.prepare_cached(
                 "SELECT EXISTS (SELECT 1 FROM sync_records WHERE record_type = ?1 AND remote_uuid = ?2)",
             )?;
@@ -775,7 +775,7 @@ impl Cms {
 
     /// The sync state, for the engine itself.
     pub fn sync_state(&self) -> Result<SyncStatus> {
-        self.store.read(|tx| {
+        self.read(|tx| {
             type RemoteRow = (String, Option<String>, bool, Option<String>, bool);
             let remote: Option<RemoteRow> = tx
                 .query_row(
@@ -831,7 +831,7 @@ impl Cms {
     /// reason, each record once, oldest first. The edits are kept.
     pub fn sync_attention(&self, who: &Principal) -> Result<Vec<NeedsAttention>> {
         who.require(Action::SyncGet)?;
-        self.store.read(|tx| {
+        self.read(|tx| {
             let mut stmt = tx.prepare_cached(
                 "SELECT record_type, uuid, MAX(last_error), MAX(attempts), MIN(created_at) FROM outbox
                  WHERE state = 'attention' GROUP BY record_type, uuid ORDER BY MIN(id)",
@@ -866,7 +866,7 @@ impl Cms {
     /// once, oldest first, with what a person calls it.
     pub fn sync_waiting(&self, who: &Principal) -> Result<Vec<WaitingChange>> {
         who.require(Action::SyncGet)?;
-        self.store.read(|tx| {
+        self.read(|tx| {
             // The latest change's operation and error, each from the record's newest row.
             let mut stmt = tx.prepare_cached(
                 "SELECT o.record_type, o.uuid,

@@ -107,7 +107,7 @@ impl Cms {
                 );
                 let filter = where_all(&conditions);
                 let args: Vec<&dyn ToSql> = patterns.iter().map(|p| p as &dyn ToSql).collect();
-                self.store.read(|tx| {
+                self.read(|tx| {
                     let page = fetch_page(
                         tx,
                         "authors",
@@ -135,7 +135,7 @@ impl Cms {
                 );
                 let filter = where_all(&conditions);
                 let args: Vec<&dyn ToSql> = patterns.iter().map(|p| p as &dyn ToSql).collect();
-                self.store.read(|tx| {
+                self.read(|tx| {
                     let page = fetch_page(
                         tx,
                         "tags",
@@ -179,7 +179,7 @@ impl Cms {
         )?;
         let by_relevance = query.order.as_deref().is_none_or(str::is_empty);
         let typed = crate::search_index::match_typed(search.keywords.as_deref().unwrap_or(""))?;
-        self.store.read(|tx| {
+        self.read(|tx| {
             let tag_id = match search.tag.as_deref().map(str::trim) {
                 Some(tag) if !tag.is_empty() => {
                     Some(named(tx, TAGS, &TAG_BY_SLUG_OR_NAME, "tag", tag)?)

@@ -373,7 +373,7 @@ impl Cms {
 
     /// `key list --name NAME`: the user's key pairs, oldest first.
     pub fn list_keys(&self, name: &str) -> Result<Vec<KeySummary>> {
-        self.store.read(|tx| {
+        self.read(|tx| {
             let user_id = user_id_named(tx, name)?;
             let mut stmt = tx.prepare_cached(
                 "SELECT public_key, label, created_at FROM key_pairs WHERE user_id = ?1 ORDER BY id",

@@ -243,7 +243,7 @@ impl Cms {
         &self,
         records: &[(RecordType, String)],
     ) -> Result<Vec<((RecordType, String), String)>> {
-        self.store.read(|tx| {
+        self.read(|tx| {
             let mut found = Vec::new();
             for (kind, uuid) in records {
                 if let Some(action) = skipped_for(tx, *kind, uuid)? {
@@ -256,7 +256,7 @@ impl Cms {
 
     /// The types with skipped records, in the order pages apply.
     pub fn skipped_types(&self) -> Result<Vec<RecordType>> {
-        self.store.read(|tx| {
+        self.read(|tx| {
             let mut stmt = tx.prepare_cached(
                 "SELECT DISTINCT record_type FROM sync_skipped WHERE remote_uuid <> ''",
             )?;
@@ -272,7 +272,7 @@ impl Cms {
     /// whose parent is itself still skipped wait for it and are left out.
     pub fn skipped_to_retry(&self, kind: RecordType) -> Result<Vec<Skipped>> {
         let parent_type = kind.carried()?.remote_access().parent_type();
-        self.store.read(|tx| {
+        self.read(|tx| {
             let mut stmt = tx.prepare_cached(
                 "SELECT remote_uuid, parent, action FROM sync_skipped
                  WHERE record_type = ?1 AND remote_uuid <> '' ORDER BY skipped_at, remote_uuid",

@@ -79,7 +79,7 @@ impl Cms {
     pub fn list_tags(&self, who: &Principal, query: &ListQuery) -> Result<Page<Tag>> {
         who.require(Action::TagList)?;
         let params = ListParams::parse(query, SORTABLE, "modified_at")?;
-        self.store.read(|tx| {
+        self.read(|tx| {
             fetch_page(tx, "tags", COLUMNS, "", &[], &params, |row| {
                 self.tag_from_row(row)
             })
@@ -88,7 +88,7 @@ impl Cms {
 
     pub fn get_tag(&self, who: &Principal, uuid: &str) -> Result<Tag> {
         who.require(Action::TagGet)?;
-        self.store.read(|tx| {
+        self.read(|tx| {
             let id = TAGS.id_of(tx, uuid)?;
             self.tag_by_id(tx, id)
         })

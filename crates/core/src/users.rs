@@ -63,7 +63,7 @@ impl Cms {
     pub fn list_users(&self, who: &Principal, query: &ListQuery) -> Result<Page<User>> {
         who.require(Action::UserList)?;
         let params = ListParams::parse(query, SORTABLE, "modified_at")?;
-        self.store.read(|tx| {
+        self.read(|tx| {
             fetch_page(tx, "users", COLUMNS, "", &[], &params, |row| {
                 self.user_from_row(row)
             })
@@ -72,7 +72,7 @@ impl Cms {
 
     pub fn get_user(&self, who: &Principal, uuid: &str) -> Result<User> {
         who.require(Action::UserGet)?;
-        self.store.read(|tx| {
+        self.read(|tx| {
             let id = USERS.id_of(tx, uuid)?;
             self.user_by_id(tx, Some(id))?
                 .ok_or_else(|| crate::CoreError::not_found(format!("no user with UUID {uuid}")))

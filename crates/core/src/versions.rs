@@ -169,7 +169,7 @@ impl Cms {
             .ok_or_else(|| CoreError::required("content"))?;
         let srn = Srn::parse_typed("content", raw.trim(), RecordType::Content)?;
         let params = ListParams::parse(query, SORTABLE, "modified_at")?;
-        self.store.read(|tx| {
+        self.read(|tx| {
             let content_id = CONTENT.id_of(tx, &srn.uuid)?;
             let mut page = fetch_page(
                 tx,
@@ -190,7 +190,7 @@ impl Cms {
 
     pub fn get_version(&self, who: &Principal, uuid: &str) -> Result<Version> {
         who.require(Action::VersionGet)?;
-        self.store.read(|tx| {
+        self.read(|tx| {
             let id = VERSIONS.id_of(tx, uuid)?;
             self.version_by_id(tx, id)
         })

@@ -7,7 +7,7 @@
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use copydesk_core::causes::{tls_error, with_causes};
+use copydesk_core::store::causes::{tls_error, with_causes};
 use copydesk_wire::{self as wire, ErrorCode};
 use reqwest::{Method, StatusCode};
 use serde::Serialize;

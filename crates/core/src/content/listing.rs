@@ -260,7 +260,7 @@ impl Cms {
                 args.len()
             )));
         }
-        self.store.read(|tx| {
+        self.read(|tx| {
             let mut args = args.clone();
             let mut conditions = conditions.clone();
             let author = match filter

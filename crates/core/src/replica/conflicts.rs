@@ -182,7 +182,7 @@ impl Cms {
     /// `GET /v3/sync/conflicts`: the conflicts still to settle, oldest first.
     pub fn sync_conflicts(&self, who: &Principal) -> Result<Vec<SyncConflict>> {
         who.require(Action::SyncGet)?;
-        self.store.read(|tx| {
+        self.read(|tx| {
             let mut stmt = tx.prepare_cached(
                 "SELECT uuid, record_type, record_uuid, field, mine, theirs, created_at,
                         block_position, block_key, block_before, block_after

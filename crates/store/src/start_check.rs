@@ -5,8 +5,8 @@
 //! serving, it held a server on an archive of a million stories (14 GB) for
 //! one to two minutes at every start. Here the check runs on a connection
 //! of its own while the server answers reads; every write is refused with
-//! [`CoreError::Checking`] until it passes, and for good with
-//! [`CoreError::Damaged`] when it fails, as when a query meets a damaged
+//! [`StoreError::Checking`] until it passes, and for good with
+//! [`StoreError::Damaged`] when it fails, as when a query meets a damaged
 //! page while serving. A clean stop interrupts a check under way.
 
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
@@ -16,12 +16,12 @@ use std::time::{Duration, Instant};
 
 use rusqlite::Connection;
 
-use crate::error::{CoreError, Result};
+use crate::error::{Result, StoreError};
 
 /// When the store runs SQLite's `quick_check` on the file it opens.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum StartCheck {
-    /// Before it opens: a damaged file is refused (`CoreError::Damaged`)
+    /// Before it opens: a damaged file is refused (`StoreError::Damaged`)
     /// and nothing is written to it. The desktop app and every command.
     #[default]
     Before,
@@ -83,11 +83,11 @@ impl WriteGate {
     }
 
     /// Why a write is refused now, if it is.
-    pub(super) fn refusal(&self) -> Option<CoreError> {
+    pub(super) fn refusal(&self) -> Option<StoreError> {
         match self.0.load(Ordering::Acquire) {
             OPEN => None,
-            CHECKING => Some(CoreError::Checking),
-            _ => Some(CoreError::Damaged(Vec::new())),
+            CHECKING => Some(StoreError::Checking),
+            _ => Some(StoreError::Damaged(Vec::new())),
         }
     }
 
@@ -167,7 +167,7 @@ impl StartChecker {
                     }
                 }
             })
-            .map_err(|err| CoreError::Internal(format!("starting the start check: {err}")))?;
+            .map_err(|err| StoreError::Internal(format!("starting the start check: {err}")))?;
         tracing::info!(
             "checking the database (SQLite's quick_check) beside serving: reads are answered now, writes once it passes"
         );
@@ -252,7 +252,7 @@ fn check_then_open(conn: &mut Connection, gate: &WriteGate, stopping: &AtomicBoo
     loop {
         match super::index_pending_while(conn, &go_on) {
             Ok(()) => break,
-            Err(CoreError::Damaged(_)) => {
+            Err(StoreError::Damaged(_)) => {
                 gate.shut_damaged();
                 tracing::error!(
                     "the database is damaged (met while indexing for search at start): every write is refused; \
@@ -289,12 +289,12 @@ mod tests {
     use std::sync::mpsc;
 
     use super::*;
-    use crate::store::{ReadMemory, Store, database_path};
+    use crate::{ReadMemory, Store, database_path};
 
     #[test]
     fn a_passed_check_opens_writes_unless_damage_was_met_meanwhile() {
         let gate = WriteGate::new(true);
-        assert!(matches!(gate.refusal(), Some(CoreError::Checking)));
+        assert!(matches!(gate.refusal(), Some(StoreError::Checking)));
         assert!(gate.open_checked());
         assert!(gate.refusal().is_none());
 
@@ -305,7 +305,7 @@ mod tests {
             !gate.open_checked(),
             "a check that passed opens nothing after damage"
         );
-        assert!(matches!(gate.refusal(), Some(CoreError::Damaged(_))));
+        assert!(matches!(gate.refusal(), Some(StoreError::Damaged(_))));
     }
 
     /// A store in `dir` with `tags` tags in it, closed cleanly.
@@ -320,7 +320,7 @@ mod tests {
                         crate::params![format!("tag-{i}"), "x".repeat(3_000)],
                     )?;
                 }
-                Ok(())
+                Ok::<_, crate::StoreError>(())
             })
             .expect("the tags are written");
         assert!(store.checkpoint().expect("the checkpoint runs"));
@@ -397,7 +397,7 @@ mod tests {
         let waited = Instant::now();
         loop {
             match add_tag(store, "after-the-check") {
-                (Err(CoreError::Checking), ran) => {
+                (Err(StoreError::Checking), ran) => {
                     assert!(!ran, "a write refused for the check runs nothing");
                     assert!(
                         waited.elapsed() < Duration::from_secs(60),
@@ -426,7 +426,7 @@ mod tests {
         damage(dir.path());
         let whole = Store::open_checked(dir.path(), ReadMemory::default(), StartCheck::Before);
         assert!(
-            matches!(&whole, Err(CoreError::Damaged(problems)) if !problems.is_empty()),
+            matches!(&whole, Err(StoreError::Damaged(problems)) if !problems.is_empty()),
             "the whole check finds the damaged pages"
         );
         drop(whole);
@@ -443,18 +443,21 @@ mod tests {
             )?)
         });
         assert!(
-            matches!(every_name, Err(CoreError::Damaged(_))),
+            matches!(every_name, Err(StoreError::Damaged(_))),
             "{every_name:?}"
         );
         let (written, ran) = add_tag(&store, "after-the-damage-was-met");
-        assert!(matches!(written, Err(CoreError::Damaged(_))), "{written:?}");
+        assert!(
+            matches!(written, Err(StoreError::Damaged(_))),
+            "{written:?}"
+        );
         assert!(!ran, "nothing is written once damage was met");
         drop(store);
         // Counted small, the same command checks it whole.
         let small = StartCheck::SchemaAbove { bytes: u64::MAX };
         assert!(matches!(
             Store::open_checked(dir.path(), ReadMemory::default(), small),
-            Err(CoreError::Damaged(_))
+            Err(StoreError::Damaged(_))
         ));
     }
 
@@ -467,7 +470,7 @@ mod tests {
             store
                 .write(|tx| {
                     tx.execute("DELETE FROM tags", crate::params![])?;
-                    Ok(())
+                    Ok::<_, crate::StoreError>(())
                 })
                 .expect("the tags go");
             assert!(store.checkpoint().expect("the checkpoint runs"));
@@ -485,7 +488,7 @@ mod tests {
         let command = StartCheck::SchemaAbove { bytes: 0 };
         let opened = Store::open_checked(dir.path(), ReadMemory::default(), command);
         assert!(
-            matches!(&opened, Err(CoreError::Damaged(problems)) if problems.iter().any(|p| p.contains("Freelist"))),
+            matches!(&opened, Err(StoreError::Damaged(problems)) if problems.iter().any(|p| p.contains("Freelist"))),
             "a damaged list of free pages is refused: {:?}",
             opened.err()
         );
@@ -504,7 +507,7 @@ mod tests {
             2_000
         );
         let (written, ran) = add_tag(&store, "during-the-check");
-        assert!(matches!(written, Err(CoreError::Checking)), "{written:?}");
+        assert!(matches!(written, Err(StoreError::Checking)), "{written:?}");
         assert!(!ran, "nothing of a write refused for the check runs");
         release.send(()).expect("the check goes on");
         let (written, ran) = write_once_checked(&store);
@@ -520,7 +523,7 @@ mod tests {
         store_with_tags(dir.path(), 2_000);
         damage(dir.path());
         assert!(
-            matches!(Store::open(dir.path()), Err(CoreError::Damaged(problems)) if !problems.is_empty()),
+            matches!(Store::open(dir.path()), Err(StoreError::Damaged(problems)) if !problems.is_empty()),
             "checked before opening, the file is refused"
         );
         let (before, release, started, _) = held();
@@ -529,14 +532,17 @@ mod tests {
         started.recv().expect("the check starts");
         assert!(matches!(
             add_tag(&store, "early"),
-            (Err(CoreError::Checking), false)
+            (Err(StoreError::Checking), false)
         ));
         drop(release);
         let (written, ran) = write_once_checked(&store);
-        assert!(matches!(written, Err(CoreError::Damaged(_))), "{written:?}");
+        assert!(
+            matches!(written, Err(StoreError::Damaged(_))),
+            "{written:?}"
+        );
         assert!(!ran, "refused by the store, not by a damaged page");
         assert!(
-            matches!(store.checkpoint(), Err(CoreError::Damaged(_))),
+            matches!(store.checkpoint(), Err(StoreError::Damaged(_))),
             "nothing is copied into a damaged file at a stop"
         );
     }
@@ -562,7 +568,7 @@ mod tests {
         assert!(
             matches!(
                 add_tag(&store, "after-the-stop"),
-                (Err(CoreError::Checking), false)
+                (Err(StoreError::Checking), false)
             ),
             "a check stopped before it passed opens nothing"
         );
@@ -577,19 +583,15 @@ mod tests {
         store_with_tags(dir.path(), 2_000);
         let db = database_path(dir.path());
         let stopping = Arc::new(AtomicBool::new(false));
-        let mut conn =
-            crate::store::open_connection(&db, false, ReadMemory::default()).expect("opens");
+        let mut conn = crate::open_connection(&db, false, ReadMemory::default()).expect("opens");
         stop_when_set(&mut conn, Arc::clone(&stopping)).expect("the stop is polled");
         assert!(
-            crate::store::quick_check(&conn).expect("checks").is_empty(),
+            crate::quick_check(&conn).expect("checks").is_empty(),
             "not stopped, the check runs"
         );
         stopping.store(true, Ordering::Release);
         assert!(
-            matches!(
-                crate::store::quick_check(&conn),
-                Err(CoreError::Internal(_))
-            ),
+            matches!(crate::quick_check(&conn), Err(StoreError::Internal(_))),
             "stopped, the check ends with an error, not with problems found"
         );
     }

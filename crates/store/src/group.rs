@@ -23,7 +23,7 @@ use rusqlite::{Connection, TransactionBehavior};
 
 use super::CommitHook;
 use crate::db::Transaction;
-use crate::error::{CoreError, Result};
+use crate::error::{Failure, Result, StoreError};
 
 /// The most writes one group holds: it bounds how long the first of a group
 /// waits for its commit (at about a millisecond a create, some 60 ms).
@@ -74,7 +74,7 @@ impl Outcome {
             .unwrap_or_else(PoisonError::into_inner);
         ended
             .clone()
-            .unwrap_or_else(|| Err(CoreError::Internal("a write's group never ended".into())))
+            .unwrap_or_else(|| Err(StoreError::Internal("a write's group never ended".into())))
     }
 }
 
@@ -95,15 +95,15 @@ impl GroupWriter {
     /// Runs `work`, then the commit hook `take_hook` gives: in a new group's
     /// transaction if none is open, else in a savepoint of the open one;
     /// returns once its group has committed.
-    pub(super) fn write<T>(
+    pub(super) fn write<T, E: Failure>(
         &self,
-        work: impl FnOnce(&Transaction<'_>) -> Result<T>,
+        work: impl FnOnce(&Transaction<'_>) -> Result<T, E>,
         take_hook: impl FnOnce() -> Option<CommitHook>,
-    ) -> Result<T> {
+    ) -> Result<T, E> {
         self.waiting.fetch_add(1, Ordering::SeqCst);
         let locked = super::lock(&self.writer);
         self.waiting.fetch_sub(1, Ordering::SeqCst);
-        let mut writer = locked?;
+        let mut writer = locked.map_err(E::from)?;
         if writer.open.is_some() && writer.conn.is_autocommit() {
             // SQLite rolled the group's transaction back on an error (a full
             // disk, say): nothing of it is kept, and its writes must hear so
@@ -153,7 +153,7 @@ impl GroupWriter {
         }
         drop(writer);
         let out = done?;
-        outcome.wait()?;
+        outcome.wait().map_err(E::from)?;
         Ok(out)
     }
 
@@ -179,7 +179,7 @@ impl GroupWriter {
         };
         let committed = catch_unwind(AssertUnwindSafe(|| commit_group(&mut writer.conn)))
             .unwrap_or_else(|_| {
-                Err(CoreError::Internal(
+                Err(StoreError::Internal(
                     "indexing a group of writes for search panicked".into(),
                 ))
             });
@@ -200,27 +200,28 @@ impl Writer {
     /// The first write of a group opens its transaction: alone in it, it
     /// needs no savepoint (its failure rolls back the whole transaction),
     /// and a transaction that succeeds is left open for the group.
-    fn run_first<T>(
+    fn run_first<T, E: Failure>(
         &mut self,
-        work: impl FnOnce(&Transaction<'_>) -> Result<T>,
+        work: impl FnOnce(&Transaction<'_>) -> Result<T, E>,
         take_hook: impl FnOnce() -> Option<CommitHook>,
-    ) -> Result<T> {
+    ) -> Result<T, E> {
         let tx = Transaction::opening_group(
             self.conn
-                .transaction_with_behavior(TransactionBehavior::Immediate)?,
+                .transaction_with_behavior(TransactionBehavior::Immediate)
+                .map_err(|err| E::from(err.into()))?,
         );
         run_and_keep(tx, work, take_hook)
     }
 
     /// A later write of a group runs in its own savepoint, so that its
     /// failure rolls back only what it wrote.
-    fn run_in_savepoint<T>(
+    fn run_in_savepoint<T, E: Failure>(
         &mut self,
-        work: impl FnOnce(&Transaction<'_>) -> Result<T>,
+        work: impl FnOnce(&Transaction<'_>) -> Result<T, E>,
         take_hook: impl FnOnce() -> Option<CommitHook>,
-    ) -> Result<T> {
+    ) -> Result<T, E> {
         run_and_keep(
-            Transaction::from_savepoint(self.conn.savepoint()?),
+            Transaction::from_savepoint(self.conn.savepoint().map_err(|err| E::from(err.into()))?),
             work,
             take_hook,
         )
@@ -229,23 +230,23 @@ impl Writer {
 
 /// `work`, then the commit hook (taken only once `work` succeeded, as a
 /// write of its own would), then what is written is kept in the group.
-fn run_and_keep<T>(
+fn run_and_keep<T, E: Failure>(
     tx: Transaction<'_>,
-    work: impl FnOnce(&Transaction<'_>) -> Result<T>,
+    work: impl FnOnce(&Transaction<'_>) -> Result<T, E>,
     take_hook: impl FnOnce() -> Option<CommitHook>,
-) -> Result<T> {
+) -> Result<T, E> {
     let out = work(&tx)?;
     if let Some(hook) = take_hook() {
         hook(&tx)?;
     }
-    tx.commit()?;
+    tx.commit().map_err(|err| E::from(err.into()))?;
     Ok(out)
 }
 
 /// The search index of every item the group changed, then the commit.
 fn commit_group(conn: &mut Connection) -> Result<()> {
     if conn.is_autocommit() {
-        return Err(CoreError::Internal(
+        return Err(StoreError::Internal(
             "the database rolled back a group of writes after an error".into(),
         ));
     }
@@ -281,7 +282,7 @@ mod tests {
     use std::time::Duration;
 
     use super::super::{Engine, Store};
-    use crate::error::{CoreError, Result};
+    use crate::error::{Result, StoreError};
 
     fn add_tag(tx: &crate::db::Transaction<'_>, name: &str) -> Result<()> {
         tx.execute(
@@ -295,10 +296,11 @@ mod tests {
     fn tags(store: &Store) -> Vec<String> {
         store
             .read(|tx| {
-                Ok(tx
-                    .prepare("SELECT name FROM tags ORDER BY name")?
-                    .query_map([], |row| row.get(0))?
-                    .collect::<crate::db::Result<Vec<String>>>()?)
+                Ok::<_, crate::StoreError>(
+                    tx.prepare("SELECT name FROM tags ORDER BY name")?
+                        .query_map([], |row| row.get(0))?
+                        .collect::<crate::db::Result<Vec<String>>>()?,
+                )
             })
             .expect("the tags read")
     }
@@ -324,7 +326,7 @@ mod tests {
                     add_tag(tx, "slow")?;
                     started.send(()).expect("the test waits");
                     std::thread::sleep(Duration::from_millis(300));
-                    Ok(())
+                    Ok::<_, crate::StoreError>(())
                 })
             });
             holding.recv().expect("the slow write started");
@@ -352,7 +354,7 @@ mod tests {
             let written = store.write(|tx| {
                 add_tag(tx, &name)?;
                 if i % 5 == 0 {
-                    return Err(CoreError::invalid("refused on purpose"));
+                    return Err(StoreError::invalid("refused on purpose"));
                 }
                 Ok(())
             });
@@ -387,7 +389,7 @@ mod tests {
             store.write(|tx| {
                 add_tag(tx, &format!("t{i}"))?;
                 assert_ne!(i, 3, "write 3 panics on purpose");
-                Ok(())
+                Ok::<_, crate::StoreError>(())
             })
         });
         for (i, outcome) in outcomes.into_iter().enumerate() {
@@ -417,7 +419,7 @@ mod tests {
             || {
                 let refused = store.write(|tx| {
                     add_tag(tx, "refused")?;
-                    Err::<(), _>(CoreError::invalid("refused on purpose"))
+                    Err::<(), _>(StoreError::invalid("refused on purpose"))
                 });
                 assert!(refused.is_err());
                 store

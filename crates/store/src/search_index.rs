@@ -6,7 +6,7 @@ use std::collections::HashSet;
 
 use crate::db::{Dialect, OptionalExtension as _, Transaction, params};
 
-use crate::error::{CoreError, Result};
+use crate::error::{Result, StoreError};
 
 /// The most words one search takes: each word is one more condition per column.
 pub const MAX_SEARCH_WORDS: usize = 50;
@@ -15,10 +15,10 @@ pub const MAX_SEARCH_WORD_CHARS: usize = 200;
 
 /// The words of a search, refused with the limit named when there are too
 /// many or one is too long (SQLite would otherwise fail on the query).
-pub(crate) fn search_words(keywords: &str) -> Result<Vec<&str>> {
+pub fn search_words(keywords: &str) -> Result<Vec<&str>> {
     let words: Vec<&str> = keywords.split_whitespace().collect();
     if words.len() > MAX_SEARCH_WORDS {
-        return Err(CoreError::invalid_field(
+        return Err(StoreError::invalid_field(
             "keywords",
             format!(
                 "a search takes at most {MAX_SEARCH_WORDS} words; this one has {}",
@@ -30,7 +30,7 @@ pub(crate) fn search_words(keywords: &str) -> Result<Vec<&str>> {
         .iter()
         .find(|word| word.chars().count() > MAX_SEARCH_WORD_CHARS)
     {
-        return Err(CoreError::invalid_field(
+        return Err(StoreError::invalid_field(
             "keywords",
             format!(
                 "a search word may be at most {MAX_SEARCH_WORD_CHARS} characters long; one has {}",
@@ -106,7 +106,7 @@ fn author_term(author_id: i64) -> String {
 /// does words with each other, instead of every hit being looked up in the
 /// story's tags.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct SearchTerms {
+pub struct SearchTerms {
     /// The typed words as an FTS5 expression (see [`match_expression`]).
     words: String,
     /// The same words as a PostgreSQL `tsquery` literal (see `search_tsvector`).
@@ -116,7 +116,7 @@ pub(crate) struct SearchTerms {
 }
 
 /// The column of `content_search` that names the story.
-pub(crate) fn story_column(dialect: Dialect) -> &'static str {
+pub fn story_column(dialect: Dialect) -> &'static str {
     match dialect {
         Dialect::Sqlite => "content_search.rowid",
         Dialect::Postgres => "content_search.content_id",
@@ -125,20 +125,20 @@ pub(crate) fn story_column(dialect: Dialect) -> &'static str {
 
 impl SearchTerms {
     /// Only stories with this tag.
-    pub(crate) fn with_tag(mut self, tag_id: i64) -> Self {
+    pub fn with_tag(mut self, tag_id: i64) -> Self {
         self.filters.push(tag_term(tag_id));
         self
     }
 
     /// Only stories by this author.
-    pub(crate) fn with_author(mut self, author_id: i64) -> Self {
+    pub fn with_author(mut self, author_id: i64) -> Self {
         self.filters.push(author_term(author_id));
         self
     }
 
     /// The FTS5 expression every hit matches. It has no column filter: no
     /// typed word can match a filter term (see [`FILTER_MARK`]).
-    pub(crate) fn matching(&self) -> String {
+    pub fn matching(&self) -> String {
         self.within(None)
     }
 
@@ -149,7 +149,7 @@ impl SearchTerms {
 
     /// The condition on `content_search` that its row is a hit, and its
     /// parameters, numbered from `first`.
-    pub(crate) fn condition(&self, dialect: Dialect, first: usize) -> (String, Vec<String>) {
+    pub fn condition(&self, dialect: Dialect, first: usize) -> (String, Vec<String>) {
         match dialect {
             Dialect::Sqlite => (
                 format!("content_search MATCH ?{first}"),
@@ -205,7 +205,7 @@ const PLACED_AT_MOST: usize = 2_000;
 /// put in order from it alone. Otherwise (one word alone, or too many hits)
 /// they are listed first without scores: reading one doclist is cheap, and
 /// a word alone often has too many hits to score them all.
-pub(crate) fn ranked_page(
+pub fn ranked_page(
     tx: &Transaction<'_>,
     store: Option<&dyn ReadsBeside>,
     terms: &SearchTerms,
@@ -339,7 +339,7 @@ fn hits_scored(
 
 /// A hit of SQLite's first pass: its id, its score, and its headline score
 /// when it is a headline hit.
-pub(crate) type PlacedHit = (i64, f64, Option<f64>);
+pub type PlacedHit = (i64, f64, Option<f64>);
 
 /// The newest story's id from which SQLite's first pass is split in two
 /// (see [`split_point`]): below it a search takes a millisecond or less,
@@ -350,7 +350,7 @@ const SPLIT_FROM: i64 = 100_000;
 /// first's snapshot, beside the older half: the store's
 /// `Store::read_beside`, named here as a trait so that the index needs
 /// no store.
-pub(crate) trait ReadsBeside {
+pub trait ReadsBeside {
     /// Runs `here` on `tx` and `beside` on a second reader at once; `None`
     /// when it cannot, and the caller reads in one go.
     fn placed_beside(
@@ -540,13 +540,13 @@ const BATCH: usize = 5_000;
 
 /// Reindexes the items the triggers queued in this transaction, then empties
 /// the queue: called by the store before every commit.
-pub(crate) fn flush_pending(tx: &Transaction<'_>) -> Result<usize> {
+pub fn flush_pending(tx: &Transaction<'_>) -> Result<usize> {
     index_queued(tx, None)
 }
 
 /// Items waiting to be indexed (after an upgrade or a `reindex-search`):
 /// indexes a batch of them.
-pub(crate) fn pending_batch(tx: &Transaction<'_>) -> Result<usize> {
+pub fn pending_batch(tx: &Transaction<'_>) -> Result<usize> {
     index_queued(tx, Some(BATCH))
 }
 
@@ -582,7 +582,7 @@ fn index_queued(tx: &Transaction<'_>, limit: Option<usize>) -> Result<usize> {
 }
 
 /// Empties the index and queues every item again (`copydesk-server reindex-search`).
-pub(crate) fn queue_all(tx: &Transaction<'_>) -> Result<usize> {
+pub fn queue_all(tx: &Transaction<'_>) -> Result<usize> {
     tx.execute("DELETE FROM content_search", [])?;
     tx.execute("DELETE FROM content_search_pending", [])?;
     Ok(tx.execute(
@@ -592,7 +592,7 @@ pub(crate) fn queue_all(tx: &Transaction<'_>) -> Result<usize> {
 }
 
 /// Merges the index's segments into one, after many items were indexed at once.
-pub(crate) fn optimize(tx: &Transaction<'_>) -> Result<()> {
+pub fn optimize(tx: &Transaction<'_>) -> Result<()> {
     if tx.dialect() == Dialect::Postgres {
         return Ok(());
     }
@@ -751,7 +751,7 @@ const INLINE: &[&str] = &[
 
 /// The words of stored (sanitised) HTML: tags removed, a block's edge a word
 /// break, the entities the sanitiser writes decoded.
-pub(crate) fn html_text(html: &str) -> String {
+pub fn html_text(html: &str) -> String {
     copydesk_text::html_scan::strip_tags(html, push_decoded, |name| !INLINE.contains(&name))
 }
 
@@ -798,7 +798,7 @@ fn decode_entity(name: &str) -> Option<char> {
 
 /// The search for the keywords typed (see `match_expression`); the last
 /// word is taken as possibly half typed unless whitespace follows it.
-pub(crate) fn match_typed(keywords: &str) -> Result<Option<SearchTerms>> {
+pub fn match_typed(keywords: &str) -> Result<Option<SearchTerms>> {
     let words = search_words(keywords)?;
     let finished = keywords.ends_with(char::is_whitespace);
     let several_words = words
@@ -826,7 +826,7 @@ pub(crate) fn match_typed(keywords: &str) -> Result<Option<SearchTerms>> {
 /// each quoted so that no character is read as query syntax, and with
 /// `last_is_prefix` the last one also as the start of a longer word.
 /// `None` when nothing typed can match a word (only punctuation).
-pub(crate) fn match_expression(words: &[&str], last_is_prefix: bool) -> Option<String> {
+pub fn match_expression(words: &[&str], last_is_prefix: bool) -> Option<String> {
     let words: Vec<&str> = words
         .iter()
         .copied()

@@ -1,4 +1,8 @@
-//! The SQLite store of one instance: one writer, a pool of readers, numbered migrations applied at open.
+//! Where one instance's data lives: the SQLite store (one writer, a pool of readers, numbered migrations applied at open) or a PostgreSQL database, behind one transaction API.
+//!
+//! The crate knows the engines and nothing of the service's rules: the use
+//! cases above it run their work in [`Store::read`] and [`Store::write`],
+//! with their own error type (any [`Failure`]).
 //!
 //! WAL lets readers run beside the writer, so a read never waits for a write.
 //!
@@ -31,16 +35,22 @@ use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 
 use crate::db::{PgConnection, Transaction};
 
-use crate::error::{CoreError, Result};
+pub use crate::error::{Failure, Result, StoreError};
 
 mod beside;
+pub mod causes;
 mod checkpointer;
+pub mod db;
+pub mod error;
 mod group;
 mod import;
 mod migrations;
+pub mod orphaned_uploads;
 mod pool;
 mod postgres;
 mod postgres_tls;
+pub mod search_index;
+mod search_tsvector;
 mod start_check;
 
 use checkpointer::Checkpointer;
@@ -50,6 +60,11 @@ use pool::Pool;
 use start_check::{StartChecker, WriteGate};
 
 type CommitHook = Box<dyn FnOnce(&Transaction<'_>) -> Result<()>>;
+
+/// Runs `step`, a step of the store's own, in work whose error is `E`.
+fn within<T, E: From<StoreError>>(step: impl FnOnce() -> Result<T>) -> Result<T, E> {
+    step().map_err(E::from)
+}
 
 thread_local! {
     /// A hook the next write transaction on this thread runs before it commits
@@ -215,7 +230,7 @@ impl Store {
             if !problems.is_empty() {
                 // Closing the only connection would copy the WAL into the file.
                 keep_wal_on_close(&writer);
-                return Err(CoreError::Damaged(problems));
+                return Err(StoreError::Damaged(problems));
             }
         }
         // Checked beside serving, nothing is pending: this only refuses a
@@ -303,9 +318,12 @@ impl Store {
     }
 
     /// Runs `work` in one write transaction; it commits only if `work` succeeds.
-    pub fn write<T>(&self, work: impl FnOnce(&Transaction<'_>) -> Result<T>) -> Result<T> {
+    pub fn write<T, E: Failure>(
+        &self,
+        work: impl FnOnce(&Transaction<'_>) -> Result<T, E>,
+    ) -> Result<T, E> {
         if let Some(refusal) = self.writes.refusal() {
-            return Err(refusal);
+            return Err(refusal.into());
         }
         let written = match &self.engine {
             Engine::Sqlite { writer, .. } => {
@@ -319,8 +337,9 @@ impl Store {
     }
 
     /// Remembers a damaged database, so that no later write touches it.
-    fn note_damage<T>(&self, result: Result<T>) -> Result<T> {
-        if let Err(CoreError::Damaged(_)) = &result
+    fn note_damage<T, E: Failure>(&self, result: Result<T, E>) -> Result<T, E> {
+        if let Err(err) = &result
+            && err.is_damage()
             && self.writes.shut_damaged()
         {
             tracing::error!(
@@ -352,23 +371,26 @@ impl Store {
     }
 
     /// Runs `work` on a reader inside one read transaction, so it sees one snapshot.
-    pub fn read<T>(&self, work: impl FnOnce(&Transaction<'_>) -> Result<T>) -> Result<T> {
+    pub fn read<T, E: Failure>(
+        &self,
+        work: impl FnOnce(&Transaction<'_>) -> Result<T, E>,
+    ) -> Result<T, E> {
         let read = match &self.engine {
-            Engine::Sqlite { readers, .. } => {
+            Engine::Sqlite { readers, .. } => (|| {
                 let mut conn = readers.take()?;
-                (|| {
-                    let tx = Transaction::from_sqlite(
+                let tx = within(|| {
+                    Ok(Transaction::from_sqlite(
                         conn.conn_mut()
                             .transaction_with_behavior(TransactionBehavior::Deferred)?,
-                    );
-                    let out = work(&tx)?;
-                    tx.finish()?;
-                    Ok(out)
-                })()
-            }
+                    ))
+                })?;
+                let out = work(&tx)?;
+                within(|| Ok(tx.finish()?))?;
+                Ok(out)
+            })(),
             Engine::Postgres(pool) => postgres::in_transaction(pool, PgConnection::read, |tx| {
                 let out = work(&tx)?;
-                tx.finish()?;
+                within(|| Ok(tx.finish()?))?;
                 Ok(out)
             }),
         };
@@ -382,12 +404,12 @@ impl Store {
     /// side by side: no thread or reader free at once (a split never waits
     /// for one), no snapshot to share, or PostgreSQL. The caller then reads
     /// in one go on `tx`.
-    pub(crate) fn read_beside<A, B: Send>(
+    pub fn read_beside<A, B: Send, E: From<StoreError> + Send>(
         &self,
         tx: &Transaction<'_>,
-        here: impl FnOnce(&Transaction<'_>) -> Result<A>,
-        beside: impl FnOnce(&Transaction<'_>) -> Result<B> + Send,
-    ) -> Result<Option<(A, B)>> {
+        here: impl FnOnce(&Transaction<'_>) -> Result<A, E>,
+        beside: impl FnOnce(&Transaction<'_>) -> Result<B, E> + Send,
+    ) -> Result<Option<(A, B)>, E> {
         let (
             Engine::Sqlite {
                 readers, helpers, ..
@@ -408,21 +430,26 @@ impl Store {
         };
         let (near, far) = helper.run(
             || here(tx),
-            move || -> Result<Option<B>> {
-                let tx = second
-                    .conn_mut()
-                    .transaction_with_behavior(TransactionBehavior::Deferred)?;
+            move || -> Result<Option<B>, E> {
+                let tx = within(|| {
+                    Ok(second
+                        .conn_mut()
+                        .transaction_with_behavior(TransactionBehavior::Deferred)?)
+                })?;
                 if snapshot.open_on(&tx).is_err() {
                     return Ok(None);
                 }
                 let tx = Transaction::from_sqlite(tx);
                 let out = beside(&tx)?;
-                tx.finish()?;
+                within(|| Ok(tx.finish()?))?;
                 Ok(Some(out))
             },
         );
-        let far =
-            far.map_err(|_| CoreError::Internal("a read beside another panicked".into()))??;
+        let far = far.map_err(|_| {
+            E::from(StoreError::Internal(
+                "a read beside another panicked".into(),
+            ))
+        })??;
         let near = near?;
         Ok(far.map(|far| (near, far)))
     }
@@ -459,7 +486,7 @@ impl Store {
     /// Says whether every frame made it (a reader still open can hold some back).
     /// PostgreSQL keeps its own log: nothing to do there. A start check
     /// still running is stopped first, and writes stay refused after it; a
-    /// damaged database is not checkpointed (`CoreError::Damaged`).
+    /// damaged database is not checkpointed (`StoreError::Damaged`).
     pub fn checkpoint(&self) -> Result<bool> {
         let Engine::Sqlite {
             writer,
@@ -474,7 +501,7 @@ impl Store {
         start_check.stop();
         if self.writes.is_damaged() {
             // Nothing is copied into a damaged file (see `Drop for Store`).
-            return Err(CoreError::Damaged(Vec::new()));
+            return Err(StoreError::Damaged(Vec::new()));
         }
         let _no_background_checkpoint = checkpointer.pause()?;
         let conn = writer.connection()?;
@@ -523,16 +550,18 @@ fn keep_wal_on_close(conn: &Connection) {
 /// Finishes a write on PostgreSQL: `work`, then the search index of what it
 /// changed and the commit hook, then the commit. (SQLite's writes commit in
 /// groups: `group.rs`.)
-fn commit_write<T>(
+fn commit_write<T, E: From<StoreError>>(
     tx: Transaction<'_>,
-    work: impl FnOnce(&Transaction<'_>) -> Result<T>,
-) -> Result<T> {
+    work: impl FnOnce(&Transaction<'_>) -> Result<T, E>,
+) -> Result<T, E> {
     let out = work(&tx)?;
-    crate::search_index::flush_pending(&tx)?;
-    if let Some(hook) = BEFORE_COMMIT.with(|slot| slot.borrow_mut().take()) {
-        hook(&tx)?;
-    }
-    tx.commit()?;
+    within(|| {
+        crate::search_index::flush_pending(&tx)?;
+        if let Some(hook) = BEFORE_COMMIT.with(|slot| slot.borrow_mut().take()) {
+            hook(&tx)?;
+        }
+        Ok(tx.commit()?)
+    })?;
     Ok(out)
 }
 
@@ -592,8 +621,8 @@ fn check_with(conn: &Connection, pragma: &str) -> Result<Vec<String>> {
         Ok(answers) if answers == ["ok"] => Ok(Vec::new()),
         Ok(answers) => Ok(answers),
         // A file too damaged for the check to run at all.
-        Err(err) => match CoreError::from(err) {
-            CoreError::Damaged(_) => Ok(vec!["SQLite could not read the database".to_owned()]),
+        Err(err) => match StoreError::from(err) {
+            StoreError::Damaged(_) => Ok(vec!["SQLite could not read the database".to_owned()]),
             other => Err(other),
         },
     }
@@ -604,7 +633,7 @@ fn check_with(conn: &Connection, pragma: &str) -> Result<Vec<String>> {
 fn open_untouched(dir: &Path) -> Result<Connection> {
     let path = database_path(dir);
     if !path.is_file() {
-        return Err(CoreError::not_found(format!(
+        return Err(StoreError::NotFound(format!(
             "there is no database at {}",
             path.display()
         )));
@@ -660,12 +689,12 @@ pub fn backup(dir: &Path, to: &Path) -> Result<u64> {
     let conn = open_untouched(dir)?;
     let target = to
         .to_str()
-        .ok_or_else(|| CoreError::invalid(format!("{} is not a UTF-8 path", to.display())))?;
+        .ok_or_else(|| StoreError::invalid(format!("{} is not a UTF-8 path", to.display())))?;
     // Made here, owner-only, and only if nothing is there yet: a backup
     // never overwrites or removes a file it did not make.
     if let Err(err) = create_new_private_file(to) {
         return Err(if err.kind() == std::io::ErrorKind::AlreadyExists {
-            CoreError::Conflict {
+            StoreError::Conflict {
                 message: format!(
                     "{} exists already; a backup never overwrites a file",
                     to.display()
@@ -681,7 +710,7 @@ pub fn backup(dir: &Path, to: &Path) -> Result<u64> {
         let copy = Connection::open_with_flags(to, OpenFlags::SQLITE_OPEN_READ_ONLY)?;
         let problems = quick_check(&copy)?;
         if !problems.is_empty() {
-            return Err(CoreError::Damaged(problems));
+            return Err(StoreError::Damaged(problems));
         }
         Ok(fs::metadata(to)?.len())
     })();
@@ -714,7 +743,7 @@ fn create_new_private_file(path: &Path) -> std::io::Result<()> {
 fn lock<T>(mutex: &std::sync::Mutex<T>) -> Result<std::sync::MutexGuard<'_, T>> {
     mutex
         .lock()
-        .map_err(|_| CoreError::Internal("a storage connection was poisoned by a panic".into()))
+        .map_err(|_| StoreError::Internal("a storage connection was poisoned by a panic".into()))
 }
 
 fn open_connection(path: &Path, read_only: bool, memory: ReadMemory) -> Result<Connection> {
@@ -787,20 +816,20 @@ fn migrate(conn: &mut Connection) -> Result<()> {
     let current: i64 = conn.query_row("PRAGMA user_version", [], |row| row.get(0))?;
     for (index, (name, sql)) in migrations::SQLITE.iter().enumerate() {
         let number = i64::try_from(index + 1)
-            .map_err(|_| CoreError::Internal("too many migrations".into()))?;
+            .map_err(|_| StoreError::Internal("too many migrations".into()))?;
         if number <= current {
             continue;
         }
         let tx = conn.transaction_with_behavior(TransactionBehavior::Exclusive)?;
         tx.execute_batch(sql)
-            .map_err(|err| CoreError::Internal(format!("migration {name}: {err}")))?;
+            .map_err(|err| StoreError::Internal(format!("migration {name}: {err}")))?;
         tx.pragma_update(None, "user_version", number)?;
         tx.commit()?;
         tracing::info!(migration = name, "applied migration");
     }
     let newest = i64::try_from(migrations::SQLITE.len()).unwrap_or(i64::MAX);
     if current > newest {
-        return Err(CoreError::Internal(format!(
+        return Err(StoreError::Internal(format!(
             "the database has schema {current}, newer than this program knows ({newest})"
         )));
     }

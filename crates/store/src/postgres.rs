@@ -14,7 +14,7 @@
 use super::migrations;
 use super::pool::Pool;
 use crate::db::{PgConnection, PgTransaction, Transaction};
-use crate::error::{CoreError, Result};
+use crate::error::{Result, StoreError};
 
 /// The advisory lock every write holds until it commits ("Copydesk" in ASCII).
 pub(super) const WRITE_LOCK: i64 = 0x436f_7079_6465_736b;
@@ -36,26 +36,26 @@ pub(super) fn begin_write(conn: &mut PgConnection) -> crate::db::Result<PgTransa
 /// lost primary) is closed with every idle one, and the transaction is
 /// begun once more on a new connection: nothing had run yet. A failure
 /// once `work` has started is never retried here.
-pub(super) fn in_transaction<T>(
+pub(super) fn in_transaction<T, E: From<StoreError>>(
     pool: &Pool<PgConnection>,
     begin: fn(&mut PgConnection) -> crate::db::Result<PgTransaction<'_>>,
-    work: impl FnOnce(Transaction<'_>) -> Result<T>,
-) -> Result<T> {
+    work: impl FnOnce(Transaction<'_>) -> Result<T, E>,
+) -> Result<T, E> {
     let mut work = Some(work);
     let mut retried = false;
     loop {
-        let mut conn = pool.take()?;
+        let mut conn = pool.take().map_err(E::from)?;
         let failed = match begin(conn.conn_mut()) {
             Ok(tx) => {
                 let Some(work) = work.take() else {
-                    break Err(CoreError::Internal("a transaction ran twice".into()));
+                    break Err(StoreError::Internal("a transaction ran twice".into()).into());
                 };
                 break work(Transaction::from_postgres(tx));
             }
             Err(err) => err,
         };
         if retried || !failed.is_unavailable() {
-            break Err(failed.into());
+            break Err(StoreError::from(failed).into());
         }
         retried = true;
         conn.discard();
@@ -89,12 +89,12 @@ pub(super) fn open(url: &str, connections: usize) -> Result<Pool<PgConnection>> 
 /// passing outage stays one (the caller may try again); anything else (a
 /// certificate not trusted, a password refused) is the setup's, and says
 /// so with PostgreSQL's or the TLS check's words.
-fn connection_failed(err: postgres::Error) -> CoreError {
+fn connection_failed(err: postgres::Error) -> StoreError {
     let err = crate::db::Error::from(err);
     if err.is_unavailable() {
         err.into()
     } else {
-        CoreError::invalid(format!("the connection to PostgreSQL failed: {err}"))
+        StoreError::invalid(format!("the connection to PostgreSQL failed: {err}"))
     }
 }
 
@@ -102,7 +102,7 @@ fn connection_failed(err: postgres::Error) -> CoreError {
 /// transaction, under a session lock that other nodes wait on.
 fn migrate(conn: &mut PgConnection) -> Result<()> {
     let client = conn.client();
-    let db = |err: postgres::Error| CoreError::from(crate::db::Error::from(err));
+    let db = |err: postgres::Error| StoreError::from(crate::db::Error::from(err));
     client
         .execute("SELECT pg_advisory_lock($1)", &[&MIGRATION_LOCK])
         .map_err(db)?;
@@ -125,13 +125,13 @@ fn migrate(conn: &mut PgConnection) -> Result<()> {
             .get(0);
         for (index, (name, sql)) in migrations::POSTGRES.iter().enumerate() {
             let number = i64::try_from(index + 1)
-                .map_err(|_| CoreError::Internal("too many migrations".into()))?;
+                .map_err(|_| StoreError::Internal("too many migrations".into()))?;
             if number <= current {
                 continue;
             }
             let mut tx = client.transaction().map_err(db)?;
             tx.batch_execute(sql)
-                .map_err(|err| CoreError::Internal(format!("migration {name}: {err}")))?;
+                .map_err(|err| StoreError::Internal(format!("migration {name}: {err}")))?;
             tx.execute(
                 "INSERT INTO schema_migrations (version, name) VALUES ($1, $2)",
                 &[&number, name],
@@ -142,7 +142,7 @@ fn migrate(conn: &mut PgConnection) -> Result<()> {
         }
         let newest = i64::try_from(migrations::POSTGRES.len()).unwrap_or(i64::MAX);
         if current > newest {
-            return Err(CoreError::Internal(format!(
+            return Err(StoreError::Internal(format!(
                 "the database has schema {current}, newer than this program knows ({newest})"
             )));
         }

@@ -3,7 +3,7 @@
 use std::sync::{Condvar, Mutex, MutexGuard};
 
 use super::lock;
-use crate::error::{CoreError, Result};
+use crate::error::{Result, StoreError};
 
 type Open<C> = Box<dyn Fn() -> Result<C> + Send + Sync>;
 
@@ -57,7 +57,7 @@ impl<C> Pool<C> {
                 Ok(pooled) => return Ok(pooled),
                 Err(full) => {
                     state = self.returned.wait(full).map_err(|_| {
-                        CoreError::Internal("a connection pool was poisoned by a panic".into())
+                        StoreError::Internal("a connection pool was poisoned by a panic".into())
                     })?;
                 }
             }

@@ -23,7 +23,7 @@ use std::time::Duration;
 
 use rusqlite::Connection;
 
-use crate::error::{CoreError, Result};
+use crate::error::{Result, StoreError};
 
 /// WAL pages past which a commit asks for a checkpoint: SQLite's own default.
 const CHECKPOINT_PAGES: c_int = 1000;
@@ -95,7 +95,7 @@ impl Checkpointer {
                 let shared = Arc::clone(&shared);
                 move || checkpoint_when_asked(&shared)
             })
-            .map_err(|err| CoreError::Internal(format!("starting the checkpointer: {err}")))?;
+            .map_err(|err| StoreError::Internal(format!("starting the checkpointer: {err}")))?;
         let asker = Arc::clone(&shared);
         // Replaces SQLite's own checkpoint at commit (`wal_autocheckpoint`).
         writer.wal_hook(Some(move |_: &mut rusqlite::hooks::Wal, pages: c_int| {
@@ -231,7 +231,7 @@ mod tests {
                      VALUES (?1, ?2, ?1, '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z')",
                     crate::params![uuid, name],
                 )?;
-                Ok(())
+                Ok::<_, crate::StoreError>(())
             })
             .expect("the write commits");
     }
@@ -282,7 +282,13 @@ mod tests {
             }
         });
         let kept: i64 = store
-            .read(|tx| Ok(tx.query_row("SELECT count(*) FROM tags", [], |row| row.get(0))?))
+            .read(|tx| {
+                Ok::<_, crate::StoreError>(tx.query_row(
+                    "SELECT count(*) FROM tags",
+                    [],
+                    |row| row.get(0),
+                )?)
+            })
             .expect("the tags are counted");
         assert_eq!(kept, 4_000);
         // The WAL file keeps its largest size: the most it ever held. A

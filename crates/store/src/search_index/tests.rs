@@ -196,14 +196,11 @@ fn split_as_one_pass(
     newer_from: i64,
 ) -> std::result::Result<(), TestCaseError> {
     let dir = tempfile::tempdir().expect("a temporary directory");
-    // The store of a service (the crate root's, which every module may
-    // use), so that this module needs no import of the store's.
-    let cms = crate::Cms::open(dir.path(), "split").expect("the service opens");
-    let store = &cms.store;
+    let store = &crate::Store::open(dir.path()).expect("the store opens");
     store
         .write(|tx| {
             index_stories(tx, stories);
-            Ok(())
+            Ok::<_, crate::StoreError>(())
         })
         .expect("the stories are indexed");
     let terms = search_terms(typed, tag, None)?;
@@ -221,7 +218,7 @@ fn split_as_one_pass(
                     &|tx| hits_placed(tx, &terms, most, newer_from..=i64::MAX),
                 )?
                 .is_some();
-            Ok((
+            Ok::<_, crate::StoreError>((
                 hits_placed_whole(tx, &terms, most, None)?,
                 hits_placed_whole(tx, &terms, most, Some(&split))?,
                 side_by_side,

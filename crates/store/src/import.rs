@@ -14,7 +14,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 
 use crate::db::{Dialect, ToSql, Transaction, Value, params};
-use crate::error::{CoreError, Result};
+use crate::error::{Result, StoreError};
 
 use super::Store;
 
@@ -44,7 +44,7 @@ pub struct ImportReport {
 /// Copies everything in `from` (SQLite) into `to` (PostgreSQL, empty).
 pub fn import_sqlite(from: &Store, to: &Store) -> Result<ImportReport> {
     if from.dialect() != Dialect::Sqlite || to.dialect() != Dialect::Postgres {
-        return Err(CoreError::invalid(
+        return Err(StoreError::invalid(
             "an import reads a SQLite data directory into a PostgreSQL database",
         ));
     }
@@ -68,7 +68,7 @@ pub fn import_sqlite(from: &Store, to: &Store) -> Result<ImportReport> {
                 continue_identities(dst, table)?;
             }
             copy_files(from, src, dst, &mut report)?;
-            Ok(report)
+            Ok::<_, StoreError>(report)
         })
     })?;
     report.indexed = to.rebuild_search_index()?;
@@ -83,7 +83,7 @@ fn refuse_unless_empty(dst: &Transaction<'_>) -> Result<()> {
             .prepare(&format!("SELECT 1 FROM {table} LIMIT 1"))?
             .exists([])?;
         if any {
-            return Err(CoreError::Conflict {
+            return Err(StoreError::Conflict {
                 message: format!(
                     "the PostgreSQL database already holds data ({table} is not empty); \
                      an import goes into a new, empty database"
@@ -132,7 +132,7 @@ fn tables_in_dependency_order(dst: &Transaction<'_>) -> Result<Vec<String>> {
             }
         }
         if ordered.len() == before {
-            return Err(CoreError::Internal(
+            return Err(StoreError::Internal(
                 "the tables refer to each other in a cycle".into(),
             ));
         }
@@ -156,12 +156,12 @@ fn copy_table(src: &Transaction<'_>, dst: &Transaction<'_>, table: &str) -> Resu
         .query_map([], |row| row.get(0))?
         .collect::<crate::db::Result<_>>()?;
     if source_columns.is_empty() {
-        return Err(CoreError::Internal(format!(
+        return Err(StoreError::Internal(format!(
             "the SQLite database has no table {table}"
         )));
     }
     if let Some(missing) = columns.iter().find(|c| !source_columns.contains(*c)) {
-        return Err(CoreError::Internal(format!(
+        return Err(StoreError::Internal(format!(
             "the SQLite table {table} has no column {missing}"
         )));
     }

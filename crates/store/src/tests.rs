@@ -27,7 +27,9 @@ fn readers_are_opened_as_reads_overlap_up_to_the_limit() {
                     store
                         .read(|tx| {
                             both.wait();
-                            Ok(tx.query_row("SELECT 1", [], |row| row.get::<_, i64>(0))?)
+                            Ok::<_, crate::StoreError>(
+                                tx.query_row("SELECT 1", [], |row| row.get::<_, i64>(0))?,
+                            )
                         })
                         .expect("the read runs")
                 });
@@ -50,9 +52,11 @@ fn readers_are_opened_as_reads_overlap_up_to_the_limit() {
                         if i < 3 {
                             three.wait();
                         }
-                        Ok(tx.query_row("SELECT count(*) FROM content", [], |row| {
-                            row.get::<_, i64>(0)
-                        })?)
+                        Ok::<_, crate::StoreError>(tx.query_row(
+                            "SELECT count(*) FROM content",
+                            [],
+                            |row| row.get::<_, i64>(0),
+                        )?)
                     })
                     .expect("the read runs");
                 served.fetch_add(1, Ordering::SeqCst);
@@ -71,7 +75,11 @@ fn a_server_maps_as_much_of_the_file_as_it_asks_for() {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let store = Store::open_with(dir.path(), ReadMemory::SERVER).expect("the store opens");
     let mapped = store
-        .read(|tx| Ok(tx.query_row("PRAGMA mmap_size", [], |row| row.get::<_, i64>(0))?))
+        .read(|tx| {
+            Ok::<_, crate::StoreError>(
+                tx.query_row("PRAGMA mmap_size", [], |row| row.get::<_, i64>(0))?,
+            )
+        })
         .expect("the read runs");
     assert_eq!(
         mapped,
@@ -87,7 +95,7 @@ fn a_read_beside_reads_the_snapshot_of_the_read_it_splits() {
     store
         .write(|tx| {
             tx.execute_batch("CREATE TABLE notes (n INTEGER); INSERT INTO notes VALUES (1);")?;
-            Ok(())
+            Ok::<_, crate::StoreError>(())
         })
         .expect("the first note");
     let count = |tx: &Transaction<'_>| -> Result<i64> {
@@ -103,12 +111,12 @@ fn a_read_beside_reads_the_snapshot_of_the_read_it_splits() {
             // Committed after the read began: neither half may see it.
             store.write(|tx| {
                 tx.execute("INSERT INTO notes VALUES (2)", crate::params![])?;
-                Ok(())
+                Ok::<_, crate::StoreError>(())
             })?;
             let (near, far) = store
                 .read_beside(tx, count, count)?
                 .expect("the halves ran side by side (SQLite needs SQLITE_ENABLE_SNAPSHOT: scripts/sqlite-flags.sh)");
-            Ok((before, near, far))
+            Ok::<_, crate::StoreError>((before, near, far))
         })
         .expect("the reads run");
     assert_eq!(seen, (1, 1, 1));

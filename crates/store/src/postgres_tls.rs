@@ -34,7 +34,7 @@ use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
 use rustls::{CertificateError, DigitallySignedStruct, RootCertStore, SignatureScheme};
 use tokio_postgres_rustls::MakeRustlsConnect;
 
-use crate::error::{CoreError, Result};
+use crate::error::{Result, StoreError};
 
 /// libpq's `sslmode`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -57,7 +57,7 @@ impl SslMode {
             "verify-ca" => Self::VerifyCa,
             "verify-full" => Self::VerifyFull,
             other => {
-                return Err(CoreError::invalid(format!(
+                return Err(StoreError::invalid(format!(
                     "the database URL's sslmode {other:?} is not one of disable, allow, prefer, \
                      require, verify-ca, verify-full"
                 )));
@@ -156,7 +156,7 @@ impl TlsRequest {
             && let Some(mode) = around.var("PGSSLMODE")
         {
             self.mode = Some(SslMode::parse(&mode).map_err(|_| {
-                CoreError::invalid(format!(
+                StoreError::invalid(format!(
                     "PGSSLMODE {mode:?} is not one of disable, allow, prefer, require, \
                      verify-ca, verify-full"
                 ))
@@ -190,7 +190,7 @@ fn take_from_url(url: &str) -> Result<Taken> {
         percent_decode_str(text)
             .decode_utf8()
             .map(|text| text.into_owned())
-            .map_err(|_| CoreError::invalid("the database URL's query is not UTF-8 text"))
+            .map_err(|_| StoreError::invalid("the database URL's query is not UTF-8 text"))
     };
     let mut kept = Vec::new();
     let mut taken = Vec::new();
@@ -232,7 +232,7 @@ fn quote(value: &str) -> String {
 /// The pairs of a key-value connection string.
 fn key_values(text: &str) -> Result<Vec<(String, String)>> {
     let malformed =
-        |why: &str| CoreError::invalid(format!("the database URL does not parse: {why}"));
+        |why: &str| StoreError::invalid(format!("the database URL does not parse: {why}"));
     let mut chars = text.chars().peekable();
     let mut pairs = Vec::new();
     loop {
@@ -297,7 +297,7 @@ fn connector_in(url: &str, around: &dyn Surroundings) -> Result<Connector> {
     let mut config: postgres::Config = request
         .rest
         .parse()
-        .map_err(|err| CoreError::invalid(format!("the database URL does not parse: {err}")))?;
+        .map_err(|err| StoreError::invalid(format!("the database URL does not parse: {err}")))?;
     let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
     let system = request.root_certificates.as_deref() == Some("system");
     let mode = request.mode.unwrap_or(if system {
@@ -306,7 +306,7 @@ fn connector_in(url: &str, around: &dyn Surroundings) -> Result<Connector> {
         SslMode::Prefer
     });
     if system && mode != SslMode::VerifyFull {
-        return Err(CoreError::invalid(
+        return Err(StoreError::invalid(
             "sslrootcert=system needs sslmode=verify-full (as in libpq): the system's \
              authorities vouch for names, so a certificate is trusted only for its own host",
         ));
@@ -337,7 +337,7 @@ fn connector_in(url: &str, around: &dyn Surroundings) -> Result<Connector> {
     } else if system {
         Arc::new(
             rustls_platform_verifier::Verifier::new(Arc::clone(&provider)).map_err(|err| {
-                CoreError::invalid(format!("the system's authorities do not load: {err}"))
+                StoreError::invalid(format!("the system's authorities do not load: {err}"))
             })?,
         )
     } else {
@@ -357,7 +357,7 @@ fn connector_in(url: &str, around: &dyn Surroundings) -> Result<Connector> {
                 let webpki =
                     WebPkiServerVerifier::builder_with_provider(roots, Arc::clone(&provider))
                         .build()
-                        .map_err(|err| CoreError::invalid(format!("{}: {err}", file.display())))?;
+                        .map_err(|err| StoreError::invalid(format!("{}: {err}", file.display())))?;
                 if mode == SslMode::VerifyFull {
                     webpki
                 } else {
@@ -365,7 +365,7 @@ fn connector_in(url: &str, around: &dyn Surroundings) -> Result<Connector> {
                 }
             }
             None if verifies => {
-                return Err(CoreError::invalid(format!(
+                return Err(StoreError::invalid(format!(
                     "sslmode={} needs the authority that signed the server's certificate: \
                      give its file as sslrootcert=FILE (or sslrootcert=system for the \
                      system's authorities), or put it in ~/.postgresql/root.crt",
@@ -386,7 +386,7 @@ fn connector_in(url: &str, around: &dyn Surroundings) -> Result<Connector> {
     };
     let builder = rustls::ClientConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
-        .map_err(|err| CoreError::Internal(format!("TLS versions: {err}")))?
+        .map_err(|err| StoreError::Internal(format!("TLS versions: {err}")))?
         .dangerous()
         .with_custom_certificate_verifier(verifier);
     let mut tls = match identity {
@@ -394,7 +394,7 @@ fn connector_in(url: &str, around: &dyn Surroundings) -> Result<Connector> {
         Some(identity) => builder
             .with_client_auth_cert(identity.chain, identity.key)
             .map_err(|err| {
-                CoreError::invalid(format!(
+                StoreError::invalid(format!(
                     "sslcert {} and sslkey {} do not make a client certificate: {err}",
                     identity.certificate_file.display(),
                     identity.key_file.display()
@@ -430,7 +430,7 @@ fn client_identity(request: &TlsRequest, home: Option<&Path>) -> Result<Option<C
         Some(file) => {
             let file = PathBuf::from(file);
             if if_there(file.clone(), "sslcert")?.is_none() {
-                return Err(CoreError::invalid(format!(
+                return Err(StoreError::invalid(format!(
                     "sslcert {} is not there",
                     file.display()
                 )));
@@ -453,21 +453,21 @@ fn client_identity(request: &TlsRequest, home: Option<&Path>) -> Result<Option<C
         .or_else(|| in_home("postgresql.key"))
     {
         Some(file) => if_there(file.clone(), "sslkey")?.ok_or_else(|| {
-            CoreError::invalid(format!(
+            StoreError::invalid(format!(
                 "the client certificate {} has no private key: {} is not there",
                 certificate_file.display(),
                 file.display()
             ))
         })?,
         None => {
-            return Err(CoreError::invalid(format!(
+            return Err(StoreError::invalid(format!(
                 "the client certificate {} has no private key: give its file as sslkey=FILE",
                 certificate_file.display()
             )));
         }
     };
     let file_error = |what: &str, file: &Path, err: &dyn std::fmt::Display| {
-        CoreError::invalid(format!("{what} {}: {err}", file.display()))
+        StoreError::invalid(format!("{what} {}: {err}", file.display()))
     };
     key_is_private(&key_file)?;
     let key = PrivateKeyDer::from_pem_file(&key_file).map_err(|err| {
@@ -509,9 +509,9 @@ fn client_identity(request: &TlsRequest, home: Option<&Path>) -> Result<Option<C
 fn key_is_private(file: &Path) -> Result<()> {
     use std::os::unix::fs::MetadataExt as _;
     let metadata = std::fs::metadata(file)
-        .map_err(|err| CoreError::invalid(format!("sslkey {}: {err}", file.display())))?;
+        .map_err(|err| StoreError::invalid(format!("sslkey {}: {err}", file.display())))?;
     if !metadata.is_file() {
-        return Err(CoreError::invalid(format!(
+        return Err(StoreError::invalid(format!(
             "sslkey {} is not a regular file",
             file.display()
         )));
@@ -523,7 +523,7 @@ fn key_is_private(file: &Path) -> Result<()> {
         mode & 0o077 != 0
     };
     if too_open {
-        return Err(CoreError::invalid(format!(
+        return Err(StoreError::invalid(format!(
             "sslkey {} has group or world access (mode {:o}): it must be u=rw (0600) or \
              less, or u=rw,g=r (0640) or less if root owns it (`chmod 600 FILE`)",
             file.display(),
@@ -547,7 +547,7 @@ fn if_there(file: PathBuf, setting: &str) -> Result<Option<PathBuf>> {
         {
             Ok(None)
         }
-        Err(err) => Err(CoreError::invalid(format!(
+        Err(err) => Err(StoreError::invalid(format!(
             "{setting} {}: {err}",
             file.display()
         ))),
@@ -556,7 +556,7 @@ fn if_there(file: PathBuf, setting: &str) -> Result<Option<PathBuf>> {
 
 fn load_roots(file: &Path) -> Result<RootCertStore> {
     let unreadable = |err: &dyn std::fmt::Display| {
-        CoreError::invalid(format!(
+        StoreError::invalid(format!(
             "sslrootcert {}: the authorities' certificates do not read: {err}",
             file.display()
         ))
