@@ -1,5 +1,7 @@
 //! Tidy checks on the source tree: every Rust file says why it exists, no
-//! crate's modules import each other in a cycle, and migrations stay numbered.
+//! crate's modules import each other in a cycle (nor, in core, call each
+//! other's `impl Cms` methods in one), crates depend only downwards, and
+//! migrations stay numbered.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -98,6 +100,18 @@ fn migrations_are_numbered_in_order_and_alike_for_both_engines() {
 type ModuleGraph = BTreeMap<String, BTreeSet<String>>;
 
 fn module_graph(src: &Path) -> ModuleGraph {
+    module_graph_of(src, Tests::Included)
+}
+
+/// Whether a graph reads the tests too (`tests.rs` files and what follows
+/// a file's `#[cfg(test)]`).
+#[derive(Clone, Copy, PartialEq)]
+enum Tests {
+    Included,
+    LeftOut,
+}
+
+fn module_graph_of(src: &Path, tests: Tests) -> ModuleGraph {
     let mut files = Vec::new();
     rust_files(src, &mut files);
     let mut graph = ModuleGraph::new();
@@ -112,7 +126,14 @@ fn module_graph(src: &Path) -> ModuleGraph {
         if module == "lib" || module == "main" {
             continue;
         }
+        if tests == Tests::LeftOut && file.ends_with("tests.rs") {
+            continue;
+        }
         let text = std::fs::read_to_string(&file).expect("a source file");
+        let text = match text.find("#[cfg(test)]") {
+            Some(at) if tests == Tests::LeftOut => text[..at].to_owned(),
+            _ => text,
+        };
         let used = graph.entry(module.clone()).or_default();
         for line in text.lines() {
             // Comments and doc links name modules without importing them.
@@ -244,6 +265,152 @@ fn an_added_cycle_is_found() {
     let cycle = find_cycle(&core).expect("the added cycle is found");
     assert!(cycle.contains(&"records".to_owned()) && cycle.contains(&"content".to_owned()));
     assert_eq!(cycle.first(), cycle.last());
+}
+
+/// The calls between the modules of a crate through `impl Cms` methods
+/// (`self.method(…)`, `cms.method(…)`), which no import shows: an edge from
+/// the module that calls to the module whose `impl Cms` block defines the
+/// method. The crate root (the facade: `read`, `write`, `srn`) is left out
+/// as in [`module_graph`]; so are tests, which may call any use case.
+fn cms_call_graph(src: &Path) -> ModuleGraph {
+    let mut files = Vec::new();
+    rust_files(src, &mut files);
+    let mut texts: Vec<(String, String)> = Vec::new();
+    for file in files {
+        let relative = file.strip_prefix(src).expect("under src");
+        let module = relative
+            .components()
+            .next()
+            .expect("a path")
+            .as_os_str()
+            .to_string_lossy()
+            .trim_end_matches(".rs")
+            .to_owned();
+        if module == "lib" || module == "main" || file.ends_with("tests.rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&file).expect("a source file");
+        let text = match text.find("#[cfg(test)]") {
+            Some(at) => text[..at].to_owned(),
+            None => text,
+        };
+        texts.push((module, text));
+    }
+    let mut owner: BTreeMap<String, String> = BTreeMap::new();
+    for (module, text) in &texts {
+        let mut inside = false;
+        for line in text.lines() {
+            if line.starts_with("impl Cms {") {
+                inside = true;
+            } else if line.starts_with('}') {
+                inside = false;
+            } else if inside && let Some(name) = method_defined(line) {
+                owner.insert(name, module.clone());
+            }
+        }
+    }
+    let mut graph = ModuleGraph::new();
+    for (module, text) in &texts {
+        let called = graph.entry(module.clone()).or_default();
+        for line in text.lines() {
+            if line.trim_start().starts_with("//") {
+                continue;
+            }
+            for name in cms_calls(line) {
+                if let Some(defined_in) = owner.get(&name)
+                    && defined_in != module
+                {
+                    called.insert(defined_in.clone());
+                }
+            }
+        }
+    }
+    graph
+}
+
+/// The method a line of an `impl Cms` block defines, if it opens one (at
+/// the block's own indentation).
+fn method_defined(line: &str) -> Option<String> {
+    let rest = line.strip_prefix("    ")?;
+    let rest = rest
+        .strip_prefix("pub(crate) ")
+        .or_else(|| rest.strip_prefix("pub "))
+        .unwrap_or(rest);
+    let name: String = rest
+        .strip_prefix("fn ")?
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .collect();
+    (!name.is_empty()).then_some(name)
+}
+
+/// The methods a line calls on the service (`self.x(`, `cms.x(`, `self.cms.x(`).
+fn cms_calls(line: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    for receiver in ["self.", "cms."] {
+        for (at, _) in line.match_indices(receiver) {
+            let before = line[..at].chars().next_back();
+            if before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_') {
+                continue;
+            }
+            let rest = &line[at + receiver.len()..];
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            if !name.is_empty() && rest[name.len()..].starts_with('(') {
+                names.push(name);
+            }
+        }
+    }
+    names
+}
+
+/// The import graph and the `impl Cms` call graph of a crate, as one,
+/// tests left out (a test may set up with any use case).
+fn uses_and_calls(src: &Path) -> ModuleGraph {
+    let mut graph = module_graph_of(src, Tests::LeftOut);
+    for (module, called) in cms_call_graph(src) {
+        graph.entry(module).or_default().extend(called);
+    }
+    graph
+}
+
+#[test]
+fn no_use_case_calls_another_in_a_cycle() {
+    let core = root().join("crates/core/src");
+    let calls = cms_call_graph(&core);
+    assert!(
+        calls["versions"].contains("content_embeds"),
+        "the walk found the calls between impl Cms blocks: {calls:?}"
+    );
+    if let Some(cycle) = find_cycle(&uses_and_calls(&core)) {
+        panic!(
+            "core's modules use or call each other in a cycle: {}",
+            cycle.join(" -> ")
+        );
+    }
+}
+
+#[test]
+fn a_call_back_between_impl_cms_blocks_is_found() {
+    let dir = std::env::temp_dir().join(format!("copydesk-tidy-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a folder");
+    std::fs::write(
+        dir.join("stories.rs"),
+        "//! x\nimpl Cms {\n    pub fn publish(&self) {\n        self.lock_story();\n    }\n}\n",
+    )
+    .expect("written");
+    std::fs::write(
+        dir.join("locks.rs"),
+        "//! x\nimpl Cms {\n    pub(crate) fn lock_story(&self) {\n        let _ = cms.publish();\n    }\n}\n",
+    )
+    .expect("written");
+    let graph = uses_and_calls(&dir);
+    std::fs::remove_dir_all(&dir).expect("removed");
+    assert_eq!(graph["stories"], BTreeSet::from(["locks".to_owned()]));
+    let cycle = find_cycle(&graph).expect("the call back is found");
+    assert!(cycle.contains(&"stories".to_owned()) && cycle.contains(&"locks".to_owned()));
 }
 
 #[test]

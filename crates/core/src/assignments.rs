@@ -171,7 +171,7 @@ impl Cms {
             ])?;
             self.link_content(tx, id, None, content)?;
             if let Some(content_id) = content {
-                self.audit(tx, content_id, who, "assignment", &format!("assigned \"{title}\""))?;
+                crate::model::content::audit(tx, content_id, who, "assignment", &format!("assigned \"{title}\""))?;
             }
             self.assignment_by_id(tx, id)
         })
@@ -221,7 +221,7 @@ impl Cms {
                 .execute(params![id, title, description, due_at, assignee, content, clock::now()])?;
                 self.link_content(tx, id, old.content_id, content)?;
                 if let Some(content_id) = content {
-                    self.audit(tx, content_id, who, "assignment", &format!("changed \"{title}\""))?;
+                    crate::model::content::audit(tx, content_id, who, "assignment", &format!("changed \"{title}\""))?;
                 }
             }
             self.assignment_by_id(tx, id)

@@ -11,12 +11,11 @@
 //! its cache, filled from the database on the first read.
 
 use crate::access::Action;
-use crate::record_type::RecordType;
 use std::fs;
 use std::io::{Read, Write as _};
 use std::path::{Path, PathBuf};
 
-use crate::db::{Dialect, OptionalExtension as _, Row, Transaction, params};
+use crate::db::{Dialect, OptionalExtension as _, Transaction, params};
 use base64::Engine as _;
 use rand::RngCore as _;
 use serde_json::{Map, Value};
@@ -25,6 +24,7 @@ use crate::Cms;
 use crate::access::Principal;
 use crate::clock;
 use crate::error::{CoreError, Result};
+use crate::model::attachment::COLUMNS;
 pub use crate::model::attachment::{Attachment, Upload};
 use images::{DecodedImage, decode_image_file, image_dimensions, preview_of};
 pub use images::{MAX_DECODED_IMAGE_BYTES, PREVIEW_MAX_SIDE};
@@ -32,8 +32,6 @@ pub use images::{MAX_DECODED_IMAGE_BYTES, PREVIEW_MAX_SIDE};
 mod images;
 use crate::model::content::{CONTENT, ContentItem};
 use crate::records::new_uuid;
-
-pub(crate) const COLUMNS: &str = "a.id, a.uuid, a.content_id, a.base_name, a.salt, a.extension, a.preview_extension, a.type, a.width, a.height, a.angle, a.metadata, a.created_at, a.modified_at, a.size_bytes, a.sha256";
 
 /// What one attachment PUT asks for: exactly one kind of change.
 #[derive(Debug, Clone)]
@@ -545,35 +543,6 @@ impl Cms {
         ))
     }
 
-    pub(crate) fn attachment_from_row(&self, row: &Row<'_>) -> crate::db::Result<Attachment> {
-        let uuid: String = row.get(1)?;
-        let salt: String = row.get(4)?;
-        let extension: String = row.get(5)?;
-        let preview_extension: String = row.get(6)?;
-        let metadata: Option<String> = row.get(11)?;
-        Ok(Attachment {
-            id: row.get(0)?,
-            srn: self.srn(RecordType::Attachment, &uuid),
-            public_url: format!("/files/{salt}/public.{preview_extension}"),
-            original_url: format!("/files/{salt}/original.{extension}"),
-            uuid,
-            content_id: row.get(2)?,
-            base_name: row.get(3)?,
-            salt,
-            extension,
-            preview_extension,
-            kind: row.get(7)?,
-            width: row.get(8)?,
-            height: row.get(9)?,
-            angle: row.get(10)?,
-            metadata: metadata.and_then(|m| serde_json::from_str(&m).ok()),
-            created_at: row.get(12)?,
-            modified_at: row.get(13)?,
-            size_bytes: row.get(14)?,
-            sha256: row.get(15)?,
-        })
-    }
-
     pub(crate) fn attachment_of_content(
         &self,
         tx: &Transaction<'_>,
@@ -582,7 +551,9 @@ impl Cms {
         let sql = format!("SELECT {COLUMNS} FROM attachments a WHERE a.content_id = ?1");
         Ok(tx
             .prepare_cached(&sql)?
-            .query_row([content_id], |row| self.attachment_from_row(row))
+            .query_row([content_id], |row| {
+                crate::model::attachment::from_row(row, &self.namespace)
+            })
             .optional()?)
     }
 
@@ -603,7 +574,13 @@ impl Cms {
                     let content_id = CONTENT.id_of(tx, content_uuid)?;
                     self.check_writable(tx, who, content_id)?;
                     let old_salt = record_files(tx, content_id, &files, 0, None)?;
-                    self.audit(tx, content_id, who, "attachment", "replaced the file")?;
+                    crate::model::content::audit(
+                        tx,
+                        content_id,
+                        who,
+                        "attachment",
+                        "replaced the file",
+                    )?;
                     Ok((old_salt, self.content_item(tx, content_id)?))
                 })?;
                 (Some(files), old_salt, item)
@@ -640,7 +617,7 @@ impl Cms {
                         });
                     }
                     let old_salt = record_files(tx, content_id, &files, angle, None)?;
-                    self.audit(
+                    crate::model::content::audit(
                         tx,
                         content_id,
                         who,
@@ -670,7 +647,7 @@ impl Cms {
                         metadata.to_string(),
                         clock::now()
                     ])?;
-                    self.audit(
+                    crate::model::content::audit(
                         tx,
                         content_id,
                         who,
@@ -736,7 +713,7 @@ impl Cms {
             let content_id = CONTENT.id_of(tx, &content_uuid)?;
             self.check_writable(tx, who, content_id)?;
             let old_salt = record_files(tx, content_id, &files, 0, None)?;
-            self.audit(tx, content_id, who, "attachment", "replaced the file")?;
+            crate::model::content::audit(tx, content_id, who, "attachment", "replaced the file")?;
             Ok((old_salt, self.content_item(tx, content_id)?))
         })?;
         files.keep();
@@ -756,7 +733,9 @@ impl Cms {
             let sql = format!("SELECT {COLUMNS} FROM attachments a WHERE a.salt = ?1");
             Ok(tx
                 .prepare_cached(&sql)?
-                .query_row([salt], |row| self.attachment_from_row(row))
+                .query_row([salt], |row| {
+                    crate::model::attachment::from_row(row, &self.namespace)
+                })
                 .optional()?)
         })?;
         let Some(attachment) = found else {

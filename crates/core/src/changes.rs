@@ -7,6 +7,7 @@
 
 use crate::access::Action;
 use crate::db::{OptionalExtension as _, params};
+use crate::synced::TypeSynced as _;
 
 use crate::Cms;
 use crate::access::Principal;

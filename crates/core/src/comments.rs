@@ -174,7 +174,7 @@ impl Cms {
             ])?;
             if let Some(content_id) = content_id {
                 let what = if parent_id == 0 { "started a comment thread" } else { "replied in a comment thread" };
-                self.audit(tx, content_id, who, "comment", what)?;
+                crate::model::content::audit(tx, content_id, who, "comment", what)?;
             }
             self.notes_of(tx, &reference)
         })
@@ -242,7 +242,7 @@ impl Cms {
             )?
             .insert(params![new_uuid(), assignment.id, who.user_id, comment, clock::now()])?;
             if let Some(content_id) = assignment.content_id {
-                self.audit(tx, content_id, who, "assignment comment", &assignment.title)?;
+                crate::model::content::audit(tx, content_id, who, "assignment comment", &assignment.title)?;
             }
             self.assignment_comments_of(tx, assignment.id)?
                 .into_iter()

@@ -404,7 +404,7 @@ impl Cms {
         )?
         .insert(params![new_uuid(), title, slug.as_str(), now, who.user_id])?;
         self.snapshot_version(tx, content_id, who)?;
-        self.audit(tx, content_id, who, "create", "gallery placeholder")?;
+        crate::model::content::audit(tx, content_id, who, "create", "gallery placeholder")?;
         tx.prepare_cached(
             "UPDATE container_content SET position = position + 1 WHERE container_id = ?1",
         )?

@@ -1,8 +1,7 @@
 //! Content items (articles, posts, media, pages): their fields, links, versions and audit.
 
 use crate::access::Action;
-use crate::db::{OptionalExtension as _, Row, Transaction, params};
-use crate::record_type::RecordType;
+use crate::db::{OptionalExtension as _, Transaction, params};
 
 use crate::Cms;
 use crate::access::Principal;
@@ -16,7 +15,6 @@ pub use crate::model::content::{
     AuditEntry, CONTENT_TYPES, ContentItem, ContentRecord, ContentUrl, LeadPhoto, VersionSummary,
 };
 pub(crate) use crate::model::content::{COLUMNS, CONTENT};
-use crate::model::lock::Lockable;
 use crate::records::{ids_of_field, new_uuid, required_text};
 use crate::slug::Slug;
 use crate::tags::TAGS;
@@ -174,42 +172,6 @@ fn parse_url_paths(raw: &[String]) -> Result<Vec<String>> {
 }
 
 impl Cms {
-    pub(crate) fn content_from_row(&self, row: &Row<'_>) -> crate::db::Result<ContentRecord> {
-        let uuid: String = row.get(1)?;
-        Ok(ContentRecord {
-            id: row.get(0)?,
-            srn: self.srn(RecordType::Content, &uuid),
-            uuid,
-            title: row.get(2)?,
-            slug: row.get(3)?,
-            content_type: row.get(4)?,
-            version: row.get(5)?,
-            weight: row.get(6)?,
-            abstract_text: row.get(7)?,
-            abstract_raw: row.get(8)?,
-            body: row.get(9)?,
-            body_raw: row.get(10)?,
-            created_at: row.get(11)?,
-            modified_at: row.get(12)?,
-            published_at: row.get(13)?,
-            state: row.get(14)?,
-            user_id: row.get(15)?,
-            assignment_id: row.get(16)?,
-            workflow_id: row.get(17)?,
-            dominant_attachment_id: row.get(18)?,
-            container_id: row.get(19)?,
-            has_attachment: row.get::<_, i64>(20)? != 0,
-            ssts_path: row.get(21)?,
-        })
-    }
-
-    pub(crate) fn content_record(&self, tx: &Transaction<'_>, id: i64) -> Result<ContentRecord> {
-        let sql = format!("SELECT {COLUMNS} FROM content WHERE content.id = ?1");
-        Ok(tx
-            .prepare_cached(&sql)?
-            .query_row([id], |row| self.content_from_row(row))?)
-    }
-
     pub(crate) fn urls_of_content(
         &self,
         tx: &Transaction<'_>,
@@ -220,41 +182,6 @@ impl Cms {
         )?;
         let rows = stmt.query_map([content_id], crate::content_embeds::url_from_row)?;
         Ok(rows.collect::<Result<_, _>>()?)
-    }
-
-    /// Records who did what to an item, in the transaction that did it.
-    pub(crate) fn audit(
-        &self,
-        tx: &Transaction<'_>,
-        content_id: i64,
-        who: &Principal,
-        action: &str,
-        detail: &str,
-    ) -> Result<()> {
-        tx.prepare_cached(
-            "INSERT INTO audit (uuid, content_id, user_id, action, detail, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-        )?
-        .execute(params![new_uuid(), content_id, who.user_id, action, detail, clock::now()])?;
-        Ok(())
-    }
-
-    /// Whether `who` may write to the item now: not while another user holds its lock.
-    pub(crate) fn check_writable(
-        &self,
-        tx: &Transaction<'_>,
-        who: &Principal,
-        content_id: i64,
-    ) -> Result<()> {
-        self.check_unlocked_for(tx, who, Lockable::Content(content_id))
-    }
-
-    /// The item with row id `id` and everything it embeds.
-    pub(crate) fn content_item(&self, tx: &Transaction<'_>, id: i64) -> Result<ContentItem> {
-        let record = self.content_record(tx, id)?;
-        let mut items = self.completed_items(tx, vec![record])?;
-        items
-            .pop()
-            .ok_or_else(|| CoreError::Internal("an item read just now is missing".into()))
     }
 
     pub fn get_content(&self, who: &Principal, uuid: &str) -> Result<ContentItem> {
@@ -308,12 +235,11 @@ impl Cms {
                 self.check_new_content(who, input)
             })
             .collect::<Result<Vec<_>>>()?;
-        self.write(|tx| {
+        // Every item made here is served from its kept answer at once.
+        self.write_rendering_all(|tx| {
             for one in &mut checked {
                 self.insert_content(tx, who, one, None)?;
             }
-            // Every item made here is served from its kept answer at once.
-            self.render_all_pending(tx)?;
             Ok(checked.len())
         })
     }
@@ -419,9 +345,9 @@ impl Cms {
             }
         }
         self.snapshot_version(tx, id, who)?;
-        self.audit(tx, id, who, "create", "")?;
+        crate::model::content::audit(tx, id, who, "create", "")?;
         if let Some(published_at) = &fields.published_at {
-            self.audit(tx, id, who, "publish", published_at)?;
+            crate::model::content::audit(tx, id, who, "publish", published_at)?;
         }
         Ok(id)
     }
@@ -525,18 +451,18 @@ impl Cms {
                     clock::now()
                 ])?;
                 self.snapshot_version(tx, id, who)?;
-                self.audit(tx, id, who, "update", "")?;
+                crate::model::content::audit(tx, id, who, "update", "")?;
                 if let Some(base_version) = merged_onto {
                     let detail = format!(
                         "{}'s edits of version {base_version} were merged with version {}, saved since",
                         who.name, old.version
                     );
-                    self.audit(tx, id, who, "merged", &detail)?;
+                    crate::model::content::audit(tx, id, who, "merged", &detail)?;
                 }
                 match (&before.published_at, &after.published_at) {
-                    (None, Some(at)) => self.audit(tx, id, who, "publish", at)?,
-                    (Some(_), None) => self.audit(tx, id, who, "unpublish", "")?,
-                    (Some(old), Some(new)) if old != new => self.audit(tx, id, who, "publish", new)?,
+                    (None, Some(at)) => crate::model::content::audit(tx, id, who, "publish", at)?,
+                    (Some(_), None) => crate::model::content::audit(tx, id, who, "unpublish", "")?,
+                    (Some(old), Some(new)) if old != new => crate::model::content::audit(tx, id, who, "publish", new)?,
                     _ => {}
                 }
             }
@@ -572,24 +498,6 @@ impl Cms {
             remove_folder(self.store.files_dir(), &salt);
         }
         Ok(())
-    }
-
-    /// Stores the item's current fields, authors and tags as its current version number.
-    pub(crate) fn snapshot_version(
-        &self,
-        tx: &Transaction<'_>,
-        content_id: i64,
-        who: &Principal,
-    ) -> Result<()> {
-        let new_id = tx.prepare_cached(
-            "INSERT INTO versions (uuid, content_id, version, title, slug, type, weight, abstract, abstract_raw, content,
-             content_raw, published_at, state, workflow_id, dominant_attachment_id, user_id, created_at, modified_at)
-             SELECT ?2, id, version, title, slug, type, weight, abstract, abstract_raw, content, content_raw,
-             published_at, state, workflow_id, dominant_attachment_id, ?3, modified_at, modified_at
-             FROM content WHERE id = ?1 RETURNING id",
-        )?
-        .insert(params![content_id, new_uuid(), who.user_id])?;
-        crate::versions::snapshot_links(tx, new_id)
     }
 
     /// The attachment `dominantAttachment` names: by the attachment's own

@@ -9,7 +9,7 @@ use crate::db::{Row, Transaction};
 use crate::record_type::RecordType;
 
 use crate::Cms;
-use crate::error::Result;
+use crate::error::{CoreError, Result};
 use crate::model::attachment::Attachment;
 use crate::model::content::{
     AuditEntry, COLUMNS, ContentItem, ContentRecord, ContentUrl, LeadPhoto, VersionSummary,
@@ -78,6 +78,51 @@ fn single<T>(grouped: HashMap<i64, Vec<T>>) -> HashMap<i64, T> {
 }
 
 impl Cms {
+    /// The item with row id `id` and everything it embeds.
+    pub(crate) fn content_item(&self, tx: &Transaction<'_>, id: i64) -> Result<ContentItem> {
+        let record = self.content_record(tx, id)?;
+        let mut items = self.completed_items(tx, vec![record])?;
+        items
+            .pop()
+            .ok_or_else(|| CoreError::Internal("an item read just now is missing".into()))
+    }
+
+    pub(crate) fn content_record(&self, tx: &Transaction<'_>, id: i64) -> Result<ContentRecord> {
+        let sql = format!("SELECT {COLUMNS} FROM content WHERE content.id = ?1");
+        Ok(tx
+            .prepare_cached(&sql)?
+            .query_row([id], |row| self.content_from_row(row))?)
+    }
+
+    pub(crate) fn content_from_row(&self, row: &Row<'_>) -> crate::db::Result<ContentRecord> {
+        let uuid: String = row.get(1)?;
+        Ok(ContentRecord {
+            id: row.get(0)?,
+            srn: self.srn(RecordType::Content, &uuid),
+            uuid,
+            title: row.get(2)?,
+            slug: row.get(3)?,
+            content_type: row.get(4)?,
+            version: row.get(5)?,
+            weight: row.get(6)?,
+            abstract_text: row.get(7)?,
+            abstract_raw: row.get(8)?,
+            body: row.get(9)?,
+            body_raw: row.get(10)?,
+            created_at: row.get(11)?,
+            modified_at: row.get(12)?,
+            published_at: row.get(13)?,
+            state: row.get(14)?,
+            user_id: row.get(15)?,
+            assignment_id: row.get(16)?,
+            workflow_id: row.get(17)?,
+            dominant_attachment_id: row.get(18)?,
+            container_id: row.get(19)?,
+            has_attachment: row.get::<_, i64>(20)? != 0,
+            ssts_path: row.get(21)?,
+        })
+    }
+
     /// The items of `records`, each with everything it embeds, in the same order.
     pub(crate) fn completed_items(
         &self,
@@ -223,7 +268,7 @@ impl Cms {
         tx: &Transaction<'_>,
         ids: &str,
     ) -> Result<HashMap<i64, Attachment>> {
-        let columns = crate::attachments::COLUMNS;
+        let columns = crate::model::attachment::COLUMNS;
         let sql = format!(
             "SELECT {columns}, a.content_id FROM attachments a
              WHERE a.content_id IN (SELECT value FROM json_each(?1))"
@@ -233,7 +278,7 @@ impl Cms {
             &sql,
             ids,
             column_count(columns),
-            |row| self.attachment_from_row(row),
+            |row| crate::model::attachment::from_row(row, &self.namespace),
         )?))
     }
 
@@ -258,7 +303,7 @@ impl Cms {
     }
 
     fn exports_of_items(&self, tx: &Transaction<'_>, ids: &str) -> Result<HashMap<i64, Export>> {
-        let columns = crate::exports::COLUMNS;
+        let columns = crate::model::export::COLUMNS;
         let sql = format!(
             "SELECT {columns}, content_id FROM exports WHERE content_id IN (SELECT value FROM json_each(?1))"
         );
@@ -267,7 +312,7 @@ impl Cms {
             &sql,
             ids,
             column_count(columns),
-            crate::exports::export_from_row,
+            crate::model::export::export_from_row,
         )?);
         let users = self.users_by_ids(
             tx,

@@ -66,16 +66,6 @@ impl Cms {
             .ok_or_else(|| CoreError::Internal("no content renderer was set".into()))
     }
 
-    /// Runs `work` in one write transaction, then renders the items it
-    /// queued, in the same transaction.
-    pub(crate) fn write<T>(&self, work: impl FnOnce(&Transaction<'_>) -> Result<T>) -> Result<T> {
-        self.store.write(|tx| {
-            let out = work(tx)?;
-            self.render_pending(tx)?;
-            Ok(out)
-        })
-    }
-
     /// Renders every item's kept answer again, a batch a transaction
     /// (`render-answers`, after an upgrade); returns how many it rendered.
     pub fn render_kept_answers(&self) -> Result<usize> {
@@ -93,12 +83,6 @@ impl Cms {
             rendered += batch;
         }
         Ok(rendered)
-    }
-
-    /// Renders every queued item, a batch at a time (for imports).
-    pub(crate) fn render_all_pending(&self, tx: &Transaction<'_>) -> Result<()> {
-        while self.render_pending(tx)?.is_some() {}
-        Ok(())
     }
 
     /// Renders up to a batch of queued items (newest first) and stores them;

@@ -159,7 +159,11 @@ fn content_srn(raw: Option<&str>) -> Result<Srn> {
     let raw = raw
         .filter(|s| !s.trim().is_empty())
         .ok_or_else(|| CoreError::required("content"))?;
-    Srn::parse_typed("content", raw.trim(), RecordType::Content)
+    Ok(Srn::parse_typed(
+        "content",
+        raw.trim(),
+        RecordType::Content,
+    )?)
 }
 
 /// The last draft `user_id` wrote of the item. On a replica, a draft its

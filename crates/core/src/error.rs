@@ -158,6 +158,15 @@ impl From<copydesk_store::db::Error> for CoreError {
     }
 }
 
+impl From<copydesk_wire::FieldError> for CoreError {
+    fn from(err: copydesk_wire::FieldError) -> Self {
+        Self::Invalid {
+            message: err.message,
+            field: Some(err.field),
+        }
+    }
+}
+
 impl From<std::io::Error> for CoreError {
     fn from(err: std::io::Error) -> Self {
         Self::Internal(format!("file system: {err}"))

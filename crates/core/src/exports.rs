@@ -6,13 +6,14 @@
 //! is a notice of who works on it; it blocks nothing.
 
 use crate::access::Action;
-use crate::db::{OptionalExtension as _, Row, Transaction, params};
+use crate::db::{OptionalExtension as _, Transaction, params};
 
 use crate::Cms;
 use crate::access::Principal;
 use crate::clock;
 use crate::error::{CoreError, Result};
 use crate::model::content::{CONTENT, ContentItem};
+use crate::model::export::COLUMNS;
 pub use crate::model::export::Export;
 use crate::planning::{ISSUES, SECTIONS, WORKFLOWS};
 use crate::records::new_uuid;
@@ -28,29 +29,6 @@ pub struct ExportInput {
     pub body: Option<String>,
 }
 
-pub(crate) const COLUMNS: &str = "id, uuid, content_id, workflow_id, assignee_id, issue_id, workflow_section_id, content, version, user_id, locked_by, locked_at, created_at, modified_at";
-
-pub(crate) fn export_from_row(row: &Row<'_>) -> crate::db::Result<Export> {
-    Ok(Export {
-        id: row.get(0)?,
-        uuid: row.get(1)?,
-        content_id: row.get(2)?,
-        workflow_id: row.get(3)?,
-        assignee_id: row.get(4)?,
-        issue_id: row.get(5)?,
-        workflow_section_id: row.get(6)?,
-        body: row.get(7)?,
-        version: row.get(8)?,
-        user_id: row.get(9)?,
-        locked_by: row.get(10)?,
-        locked_at: row.get(11)?,
-        created_at: row.get(12)?,
-        modified_at: row.get(13)?,
-        user: None,
-        lock_user: None,
-    })
-}
-
 impl Cms {
     /// The export of a content item, with its users, if it has one.
     pub(crate) fn export_of(
@@ -61,7 +39,7 @@ impl Cms {
         let sql = format!("SELECT {COLUMNS} FROM exports WHERE content_id = ?1");
         let found = tx
             .prepare_cached(&sql)?
-            .query_row([content_id], export_from_row)
+            .query_row([content_id], crate::model::export::export_from_row)
             .optional()?;
         match found {
             Some(mut export) => {
@@ -161,7 +139,7 @@ impl Cms {
             }
             if fields_changed || input.body.is_some() {
                 let detail = if input.body.is_some() { "changed the print text" } else { "changed the print workflow" };
-                self.audit(tx, content_id, who, "export update", detail)?;
+                crate::model::content::audit(tx, content_id, who, "export update", detail)?;
             }
             self.content_item(tx, content_id)
         })
@@ -186,7 +164,7 @@ impl Cms {
                 .execute(params![content_id, export.body, clock::now()])?;
                 self.snapshot_version(tx, content_id, who)?;
             }
-            self.audit(tx, content_id, who, "export push", &format!("web text from print version {}", export.version))?;
+            crate::model::content::audit(tx, content_id, who, "export push", &format!("web text from print version {}", export.version))?;
             self.content_item(tx, content_id)
         })
     }
@@ -204,7 +182,7 @@ impl Cms {
             if web != export.body {
                 self.set_export_text(tx, who, &export, &web)?;
             }
-            self.audit(
+            crate::model::content::audit(
                 tx,
                 content_id,
                 who,
@@ -238,7 +216,7 @@ impl Cms {
                     }
                     _ => "works on the print side".to_owned(),
                 };
-                self.audit(tx, content_id, who, "export lock", &detail)?;
+                crate::model::content::audit(tx, content_id, who, "export lock", &detail)?;
             } else if export.locked_by.is_some() {
                 tx.prepare_cached(
                     "UPDATE exports SET locked_by = NULL, locked_at = NULL WHERE id = ?1",
@@ -250,7 +228,7 @@ impl Cms {
                     }
                     _ => "finished on the print side".to_owned(),
                 };
-                self.audit(tx, content_id, who, "export unlock", &detail)?;
+                crate::model::content::audit(tx, content_id, who, "export unlock", &detail)?;
             }
             self.content_item(tx, content_id)
         })

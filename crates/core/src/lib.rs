@@ -8,7 +8,6 @@ pub mod assignments;
 pub mod attachments;
 pub mod authors;
 pub mod changes;
-pub mod clock;
 pub mod comments;
 pub mod containers;
 pub mod content;
@@ -20,18 +19,14 @@ pub mod exports;
 pub mod idempotency;
 pub mod locks;
 pub mod model;
-pub mod paging;
 pub mod planning;
 mod principal_cache;
 pub mod print_documents;
-pub mod record_type;
 pub mod records;
 pub mod replica;
 pub mod search;
 pub mod sign_in;
 pub mod skipped;
-pub mod slug;
-pub mod srn;
 pub mod story_merge;
 pub mod synced;
 pub mod tags;
@@ -45,6 +40,9 @@ use std::path::Path;
 pub use copydesk_store as store;
 use copydesk_store::search_index;
 pub use copydesk_store::{db, params};
+/// The contract's vocabulary (the wire crate) and the slugs of titles (the text crate).
+pub use copydesk_text::slug;
+pub use copydesk_wire::{clock, paging, record_type, srn};
 
 pub use error::{CoreError, Result, TokenProblem};
 
@@ -134,6 +132,35 @@ impl Cms {
         work: impl FnOnce(&db::Transaction<'_>) -> Result<T>,
     ) -> Result<T> {
         self.store.read(work)
+    }
+
+    /// The one write path: runs `work` in one write transaction, then
+    /// renders the items it queued (see `content_rendered`), in the same
+    /// transaction, so that every item is served from its kept answer once
+    /// the write is acknowledged.
+    pub(crate) fn write<T>(
+        &self,
+        work: impl FnOnce(&db::Transaction<'_>) -> Result<T>,
+    ) -> Result<T> {
+        self.store.write(|tx| {
+            let out = work(tx)?;
+            self.render_pending(tx)?;
+            Ok(out)
+        })
+    }
+
+    /// [`Cms::write`] for a write that queues many items at once (a batch
+    /// of creates): every item it queued is rendered before it commits, not
+    /// one batch of them.
+    pub(crate) fn write_rendering_all<T>(
+        &self,
+        work: impl FnOnce(&db::Transaction<'_>) -> Result<T>,
+    ) -> Result<T> {
+        self.store.write(|tx| {
+            let out = work(tx)?;
+            while self.render_pending(tx)?.is_some() {}
+            Ok(out)
+        })
     }
 
     /// Leaves `copydesk.db` holding everything, with an empty WAL: the last

@@ -42,6 +42,16 @@ pub trait RemoteLocks: Send + Sync {
 }
 
 impl Cms {
+    /// Whether `who` may write to the item now: not while another user holds its lock.
+    pub(crate) fn check_writable(
+        &self,
+        tx: &Transaction<'_>,
+        who: &Principal,
+        content_id: i64,
+    ) -> Result<()> {
+        self.check_unlocked_for(tx, who, Lockable::Content(content_id))
+    }
+
     pub(crate) fn lock_from_row(&self, row: &Row<'_>) -> crate::db::Result<LockRequest> {
         let content_uuid: Option<String> = row.get(8)?;
         let container_uuid: Option<String> = row.get(9)?;
@@ -213,7 +223,7 @@ impl Cms {
             )?
             .execute(params![new_uuid(), content_id, container_id, who.user_id, now, remote_lock_uuid])?;
             if let Some(content_id) = content_id {
-                self.audit(tx, content_id, who, "lock", "took the exclusive lock")?;
+                crate::model::content::audit(tx, content_id, who, "lock", "took the exclusive lock")?;
             }
             self.lock_on(tx, item)?
                 .ok_or_else(|| CoreError::Internal("a lock just made is missing".into()))
@@ -274,7 +284,7 @@ impl Cms {
                         .user
                         .as_ref()
                         .map_or("another user", |u| u.name.as_str());
-                    self.audit(
+                    crate::model::content::audit(
                         tx,
                         content_id,
                         who,
@@ -282,7 +292,13 @@ impl Cms {
                         &format!("removed {holder}'s lock"),
                     )?;
                 } else {
-                    self.audit(tx, content_id, who, "unlock", "released the exclusive lock")?;
+                    crate::model::content::audit(
+                        tx,
+                        content_id,
+                        who,
+                        "unlock",
+                        "released the exclusive lock",
+                    )?;
                 }
             }
             Ok(())

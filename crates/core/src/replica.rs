@@ -7,6 +7,7 @@
 
 use crate::access::Action;
 use crate::db::{OptionalExtension as _, Transaction, params};
+use crate::synced::TypeSynced as _;
 use serde_json::Value;
 
 use crate::Cms;

@@ -182,15 +182,15 @@ impl Cms {
         self.read(|tx| {
             let tag_id = match search.tag.as_deref().map(str::trim) {
                 Some(tag) if !tag.is_empty() => {
-                    Some(named(tx, TAGS, &TAG_BY_SLUG_OR_NAME, "tag", tag)?)
+                    Some(crate::records::named(tx, TAGS, &crate::records::TAG_BY_SLUG_OR_NAME, "tag", tag)?)
                 }
                 _ => None,
             };
             let author_id = match search.author.as_deref().map(str::trim) {
-                Some(author) if !author.is_empty() => Some(named(
+                Some(author) if !author.is_empty() => Some(crate::records::named(
                     tx,
                     AUTHORS,
-                    &AUTHOR_BY_SLUG_OR_NAME,
+                    &crate::records::AUTHOR_BY_SLUG_OR_NAME,
                     "author",
                     author,
                 )?),
@@ -286,52 +286,6 @@ impl Cms {
             Ok(page.with_items(items))
         })
     }
-}
-
-/// A look-up by slug or name (any ASCII case) in each dialect: PostgreSQL
-/// folds the name sent in the columns' "C" collation, ASCII letters alone,
-/// as SQLite's lower() does, whatever the database's locale.
-pub(crate) struct BySlugOrName {
-    sqlite: &'static str,
-    postgres: &'static str,
-}
-
-pub(crate) const TAG_BY_SLUG_OR_NAME: BySlugOrName = BySlugOrName {
-    sqlite: "SELECT id FROM tags WHERE slug = ?1 OR lower(name) = lower(?1)
-     ORDER BY slug = ?1 DESC, id LIMIT 1",
-    postgres:
-        "SELECT id FROM tags WHERE slug = ?1 OR lower(name) = lower(CAST(?1 AS TEXT) COLLATE \"C\")
-     ORDER BY slug = ?1 DESC, id LIMIT 1",
-};
-pub(crate) const AUTHOR_BY_SLUG_OR_NAME: BySlugOrName = BySlugOrName {
-    sqlite: "SELECT id FROM authors WHERE slug = ?1 OR lower(name) = lower(?1)
-     ORDER BY slug = ?1 DESC, id LIMIT 1",
-    postgres: "SELECT id FROM authors WHERE slug = ?1 OR lower(name) = lower(CAST(?1 AS TEXT) COLLATE \"C\")
-     ORDER BY slug = ?1 DESC, id LIMIT 1",
-};
-
-/// A tag or author named by its UUID, its slug or its name (any case), as
-/// clients of the hosted service pass them; 404 naming the field when there
-/// is none.
-pub(crate) fn named(
-    tx: &crate::db::Transaction<'_>,
-    table: crate::records::Table,
-    by_slug_or_name: &BySlugOrName,
-    field: &str,
-    value: &str,
-) -> Result<i64> {
-    use crate::db::OptionalExtension as _;
-    if let Some(id) = table.try_id_of(tx, value)? {
-        return Ok(id);
-    }
-    let sql = match tx.dialect() {
-        crate::db::Dialect::Sqlite => by_slug_or_name.sqlite,
-        crate::db::Dialect::Postgres => by_slug_or_name.postgres,
-    };
-    tx.prepare_cached(sql)?
-        .query_row([value], |row| row.get::<_, i64>(0))
-        .optional()?
-        .ok_or_else(|| CoreError::not_found_field(field, format!("no {field} {value}")))
 }
 
 fn where_all(conditions: &[String]) -> String {

@@ -18,6 +18,7 @@ use crate::Cms;
 use crate::clock;
 use crate::db::{OptionalExtension as _, Transaction, params};
 use crate::error::Result;
+use crate::synced::TypeSynced as _;
 use crate::synced::{FieldReader, Fields, RecordType, SyncedType, field_text, synced_types};
 
 /// A record the key may not read, as a pull skipped it.
@@ -328,6 +329,7 @@ mod tests {
     use serde_json::json;
 
     use super::{Fields, RecordType, restore_references};
+    use crate::synced::TypeSynced as _;
 
     fn fields(value: serde_json::Value) -> Fields {
         value.as_object().cloned().unwrap_or_default()

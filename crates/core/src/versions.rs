@@ -11,7 +11,7 @@ use crate::clock;
 use crate::error::{CoreError, Result};
 use crate::model::content::{CONTENT, ContentItem};
 use crate::paging::{ListParams, ListQuery, Page};
-use crate::records::{Table, fetch_page, replace_links};
+use crate::records::{Table, fetch_page, new_uuid, replace_links};
 use crate::srn::Srn;
 use crate::tags::Tag;
 use crate::users::User;
@@ -99,6 +99,24 @@ fn linked_ids(
 }
 
 impl Cms {
+    /// Stores the item's current fields, authors and tags as its current version number.
+    pub(crate) fn snapshot_version(
+        &self,
+        tx: &Transaction<'_>,
+        content_id: i64,
+        who: &Principal,
+    ) -> Result<()> {
+        let new_id = tx.prepare_cached(
+            "INSERT INTO versions (uuid, content_id, version, title, slug, type, weight, abstract, abstract_raw, content,
+             content_raw, published_at, state, workflow_id, dominant_attachment_id, user_id, created_at, modified_at)
+             SELECT ?2, id, version, title, slug, type, weight, abstract, abstract_raw, content, content_raw,
+             published_at, state, workflow_id, dominant_attachment_id, ?3, modified_at, modified_at
+             FROM content WHERE id = ?1 RETURNING id",
+        )?
+        .insert(params![content_id, new_uuid(), who.user_id])?;
+        snapshot_links(tx, new_id)
+    }
+
     fn version_from_row(&self, row: &Row<'_>) -> crate::db::Result<Version> {
         let uuid: String = row.get(1)?;
         Ok(Version {
@@ -226,7 +244,7 @@ impl Cms {
             replace_links(tx, "content_authors", "author_id", old.content_id, &authors)?;
             replace_links(tx, "content_tags", "tag_id", old.content_id, &tags)?;
             self.snapshot_version(tx, old.content_id, who)?;
-            self.audit(tx, old.content_id, who, "restore", &format!("restored version {}", old.version))?;
+            crate::model::content::audit(tx, old.content_id, who, "restore", &format!("restored version {}", old.version))?;
             self.content_item(tx, old.content_id)
         })
     }

@@ -13,6 +13,7 @@ use copydesk_core::replica::{
     Fields, PendingRecord, RecordType, RemoteAccess, RemoteChange, RemotePage, RoundEnd, Skipped,
     SyncProgress, SyncedType, field_text, synced_types,
 };
+use copydesk_core::synced::TypeSynced as _;
 use copydesk_core::{Cms, CoreError};
 use serde_json::Value;
 

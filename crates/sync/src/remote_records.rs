@@ -11,6 +11,7 @@ use base64::Engine as _;
 use copydesk_core::replica::{
     Fields, PendingRecord, RecordType, RemoteAccess, SyncedType, field_text,
 };
+use copydesk_core::synced::TypeSynced as _;
 use copydesk_core::synced::canonical_json;
 use copydesk_core::{Cms, CoreError};
 use reqwest::Method;

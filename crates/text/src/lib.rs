@@ -11,5 +11,6 @@ pub mod html_scan;
 pub mod merge;
 pub mod print_formats;
 pub mod sanitize;
+pub mod slug;
 
 pub use error::{Result, TextError};

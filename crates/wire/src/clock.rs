@@ -2,7 +2,7 @@
 
 use chrono::{Datelike as _, NaiveDateTime, Timelike as _, Utc};
 
-use crate::error::{CoreError, Result};
+use crate::FieldError;
 
 const FORMAT: &str = "%Y-%m-%d %H:%M:%S";
 
@@ -20,11 +20,11 @@ pub fn days_ago(days: i64) -> String {
 
 /// A timestamp a client sent: the contract's form, or ISO 8601 with `T` and an
 /// optional `Z` or offset, normalised to UTC in the contract's form.
-pub fn parse_timestamp(field: &str, raw: &str) -> Result<String> {
+pub fn parse_timestamp(field: &str, raw: &str) -> Result<String, FieldError> {
     parse_moment(raw.trim())
         .map(|t| t.format(FORMAT).to_string())
         .ok_or_else(|| {
-            CoreError::invalid_field(
+            FieldError::new(
                 field,
                 format!(
                     "\"{field}\" must be a timestamp like 2026-01-31 14:05:00, in the years 0000 to 9999"
@@ -58,7 +58,7 @@ fn four_digit_year(year: i32) -> bool {
 /// `2026-11-27T00:00:00-05:00`, which a browser sends for the journalist's
 /// own midnight) its second. The first moment in it and the first after
 /// it, in the contract's form.
-pub fn span(field: &str, raw: &str) -> Result<(String, String)> {
+pub fn span(field: &str, raw: &str) -> Result<(String, String), FieldError> {
     let raw = raw.trim();
     // A `+` offset sent unencoded in a query string arrives as a space
     // (`2026-11-27T00:00:00 01:00`): it can be nothing else there.
@@ -80,7 +80,7 @@ pub fn span(field: &str, raw: &str) -> Result<(String, String)> {
         ),
         None => {
             let start = parse_moment(raw).ok_or_else(|| {
-                CoreError::invalid_field(
+                FieldError::new(
                     field,
                     format!(
                         "\"{field}\" is a day as YYYY-MM-DD (UTC) or a moment as \

@@ -4,9 +4,16 @@
 //! and a sync client reads them back from a remote.
 
 mod action;
+pub mod clock;
+mod field_error;
 pub mod input;
+pub mod paging;
+pub mod record_type;
+pub mod srn;
 
 pub use action::Action;
+pub use field_error::FieldError;
+pub use record_type::RecordType;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

@@ -1,6 +1,6 @@
 //! List parameters (`page`, `per_page`, `order`, `dir`) and the arithmetic of the list envelope.
 
-use crate::error::{CoreError, Result};
+use crate::FieldError;
 
 /// Largest page served; a larger `per_page` is served at this size.
 pub const MAX_PER_PAGE: u64 = 500;
@@ -45,7 +45,7 @@ impl ListParams {
         query: &ListQuery,
         sortable: &[&'static str],
         default_order: &'static str,
-    ) -> Result<Self> {
+    ) -> Result<Self, FieldError> {
         let page = parse_positive("page", query.page.as_deref())?.unwrap_or(1);
         let per_page = parse_positive("per_page", query.per_page.as_deref())?
             .unwrap_or(DEFAULT_PER_PAGE)
@@ -57,7 +57,7 @@ impl ListParams {
                 .copied()
                 .find(|field| *field == name)
                 .ok_or_else(|| {
-                    CoreError::invalid_field(
+                    FieldError::new(
                         "order",
                         format!(
                             "cannot order by \"{name}\"; use one of: {}",
@@ -70,7 +70,7 @@ impl ListParams {
             None | Some("") | Some("desc") => Direction::Desc,
             Some("asc") => Direction::Asc,
             Some(other) => {
-                return Err(CoreError::invalid_field(
+                return Err(FieldError::new(
                     "dir",
                     format!("\"dir\" must be asc or desc, not \"{other}\""),
                 ));
@@ -112,12 +112,12 @@ impl ListParams {
     }
 }
 
-fn parse_positive(field: &str, raw: Option<&str>) -> Result<Option<u64>> {
+fn parse_positive(field: &str, raw: Option<&str>) -> Result<Option<u64>, FieldError> {
     match raw {
         None | Some("") => Ok(None),
         Some(raw) => match raw.trim().parse::<u64>() {
             Ok(n) if n >= 1 => Ok(Some(n)),
-            _ => Err(CoreError::invalid_field(
+            _ => Err(FieldError::new(
                 field,
                 format!("\"{field}\" must be a whole number from 1, not \"{raw}\""),
             )),

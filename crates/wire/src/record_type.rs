@@ -4,13 +4,11 @@
 //!
 //! The types sync carries come first, in the order a page of remote changes
 //! is applied: a record comes after every type it can refer to. What sync
-//! does with each of them is in [`crate::synced`]; the rest are logged for
+//! does with each of them is in the service's `synced` module; the rest are logged for
 //! the change feed only.
 
 use std::fmt;
 use std::str::FromStr;
-
-use crate::db::{FromSql, ToSql, ValueRef};
 
 /// Declares [`RecordType`] with its wire names and what a person calls
 /// several of its records, in one place.
@@ -114,20 +112,6 @@ impl FromStr for RecordType {
             .copied()
             .find(|kind| kind.as_str() == name)
             .ok_or_else(|| UnknownRecordType(name.to_owned()))
-    }
-}
-
-impl ToSql for RecordType {
-    fn to_sql(&self) -> crate::db::Result<ValueRef<'_>> {
-        Ok(ValueRef::Text(self.as_str()))
-    }
-}
-
-impl FromSql for RecordType {
-    fn from_sql(value: ValueRef<'_>) -> crate::db::Result<Self> {
-        String::from_sql(value)?
-            .parse()
-            .map_err(crate::db::Error::conversion)
     }
 }
 

@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use crate::error::{CoreError, Result};
+use crate::FieldError;
 use crate::record_type::RecordType;
 
 /// The service part of every SRN this instance writes.
@@ -30,9 +30,9 @@ impl Srn {
     }
 
     /// Parses an SRN; a malformed one is a 400 naming `field`.
-    pub fn parse(field: &str, raw: &str) -> Result<Self> {
+    pub fn parse(field: &str, raw: &str) -> Result<Self, FieldError> {
         let bad = || {
-            CoreError::invalid_field(
+            FieldError::new(
                 field,
                 format!(
                     "\"{raw}\" is not an SRN of the form srn:<namespace>:<service>/<type>:<uuid>"
@@ -58,7 +58,7 @@ impl Srn {
             return Err(bad());
         }
         let record_type = record_type.parse::<RecordType>().map_err(|_| {
-            CoreError::invalid_field(
+            FieldError::new(
                 field,
                 format!("\"{raw}\" names a {record_type}, which is no record type of this service"),
             )
@@ -72,10 +72,14 @@ impl Srn {
     }
 
     /// Parses an SRN that must name a record of `record_type`.
-    pub fn parse_typed(field: &str, raw: &str, record_type: RecordType) -> Result<Self> {
+    pub fn parse_typed(
+        field: &str,
+        raw: &str,
+        record_type: RecordType,
+    ) -> Result<Self, FieldError> {
         let srn = Self::parse(field, raw)?;
         if srn.record_type != record_type {
-            return Err(CoreError::invalid_field(
+            return Err(FieldError::new(
                 field,
                 format!("\"{raw}\" names a {}, not a {record_type}", srn.record_type),
             ));

@@ -135,7 +135,7 @@ impl Narrowing {
 fn span_filter(field: &str, raw: Option<&str>) -> Result<Option<(String, String)>> {
     raw.map(str::trim)
         .filter(|raw| !raw.is_empty())
-        .map(|raw| crate::clock::span(field, raw))
+        .map(|raw| Ok(crate::clock::span(field, raw)?))
         .transpose()
 }
 
@@ -269,10 +269,10 @@ impl Cms {
                 .map(str::trim)
                 .filter(|a| !a.is_empty())
             {
-                Some(author) => Some(crate::search::named(
+                Some(author) => Some(crate::records::named(
                     tx,
                     AUTHORS,
-                    &crate::search::AUTHOR_BY_SLUG_OR_NAME,
+                    &crate::records::AUTHOR_BY_SLUG_OR_NAME,
                     "author",
                     author,
                 )?),
@@ -284,10 +284,10 @@ impl Cms {
                 .map(str::trim)
                 .filter(|t| !t.is_empty())
             {
-                Some(tag) => Some(crate::search::named(
+                Some(tag) => Some(crate::records::named(
                     tx,
                     TAGS,
-                    &crate::search::TAG_BY_SLUG_OR_NAME,
+                    &crate::records::TAG_BY_SLUG_OR_NAME,
                     "tag",
                     tag,
                 )?),

@@ -1,11 +1,15 @@
 //! A content item as the use cases read and return it: its stored fields,
 //! what it embeds, and the table it lives in.
 
+use crate::access::Principal;
 use crate::authors::Author;
+use crate::clock;
+use crate::db::{Transaction, params};
+use crate::error::Result;
 use crate::model::attachment::Attachment;
 use crate::model::export::Export;
 use crate::model::lock::LockRequest;
-use crate::records::Table;
+use crate::records::{Table, new_uuid};
 use crate::tags::Tag;
 
 pub(crate) const CONTENT: Table = Table {
@@ -109,4 +113,19 @@ pub struct LeadPhoto {
     pub caption: String,
     pub authors: Vec<Author>,
     pub attachment: Attachment,
+}
+
+/// Records who did what to an item, in the transaction that did it.
+pub(crate) fn audit(
+    tx: &Transaction<'_>,
+    content_id: i64,
+    who: &Principal,
+    action: &str,
+    detail: &str,
+) -> Result<()> {
+    tx.prepare_cached(
+        "INSERT INTO audit (uuid, content_id, user_id, action, detail, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    )?
+    .execute(params![new_uuid(), content_id, who.user_id, action, detail, clock::now()])?;
+    Ok(())
 }

@@ -1,6 +1,7 @@
 //! Reading and writing synced records in the local store, with references
 //! mapped between local UUIDs and the remote's.
 
+use super::TypeSynced as _;
 use crate::db::{OptionalExtension as _, Transaction, params};
 use serde_json::Value;
 

@@ -174,9 +174,34 @@ pub trait SyncedType: Sync {
     }
 }
 
-impl RecordType {
+/// What sync does with each record type: a trait of the service's own, as
+/// the type itself is the wire crate's.
+pub trait TypeSynced: Copy {
     /// What sync does with this type; `None` for a type that does not travel.
-    pub fn synced(self) -> Option<&'static dyn SyncedType> {
+    fn synced(self) -> Option<&'static dyn SyncedType>;
+
+    /// What sync does with this type, or an error naming it when it does not travel.
+    fn carried(self) -> Result<&'static dyn SyncedType>;
+
+    /// Whether sync carries this type.
+    fn is_synced(self) -> bool {
+        self.synced().is_some()
+    }
+
+    /// Whether it is read through another record rather than at its own address.
+    fn read_through(self) -> bool {
+        self.synced()
+            .is_some_and(|t| t.remote_access() != RemoteAccess::Own)
+    }
+
+    /// Whether its records are only ever added.
+    fn append_only(self) -> bool {
+        self.synced().is_some_and(|t| t.append_only())
+    }
+}
+
+impl TypeSynced for RecordType {
+    fn synced(self) -> Option<&'static dyn SyncedType> {
         match self {
             Self::Author => Some(&author::Author),
             Self::Tag => Some(&tag::Tag),
@@ -200,26 +225,9 @@ impl RecordType {
         }
     }
 
-    /// What sync does with this type, or an error naming it when it does not travel.
-    pub fn carried(self) -> Result<&'static dyn SyncedType> {
+    fn carried(self) -> Result<&'static dyn SyncedType> {
         self.synced()
             .ok_or_else(|| CoreError::Internal(format!("sync does not carry {self} records")))
-    }
-
-    /// Whether sync carries this type.
-    pub fn is_synced(self) -> bool {
-        self.synced().is_some()
-    }
-
-    /// Whether it is read through another record rather than at its own address.
-    pub fn read_through(self) -> bool {
-        self.synced()
-            .is_some_and(|t| t.remote_access() != RemoteAccess::Own)
-    }
-
-    /// Whether its records are only ever added.
-    pub fn append_only(self) -> bool {
-        self.synced().is_some_and(|t| t.append_only())
     }
 }
 
@@ -344,7 +352,7 @@ fn fields_from<const N: usize>(pairs: [(&str, String); N]) -> Fields {
 
 #[cfg(test)]
 mod tests {
-    use super::{RecordType, RemoteAccess, synced_types};
+    use super::{RecordType, RemoteAccess, TypeSynced as _, synced_types};
 
     #[test]
     fn types_are_applied_after_what_they_refer_to() {

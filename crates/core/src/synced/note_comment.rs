@@ -1,6 +1,7 @@
 //! Note comments as sync carries them: added to a thread once, with the
 //! note they answer, and never changed.
 
+use super::TypeSynced as _;
 use crate::db::{OptionalExtension as _, Transaction, params};
 
 use super::local::{FieldReader, exists, local_id, local_of};

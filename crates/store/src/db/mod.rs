@@ -334,6 +334,19 @@ impl<T: ToSql + ?Sized> ToSql for Box<T> {
     }
 }
 
+/// A record type is stored by its wire name.
+impl ToSql for copydesk_wire::RecordType {
+    fn to_sql(&self) -> Result<ValueRef<'_>> {
+        Ok(ValueRef::Text(self.as_str()))
+    }
+}
+
+impl FromSql for copydesk_wire::RecordType {
+    fn from_sql(value: ValueRef<'_>) -> Result<Self> {
+        String::from_sql(value)?.parse().map_err(Error::conversion)
+    }
+}
+
 impl FromSql for Value {
     fn from_sql(value: ValueRef<'_>) -> Result<Self> {
         Ok(match value {
