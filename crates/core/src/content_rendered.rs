@@ -20,11 +20,13 @@ use std::sync::Arc;
 use crate::db::{OptionalExtension as _, Transaction};
 
 use crate::Cms;
+pub use crate::Renderer;
+use crate::Rendering;
 use crate::access::Principal;
 use crate::content::ContentFilter;
 use crate::content_embeds::id_array;
 use crate::error::{CoreError, Result};
-use crate::model::content::{COLUMNS, CONTENT, ContentItem, ContentRecord};
+use crate::model::content::{COLUMNS, CONTENT, ContentRecord};
 use crate::paging::{ListQuery, Page};
 
 /// How many queued items one write renders (about 20 ms of work); the rest
@@ -34,17 +36,6 @@ use crate::paging::{ListQuery, Page};
 /// newest ids first (so a create still renders its own item), and no write
 /// pays for all of it.
 const RENDER_BATCH: usize = 100;
-
-/// Turns an item into the text a client reads.
-pub type Renderer = Arc<dyn Fn(ContentItem) -> String + Send + Sync>;
-
-/// The renderer the HTTP layer gave, and how stored answers are checked.
-pub(crate) struct Rendering {
-    renderer: Renderer,
-    /// The renderer's name and version, and the namespace rendered under.
-    format: String,
-    check: bool,
-}
 
 pub use crate::model::content::RenderedContent;
 

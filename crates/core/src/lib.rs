@@ -52,18 +52,54 @@ use store::Store;
 /// The default namespace of the SRNs an instance writes.
 pub const DEFAULT_NAMESPACE: &str = "copydesk";
 
+// The slots the service holds beside its store, each set once or kept
+// while it runs, declared here with the service itself.
+
+/// On a replica, the central server's locks, as it takes and releases them
+/// (see [`Cms::forward_locks`]): a lock that is not real on the server is no
+/// lock.
+pub trait RemoteLocks: Send + Sync {
+    /// Takes the server's lock on the content item with `remote_uuid`; returns the server's lock UUID.
+    /// Unreachable: `CoreError::Offline`; held by someone else there: `CoreError::Locked`.
+    fn lock_content(&self, remote_uuid: &str) -> Result<String>;
+    /// Releases the server's lock `remote_lock_uuid`.
+    fn unlock(&self, remote_lock_uuid: &str) -> Result<()>;
+    /// Marks the server's print document `remote_uuid` as out (for `on_behalf_of`, a user UUID there).
+    fn lock_print_document(&self, remote_uuid: &str, on_behalf_of: Option<&str>) -> Result<()>;
+    /// Removes the server's lock on the print document `remote_uuid`.
+    fn unlock_print_document(&self, remote_uuid: &str) -> Result<()>;
+}
+
+/// How far a running sync round has come.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SyncProgress {
+    pub pulled: usize,
+    pub pushed: usize,
+}
+
+/// Turns an item into the text a client reads.
+pub type Renderer = std::sync::Arc<dyn Fn(model::content::ContentItem) -> String + Send + Sync>;
+
+/// The renderer the HTTP layer gave, and how stored answers are checked.
+pub(crate) struct Rendering {
+    pub(crate) renderer: Renderer,
+    /// The renderer's name and version, and the namespace rendered under.
+    pub(crate) format: String,
+    pub(crate) check: bool,
+}
+
 /// One running instance of the service: its store and its settings.
 pub struct Cms {
     store: Store,
     namespace: String,
     /// On a replica: the central server's locks, which local locks stand for.
-    remote_locks: std::sync::OnceLock<std::sync::Arc<dyn locks::RemoteLocks>>,
+    remote_locks: std::sync::OnceLock<std::sync::Arc<dyn RemoteLocks>>,
     /// While a sync round runs in this process: what it pulled and pushed so far.
-    sync_progress: std::sync::Mutex<Option<replica::SyncProgress>>,
+    sync_progress: std::sync::Mutex<Option<SyncProgress>>,
     /// Credentials verified lately (see `principal_cache`).
     principals: principal_cache::PrincipalCache,
     /// How content answers are rendered and kept (see `content_rendered`).
-    rendering: std::sync::OnceLock<content_rendered::Rendering>,
+    rendering: std::sync::OnceLock<Rendering>,
 }
 
 impl Cms {
@@ -118,7 +154,7 @@ impl Cms {
     }
 
     /// Makes this replica take and release locks on its central server first.
-    pub fn forward_locks(&self, remote: std::sync::Arc<dyn locks::RemoteLocks>) {
+    pub fn forward_locks(&self, remote: std::sync::Arc<dyn RemoteLocks>) {
         let _ = self.remote_locks.set(remote);
     }
 

@@ -8,6 +8,7 @@ use crate::access::Action;
 use crate::db::{OptionalExtension as _, Row, Transaction, params};
 
 use crate::Cms;
+pub use crate::RemoteLocks;
 use crate::access::Principal;
 use crate::clock;
 use crate::error::{CoreError, Result};
@@ -26,20 +27,6 @@ pub(crate) const LOCK_REQUESTS: Table = Table {
 
 pub(crate) const COLUMNS: &str = "l.id, l.uuid, l.content_id, l.container_id, l.user_id, l.state, l.created_at, l.modified_at, c.uuid, k.uuid";
 pub(crate) const FROM: &str = "lock_requests l LEFT JOIN content c ON c.id = l.content_id LEFT JOIN containers k ON k.id = l.container_id";
-
-/// The central server's locks, as a replica takes and releases them (see
-/// `Cms::forward_locks`): a lock that is not real on the server is no lock.
-pub trait RemoteLocks: Send + Sync {
-    /// Takes the server's lock on the content item with `remote_uuid`; returns the server's lock UUID.
-    /// Unreachable: `CoreError::Offline`; held by someone else there: `CoreError::Locked`.
-    fn lock_content(&self, remote_uuid: &str) -> Result<String>;
-    /// Releases the server's lock `remote_lock_uuid`.
-    fn unlock(&self, remote_lock_uuid: &str) -> Result<()>;
-    /// Marks the server's print document `remote_uuid` as out (for `on_behalf_of`, a user UUID there).
-    fn lock_print_document(&self, remote_uuid: &str, on_behalf_of: Option<&str>) -> Result<()>;
-    /// Removes the server's lock on the print document `remote_uuid`.
-    fn unlock_print_document(&self, remote_uuid: &str) -> Result<()>;
-}
 
 impl Cms {
     /// Whether `who` may write to the item now: not while another user holds its lock.

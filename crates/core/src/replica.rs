@@ -11,6 +11,7 @@ use crate::synced::TypeSynced as _;
 use serde_json::Value;
 
 use crate::Cms;
+pub use crate::SyncProgress;
 use crate::access::Principal;
 use crate::clock;
 use crate::error::{CoreError, Result};
@@ -129,13 +130,6 @@ pub struct Unreached {
     /// that passes, but something a person must look at (the newsroom's
     /// authority missing here, or a network that intercepts HTTPS).
     pub certificate_untrusted: bool,
-}
-
-/// How far a running sync round has come.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct SyncProgress {
-    pub pulled: usize,
-    pub pushed: usize,
 }
 
 /// A change the server refused, set aside with the edit kept.
