@@ -48,13 +48,18 @@ export function refusalOf(err: unknown): Refusal {
   return { kind: 'other', words };
 }
 
+/** Who holds a lock, for people to read. */
+export function holderName(lock: LockRequest): string {
+  return lock.user?.name ?? 'Someone';
+}
+
 /** A refused save in words: why, that the text is kept, and what to do. */
 export function refusedSaveWords(refusal: Refusal, lock?: LockRequest | null): string {
   const kept = 'What you typed stays here and is kept on this computer.';
   switch (refusal.kind) {
     case 'locked':
       return lock
-        ? `Not saved: ${lock.user?.name ?? 'Someone'} has this story locked since ${serviceTime(lock.created_at)}, so the server takes no changes from you. ${kept} It is saved as soon as they release the lock; ask them to, or wait.`
+        ? `Not saved: ${holderName(lock)} has this story locked since ${serviceTime(lock.created_at)}, so the server takes no changes from you. ${kept} It is saved as soon as they release the lock; ask them to, or wait.`
         : `Not saved: someone else has this story locked. ${kept} It is saved as soon as the lock is released.`;
     case 'sign-in':
       return `Not saved: ${refusal.words} ${kept} Once you are signed in again, open this story and it is restored and saved.`;

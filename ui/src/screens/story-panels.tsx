@@ -16,17 +16,13 @@ import { SearchPicker, type Choice } from '../picker';
 import { characters, headlineLimit, headlineState, words } from '../editor-settings';
 import { discardUnsaved, type UnsavedText } from '../unsaved';
 import * as ops from '../operations';
+import { holderName } from '../story-saving';
 
 type LockRequest = components['schemas']['LockRequest'];
 
 /** The time of day of a moment, as the journalist's clock shows it. */
 export function clock(at: number): string {
   return new Date(at).toLocaleTimeString();
-}
-
-/** Who holds a lock, for people to read. */
-export function holderName(lock: LockRequest): string {
-  return lock.user?.name ?? 'Someone';
 }
 
 /** How a person calls a story's field in a merge conflict. */
