@@ -30,7 +30,7 @@ skips=()
 for test in "${sqlite_file_tests[@]}"; do
   skips+=(--skip "$test")
 done
-echo "== the API suite on PostgreSQL (leaving out ${#sqlite_file_tests[@]} tests of the SQLite file and of connections alone)"
+echo "== the API suite on PostgreSQL (leaving out the tests of the SQLite file and of connections alone, named in this script)"
 COPYDESK_TEST_DATABASE=postgres cargo test -p copydesk-tests --test api -- "${skips[@]}"
 echo "== the sync suite with its central servers on PostgreSQL"
 COPYDESK_TEST_DATABASE=postgres cargo test -p copydesk-tests --test sync
