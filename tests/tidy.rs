@@ -111,10 +111,13 @@ enum Tests {
     LeftOut,
 }
 
-fn module_graph_of(src: &Path, tests: Tests) -> ModuleGraph {
+/// Each source file of a crate below its root, as its top-level module's
+/// name (a folder module and its children are one) and its text, the crate
+/// root (`lib.rs`, `main.rs`) left out, and the tests too when `tests` says.
+fn module_texts(src: &Path, tests: Tests) -> Vec<(String, String)> {
     let mut files = Vec::new();
     rust_files(src, &mut files);
-    let mut graph = ModuleGraph::new();
+    let mut texts = Vec::new();
     for file in files {
         let relative = file.strip_prefix(src).expect("under src");
         let first = relative.components().next().expect("a path");
@@ -134,6 +137,14 @@ fn module_graph_of(src: &Path, tests: Tests) -> ModuleGraph {
             Some(at) if tests == Tests::LeftOut => text[..at].to_owned(),
             _ => text,
         };
+        texts.push((module, text));
+    }
+    texts
+}
+
+fn module_graph_of(src: &Path, tests: Tests) -> ModuleGraph {
+    let mut graph = ModuleGraph::new();
+    for (module, text) in module_texts(src, tests) {
         let used = graph.entry(module.clone()).or_default();
         for line in text.lines() {
             // Comments and doc links name modules without importing them.
@@ -273,29 +284,7 @@ fn an_added_cycle_is_found() {
 /// method. The crate root (the facade: `read`, `write`, `srn`) is left out
 /// as in [`module_graph`]; so are tests, which may call any use case.
 fn cms_call_graph(src: &Path) -> ModuleGraph {
-    let mut files = Vec::new();
-    rust_files(src, &mut files);
-    let mut texts: Vec<(String, String)> = Vec::new();
-    for file in files {
-        let relative = file.strip_prefix(src).expect("under src");
-        let module = relative
-            .components()
-            .next()
-            .expect("a path")
-            .as_os_str()
-            .to_string_lossy()
-            .trim_end_matches(".rs")
-            .to_owned();
-        if module == "lib" || module == "main" || file.ends_with("tests.rs") {
-            continue;
-        }
-        let text = std::fs::read_to_string(&file).expect("a source file");
-        let text = match text.find("#[cfg(test)]") {
-            Some(at) => text[..at].to_owned(),
-            None => text,
-        };
-        texts.push((module, text));
-    }
+    let texts = module_texts(src, Tests::LeftOut);
     let mut owner: BTreeMap<String, String> = BTreeMap::new();
     for (module, text) in &texts {
         let mut inside = false;
@@ -394,8 +383,8 @@ fn no_use_case_calls_another_in_a_cycle() {
 
 #[test]
 fn a_call_back_between_impl_cms_blocks_is_found() {
-    let dir = std::env::temp_dir().join(format!("copydesk-tidy-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("a folder");
+    let folder = tempfile::tempdir().expect("a folder");
+    let dir = folder.path();
     std::fs::write(
         dir.join("stories.rs"),
         "//! x\nimpl Cms {\n    pub fn publish(&self) {\n        self.lock_story();\n    }\n}\n",
@@ -406,8 +395,7 @@ fn a_call_back_between_impl_cms_blocks_is_found() {
         "//! x\nimpl Cms {\n    pub(crate) fn lock_story(&self) {\n        let _ = cms.publish();\n    }\n}\n",
     )
     .expect("written");
-    let graph = uses_and_calls(&dir);
-    std::fs::remove_dir_all(&dir).expect("removed");
+    let graph = uses_and_calls(dir);
     assert_eq!(graph["stories"], BTreeSet::from(["locks".to_owned()]));
     let cycle = find_cycle(&graph).expect("the call back is found");
     assert!(cycle.contains(&"stories".to_owned()) && cycle.contains(&"locks".to_owned()));

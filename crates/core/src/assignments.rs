@@ -9,6 +9,7 @@ use crate::access::Principal;
 use crate::clock;
 use crate::content::CONTENT;
 use crate::error::{CoreError, Result};
+use crate::model::content::audit;
 use crate::paging::{ListParams, ListQuery, Page};
 use crate::records::{Table, fetch_page, new_uuid, required_text};
 use crate::users::{USERS, User};
@@ -171,7 +172,7 @@ impl Cms {
             ])?;
             self.link_content(tx, id, None, content)?;
             if let Some(content_id) = content {
-                crate::model::content::audit(tx, content_id, who, "assignment", &format!("assigned \"{title}\""))?;
+                audit(tx, content_id, who, "assignment", &format!("assigned \"{title}\""))?;
             }
             self.assignment_by_id(tx, id)
         })
@@ -221,7 +222,7 @@ impl Cms {
                 .execute(params![id, title, description, due_at, assignee, content, clock::now()])?;
                 self.link_content(tx, id, old.content_id, content)?;
                 if let Some(content_id) = content {
-                    crate::model::content::audit(tx, content_id, who, "assignment", &format!("changed \"{title}\""))?;
+                    audit(tx, content_id, who, "assignment", &format!("changed \"{title}\""))?;
                 }
             }
             self.assignment_by_id(tx, id)

@@ -26,6 +26,7 @@ use crate::clock;
 use crate::error::{CoreError, Result};
 use crate::model::attachment::COLUMNS;
 pub use crate::model::attachment::{Attachment, Upload};
+use crate::model::content::audit;
 use images::{DecodedImage, decode_image_file, image_dimensions, preview_of};
 pub use images::{MAX_DECODED_IMAGE_BYTES, PREVIEW_MAX_SIDE};
 
@@ -574,13 +575,7 @@ impl Cms {
                     let content_id = CONTENT.id_of(tx, content_uuid)?;
                     self.check_writable(tx, who, content_id)?;
                     let old_salt = record_files(tx, content_id, &files, 0, None)?;
-                    crate::model::content::audit(
-                        tx,
-                        content_id,
-                        who,
-                        "attachment",
-                        "replaced the file",
-                    )?;
+                    audit(tx, content_id, who, "attachment", "replaced the file")?;
                     Ok((old_salt, self.content_item(tx, content_id)?))
                 })?;
                 (Some(files), old_salt, item)
@@ -617,7 +612,7 @@ impl Cms {
                         });
                     }
                     let old_salt = record_files(tx, content_id, &files, angle, None)?;
-                    crate::model::content::audit(
+                    audit(
                         tx,
                         content_id,
                         who,
@@ -647,7 +642,7 @@ impl Cms {
                         metadata.to_string(),
                         clock::now()
                     ])?;
-                    crate::model::content::audit(
+                    audit(
                         tx,
                         content_id,
                         who,
@@ -713,7 +708,7 @@ impl Cms {
             let content_id = CONTENT.id_of(tx, &content_uuid)?;
             self.check_writable(tx, who, content_id)?;
             let old_salt = record_files(tx, content_id, &files, 0, None)?;
-            crate::model::content::audit(tx, content_id, who, "attachment", "replaced the file")?;
+            audit(tx, content_id, who, "attachment", "replaced the file")?;
             Ok((old_salt, self.content_item(tx, content_id)?))
         })?;
         files.keep();

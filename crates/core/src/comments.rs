@@ -8,6 +8,7 @@ use crate::access::Principal;
 use crate::clock;
 use crate::content::CONTENT;
 use crate::error::{CoreError, Result};
+use crate::model::content::audit;
 use crate::records::{Table, new_uuid};
 use crate::users::User;
 use copydesk_text::sanitize::clean_comment;
@@ -174,7 +175,7 @@ impl Cms {
             ])?;
             if let Some(content_id) = content_id {
                 let what = if parent_id == 0 { "started a comment thread" } else { "replied in a comment thread" };
-                crate::model::content::audit(tx, content_id, who, "comment", what)?;
+                audit(tx, content_id, who, "comment", what)?;
             }
             self.notes_of(tx, &reference)
         })
@@ -242,7 +243,7 @@ impl Cms {
             )?
             .insert(params![new_uuid(), assignment.id, who.user_id, comment, clock::now()])?;
             if let Some(content_id) = assignment.content_id {
-                crate::model::content::audit(tx, content_id, who, "assignment comment", &assignment.title)?;
+                audit(tx, content_id, who, "assignment comment", &assignment.title)?;
             }
             self.assignment_comments_of(tx, assignment.id)?
                 .into_iter()

@@ -10,6 +10,7 @@ use crate::clock;
 use crate::error::{CoreError, Result};
 use crate::model::attachment::Attachment;
 pub(crate) use crate::model::container::CONTAINERS;
+use crate::model::content::audit;
 use crate::model::content::{CONTENT, ContentRecord, ContentUrl};
 use crate::model::lock::Lockable;
 use crate::paging::{ListParams, ListQuery, Page};
@@ -404,7 +405,7 @@ impl Cms {
         )?
         .insert(params![new_uuid(), title, slug.as_str(), now, who.user_id])?;
         self.snapshot_version(tx, content_id, who)?;
-        crate::model::content::audit(tx, content_id, who, "create", "gallery placeholder")?;
+        audit(tx, content_id, who, "create", "gallery placeholder")?;
         tx.prepare_cached(
             "UPDATE container_content SET position = position + 1 WHERE container_id = ?1",
         )?

@@ -11,6 +11,7 @@ use crate::clock;
 use crate::error::{CoreError, Result};
 use crate::model::attachment::Upload;
 use crate::model::container::CONTAINERS;
+use crate::model::content::audit;
 pub use crate::model::content::{
     AuditEntry, CONTENT_TYPES, ContentItem, ContentRecord, ContentUrl, LeadPhoto, VersionSummary,
 };
@@ -345,9 +346,9 @@ impl Cms {
             }
         }
         self.snapshot_version(tx, id, who)?;
-        crate::model::content::audit(tx, id, who, "create", "")?;
+        audit(tx, id, who, "create", "")?;
         if let Some(published_at) = &fields.published_at {
-            crate::model::content::audit(tx, id, who, "publish", published_at)?;
+            audit(tx, id, who, "publish", published_at)?;
         }
         Ok(id)
     }
@@ -451,18 +452,18 @@ impl Cms {
                     clock::now()
                 ])?;
                 self.snapshot_version(tx, id, who)?;
-                crate::model::content::audit(tx, id, who, "update", "")?;
+                audit(tx, id, who, "update", "")?;
                 if let Some(base_version) = merged_onto {
                     let detail = format!(
                         "{}'s edits of version {base_version} were merged with version {}, saved since",
                         who.name, old.version
                     );
-                    crate::model::content::audit(tx, id, who, "merged", &detail)?;
+                    audit(tx, id, who, "merged", &detail)?;
                 }
                 match (&before.published_at, &after.published_at) {
-                    (None, Some(at)) => crate::model::content::audit(tx, id, who, "publish", at)?,
-                    (Some(_), None) => crate::model::content::audit(tx, id, who, "unpublish", "")?,
-                    (Some(old), Some(new)) if old != new => crate::model::content::audit(tx, id, who, "publish", new)?,
+                    (None, Some(at)) => audit(tx, id, who, "publish", at)?,
+                    (Some(_), None) => audit(tx, id, who, "unpublish", "")?,
+                    (Some(old), Some(new)) if old != new => audit(tx, id, who, "publish", new)?,
                     _ => {}
                 }
             }

@@ -12,6 +12,7 @@ use crate::Cms;
 use crate::access::Principal;
 use crate::clock;
 use crate::error::{CoreError, Result};
+use crate::model::content::audit;
 use crate::model::content::{CONTENT, ContentItem};
 use crate::model::export::COLUMNS;
 pub use crate::model::export::Export;
@@ -139,7 +140,7 @@ impl Cms {
             }
             if fields_changed || input.body.is_some() {
                 let detail = if input.body.is_some() { "changed the print text" } else { "changed the print workflow" };
-                crate::model::content::audit(tx, content_id, who, "export update", detail)?;
+                audit(tx, content_id, who, "export update", detail)?;
             }
             self.content_item(tx, content_id)
         })
@@ -164,7 +165,7 @@ impl Cms {
                 .execute(params![content_id, export.body, clock::now()])?;
                 self.snapshot_version(tx, content_id, who)?;
             }
-            crate::model::content::audit(tx, content_id, who, "export push", &format!("web text from print version {}", export.version))?;
+            audit(tx, content_id, who, "export push", &format!("web text from print version {}", export.version))?;
             self.content_item(tx, content_id)
         })
     }
@@ -182,7 +183,7 @@ impl Cms {
             if web != export.body {
                 self.set_export_text(tx, who, &export, &web)?;
             }
-            crate::model::content::audit(
+            audit(
                 tx,
                 content_id,
                 who,
@@ -216,7 +217,7 @@ impl Cms {
                     }
                     _ => "works on the print side".to_owned(),
                 };
-                crate::model::content::audit(tx, content_id, who, "export lock", &detail)?;
+                audit(tx, content_id, who, "export lock", &detail)?;
             } else if export.locked_by.is_some() {
                 tx.prepare_cached(
                     "UPDATE exports SET locked_by = NULL, locked_at = NULL WHERE id = ?1",
@@ -228,7 +229,7 @@ impl Cms {
                     }
                     _ => "finished on the print side".to_owned(),
                 };
-                crate::model::content::audit(tx, content_id, who, "export unlock", &detail)?;
+                audit(tx, content_id, who, "export unlock", &detail)?;
             }
             self.content_item(tx, content_id)
         })

@@ -14,6 +14,7 @@ use crate::clock;
 use crate::error::{CoreError, Result};
 use crate::model::container::CONTAINERS;
 use crate::model::content::CONTENT;
+use crate::model::content::audit;
 pub use crate::model::lock::LockRequest;
 pub(crate) use crate::model::lock::Lockable;
 use crate::record_type::RecordType;
@@ -210,7 +211,7 @@ impl Cms {
             )?
             .execute(params![new_uuid(), content_id, container_id, who.user_id, now, remote_lock_uuid])?;
             if let Some(content_id) = content_id {
-                crate::model::content::audit(tx, content_id, who, "lock", "took the exclusive lock")?;
+                audit(tx, content_id, who, "lock", "took the exclusive lock")?;
             }
             self.lock_on(tx, item)?
                 .ok_or_else(|| CoreError::Internal("a lock just made is missing".into()))
@@ -271,7 +272,7 @@ impl Cms {
                         .user
                         .as_ref()
                         .map_or("another user", |u| u.name.as_str());
-                    crate::model::content::audit(
+                    audit(
                         tx,
                         content_id,
                         who,
@@ -279,13 +280,7 @@ impl Cms {
                         &format!("removed {holder}'s lock"),
                     )?;
                 } else {
-                    crate::model::content::audit(
-                        tx,
-                        content_id,
-                        who,
-                        "unlock",
-                        "released the exclusive lock",
-                    )?;
+                    audit(tx, content_id, who, "unlock", "released the exclusive lock")?;
                 }
             }
             Ok(())

@@ -9,6 +9,7 @@ use crate::authors::{AUTHORS, Author};
 use crate::error::{CoreError, Result};
 use crate::model::content::RenderedContent;
 use crate::paging::{ListParams, ListQuery, Page};
+use crate::records::{AUTHOR_BY_SLUG_OR_NAME, TAG_BY_SLUG_OR_NAME, named};
 use crate::records::{fetch_page, fetch_page_by};
 use crate::tags::{TAGS, Tag};
 
@@ -182,15 +183,15 @@ impl Cms {
         self.read(|tx| {
             let tag_id = match search.tag.as_deref().map(str::trim) {
                 Some(tag) if !tag.is_empty() => {
-                    Some(crate::records::named(tx, TAGS, &crate::records::TAG_BY_SLUG_OR_NAME, "tag", tag)?)
+                    Some(named(tx, TAGS, &TAG_BY_SLUG_OR_NAME, "tag", tag)?)
                 }
                 _ => None,
             };
             let author_id = match search.author.as_deref().map(str::trim) {
-                Some(author) if !author.is_empty() => Some(crate::records::named(
+                Some(author) if !author.is_empty() => Some(named(
                     tx,
                     AUTHORS,
-                    &crate::records::AUTHOR_BY_SLUG_OR_NAME,
+                    &AUTHOR_BY_SLUG_OR_NAME,
                     "author",
                     author,
                 )?),

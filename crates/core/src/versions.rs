@@ -9,6 +9,7 @@ use crate::access::Principal;
 use crate::authors::{Author, COLUMNS as AUTHOR_COLUMNS};
 use crate::clock;
 use crate::error::{CoreError, Result};
+use crate::model::content::audit;
 use crate::model::content::{CONTENT, ContentItem};
 use crate::paging::{ListParams, ListQuery, Page};
 use crate::records::{Table, fetch_page, new_uuid, replace_links};
@@ -244,7 +245,7 @@ impl Cms {
             replace_links(tx, "content_authors", "author_id", old.content_id, &authors)?;
             replace_links(tx, "content_tags", "tag_id", old.content_id, &tags)?;
             self.snapshot_version(tx, old.content_id, who)?;
-            crate::model::content::audit(tx, old.content_id, who, "restore", &format!("restored version {}", old.version))?;
+            audit(tx, old.content_id, who, "restore", &format!("restored version {}", old.version))?;
             self.content_item(tx, old.content_id)
         })
     }

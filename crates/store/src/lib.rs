@@ -154,22 +154,6 @@ impl Store {
     }
 }
 
-impl crate::search_index::ReadsBeside for Store {
-    fn placed_beside(
-        &self,
-        tx: &Transaction<'_>,
-        here: &dyn Fn(&Transaction<'_>) -> Result<Vec<crate::search_index::PlacedHit>>,
-        beside: &(dyn Fn(&Transaction<'_>) -> Result<Vec<crate::search_index::PlacedHit>> + Sync),
-    ) -> Result<
-        Option<(
-            Vec<crate::search_index::PlacedHit>,
-            Vec<crate::search_index::PlacedHit>,
-        )>,
-    > {
-        self.read_beside(tx, here, beside)
-    }
-}
-
 /// The database file in a data directory.
 pub fn database_path(dir: &Path) -> PathBuf {
     dir.join("copydesk.db")
@@ -404,7 +388,7 @@ impl Store {
     /// side by side: no thread or reader free at once (a split never waits
     /// for one), no snapshot to share, or PostgreSQL. The caller then reads
     /// in one go on `tx`.
-    pub fn read_beside<A, B: Send, E: From<StoreError> + Send>(
+    pub(crate) fn read_beside<A, B: Send, E: From<StoreError> + Send>(
         &self,
         tx: &Transaction<'_>,
         here: impl FnOnce(&Transaction<'_>) -> Result<A, E>,

@@ -6,6 +6,7 @@ use std::collections::HashSet;
 
 use crate::db::{Dialect, OptionalExtension as _, Transaction, params};
 
+use crate::Store;
 use crate::error::{Result, StoreError};
 
 /// The most words one search takes: each word is one more condition per column.
@@ -138,7 +139,7 @@ impl SearchTerms {
 
     /// The FTS5 expression every hit matches. It has no column filter: no
     /// typed word can match a filter term (see [`FILTER_MARK`]).
-    pub fn matching(&self) -> String {
+    pub(crate) fn matching(&self) -> String {
         self.within(None)
     }
 
@@ -207,7 +208,7 @@ const PLACED_AT_MOST: usize = 2_000;
 /// a word alone often has too many hits to score them all.
 pub fn ranked_page(
     tx: &Transaction<'_>,
-    store: Option<&dyn ReadsBeside>,
+    store: Option<&Store>,
     terms: &SearchTerms,
     offset: usize,
     limit: usize,
@@ -339,32 +340,17 @@ fn hits_scored(
 
 /// A hit of SQLite's first pass: its id, its score, and its headline score
 /// when it is a headline hit.
-pub type PlacedHit = (i64, f64, Option<f64>);
+pub(crate) type PlacedHit = (i64, f64, Option<f64>);
 
 /// The newest story's id from which SQLite's first pass is split in two
 /// (see [`split_point`]): below it a search takes a millisecond or less,
 /// and a second thread would add more than it saves.
 const SPLIT_FROM: i64 = 100_000;
 
-/// Runs a first pass's newer half on a second connection that reads the
-/// first's snapshot, beside the older half: the store's
-/// `Store::read_beside`, named here as a trait so that the index needs
-/// no store.
-pub trait ReadsBeside {
-    /// Runs `here` on `tx` and `beside` on a second reader at once; `None`
-    /// when it cannot, and the caller reads in one go.
-    fn placed_beside(
-        &self,
-        tx: &Transaction<'_>,
-        here: &dyn Fn(&Transaction<'_>) -> Result<Vec<PlacedHit>>,
-        beside: &(dyn Fn(&Transaction<'_>) -> Result<Vec<PlacedHit>> + Sync),
-    ) -> Result<Option<(Vec<PlacedHit>, Vec<PlacedHit>)>>;
-}
-
 /// Where a search splits its first pass over the index: the store whose
 /// second reader takes the newer half, and the first id of that half.
 struct Split<'s> {
-    store: &'s dyn ReadsBeside,
+    store: &'s Store,
     newer_from: i64,
 }
 
@@ -377,7 +363,7 @@ struct Split<'s> {
 /// tag or by an author intersects a short list: split, it was 0.3 to 0.6
 /// ms slower over HTTP (measured when each split started a thread of its
 /// own), so it runs in one pass.
-fn split_point<'s>(tx: &Transaction<'_>, store: &'s dyn ReadsBeside) -> Result<Option<Split<'s>>> {
+fn split_point<'s>(tx: &Transaction<'_>, store: &'s Store) -> Result<Option<Split<'s>>> {
     let newest: Option<i64> = tx.query_row("SELECT max(id) FROM content", [], |row| row.get(0))?;
     Ok(newest
         .filter(|&newest| newest >= SPLIT_FROM)
@@ -402,10 +388,10 @@ fn hits_placed_whole(
         return one_pass(tx);
     };
     let newer_from = split.newer_from;
-    let halves = split.store.placed_beside(
+    let halves = split.store.read_beside(
         tx,
-        &|tx| hits_placed(tx, terms, most, i64::MIN..=newer_from - 1),
-        &|tx| hits_placed(tx, terms, most, newer_from..=i64::MAX),
+        |tx| hits_placed(tx, terms, most, i64::MIN..=newer_from - 1),
+        |tx| hits_placed(tx, terms, most, newer_from..=i64::MAX),
     )?;
     match halves {
         Some((mut older, newer)) => {
@@ -540,13 +526,13 @@ const BATCH: usize = 5_000;
 
 /// Reindexes the items the triggers queued in this transaction, then empties
 /// the queue: called by the store before every commit.
-pub fn flush_pending(tx: &Transaction<'_>) -> Result<usize> {
+pub(crate) fn flush_pending(tx: &Transaction<'_>) -> Result<usize> {
     index_queued(tx, None)
 }
 
 /// Items waiting to be indexed (after an upgrade or a `reindex-search`):
 /// indexes a batch of them.
-pub fn pending_batch(tx: &Transaction<'_>) -> Result<usize> {
+pub(crate) fn pending_batch(tx: &Transaction<'_>) -> Result<usize> {
     index_queued(tx, Some(BATCH))
 }
 
@@ -582,7 +568,7 @@ fn index_queued(tx: &Transaction<'_>, limit: Option<usize>) -> Result<usize> {
 }
 
 /// Empties the index and queues every item again (`copydesk-server reindex-search`).
-pub fn queue_all(tx: &Transaction<'_>) -> Result<usize> {
+pub(crate) fn queue_all(tx: &Transaction<'_>) -> Result<usize> {
     tx.execute("DELETE FROM content_search", [])?;
     tx.execute("DELETE FROM content_search_pending", [])?;
     Ok(tx.execute(
@@ -592,7 +578,7 @@ pub fn queue_all(tx: &Transaction<'_>) -> Result<usize> {
 }
 
 /// Merges the index's segments into one, after many items were indexed at once.
-pub fn optimize(tx: &Transaction<'_>) -> Result<()> {
+pub(crate) fn optimize(tx: &Transaction<'_>) -> Result<()> {
     if tx.dialect() == Dialect::Postgres {
         return Ok(());
     }
@@ -751,7 +737,7 @@ const INLINE: &[&str] = &[
 
 /// The words of stored (sanitised) HTML: tags removed, a block's edge a word
 /// break, the entities the sanitiser writes decoded.
-pub fn html_text(html: &str) -> String {
+pub(crate) fn html_text(html: &str) -> String {
     copydesk_text::html_scan::strip_tags(html, push_decoded, |name| !INLINE.contains(&name))
 }
 
@@ -826,7 +812,7 @@ pub fn match_typed(keywords: &str) -> Result<Option<SearchTerms>> {
 /// each quoted so that no character is read as query syntax, and with
 /// `last_is_prefix` the last one also as the start of a longer word.
 /// `None` when nothing typed can match a word (only punctuation).
-pub fn match_expression(words: &[&str], last_is_prefix: bool) -> Option<String> {
+pub(crate) fn match_expression(words: &[&str], last_is_prefix: bool) -> Option<String> {
     let words: Vec<&str> = words
         .iter()
         .copied()

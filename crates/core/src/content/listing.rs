@@ -11,6 +11,7 @@ use crate::error::{CoreError, Result};
 use crate::model::content::{COLUMNS, ContentItem};
 use crate::paging::{ListParams, ListQuery, Page};
 use crate::records::fetch_page_choosing;
+use crate::records::{AUTHOR_BY_SLUG_OR_NAME, TAG_BY_SLUG_OR_NAME, named};
 use crate::tags::TAGS;
 
 use super::parse_content_type;
@@ -269,10 +270,10 @@ impl Cms {
                 .map(str::trim)
                 .filter(|a| !a.is_empty())
             {
-                Some(author) => Some(crate::records::named(
+                Some(author) => Some(named(
                     tx,
                     AUTHORS,
-                    &crate::records::AUTHOR_BY_SLUG_OR_NAME,
+                    &AUTHOR_BY_SLUG_OR_NAME,
                     "author",
                     author,
                 )?),
@@ -284,13 +285,7 @@ impl Cms {
                 .map(str::trim)
                 .filter(|t| !t.is_empty())
             {
-                Some(tag) => Some(crate::records::named(
-                    tx,
-                    TAGS,
-                    &crate::records::TAG_BY_SLUG_OR_NAME,
-                    "tag",
-                    tag,
-                )?),
+                Some(tag) => Some(named(tx, TAGS, &TAG_BY_SLUG_OR_NAME, "tag", tag)?),
                 None => None,
             };
             if let Some(author) = &author {

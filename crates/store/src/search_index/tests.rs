@@ -212,10 +212,10 @@ fn split_as_one_pass(
             // that they do run side by side here, not in one pass.
             let side_by_side = split
                 .store
-                .placed_beside(
+                .read_beside(
                     tx,
-                    &|tx| hits_placed(tx, &terms, most, i64::MIN..=newer_from - 1),
-                    &|tx| hits_placed(tx, &terms, most, newer_from..=i64::MAX),
+                    |tx| hits_placed(tx, &terms, most, i64::MIN..=newer_from - 1),
+                    |tx| hits_placed(tx, &terms, most, newer_from..=i64::MAX),
                 )?
                 .is_some();
             Ok::<_, crate::StoreError>((
