@@ -1,5 +1,5 @@
-# The bundled SQLite's build flags, sourced by every script that runs cargo
-# (libsqlite3-sys reads them from LIBSQLITE3_FLAGS; the same flags in every
+# The bundled SQLite's build flag, sourced by every script that runs cargo
+# (libsqlite3-sys reads it from LIBSQLITE3_FLAGS; the same flag in every
 # script, so no build makes SQLite again for another).
 #
 # SQLITE_MAX_MMAP_SIZE: the bundled SQLite maps at most 2 GiB of a database
@@ -9,10 +9,6 @@
 # pages from the shared map instead of a `pread` into each connection's
 # cache; the cap is raised to that ask, 1 TiB. The desktop maps nothing.
 #
-# SQLITE_ENABLE_SNAPSHOT: SQLite's snapshot interface, by which a search over
-# a large archive runs its pass over the index in two halves on two read
-# connections that read one snapshot (`Store::read_beside`).
-#
-# A plain `cargo build` without them still builds and works: the server maps
-# 2 GiB (and says so in its log) and searches in one pass.
-export LIBSQLITE3_FLAGS="-DSQLITE_MAX_MMAP_SIZE=1099511627776 -DSQLITE_ENABLE_SNAPSHOT"
+# A plain `cargo build` without it still builds and works: the server maps
+# 2 GiB (and says so in its log).
+export LIBSQLITE3_FLAGS="-DSQLITE_MAX_MMAP_SIZE=1099511627776"

@@ -366,3 +366,132 @@ fn every_hit(server: &TestServer, keywords: &str, total: usize) -> Vec<String> {
     assert_eq!(unique.len(), total, "{keywords}: no hit twice");
     listed
 }
+
+/// The UUIDs of a list's items, in order.
+fn uuids(server: &TestServer, path: &str) -> Vec<String> {
+    server.get(path).expect(200).body["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .map(|item| item["uuid"].as_str().expect("uuid").to_owned())
+        .collect()
+}
+
+/// One word in the headline of the oldest story and in the body of more
+/// than a thousand newer ones: the headline match is first, by relevance,
+/// in the search and in the content list; newest first when asked; and a
+/// count past the hits counted one by one is an estimate, said to be one.
+#[test]
+fn the_headline_match_comes_first_among_a_thousand_body_matches() {
+    let server = TestServer::start();
+    let headline = story(&server, "Harbour reopens", "<p>Boats are back.</p>");
+    let headline = headline["uuid"].as_str().expect("uuid").to_owned();
+    let mut newest = String::new();
+    for n in 0..1_200 {
+        let made = story(
+            &server,
+            &format!("Council notes {n}"),
+            "<p>The harbour fees rise again.</p>",
+        );
+        newest = made["uuid"].as_str().expect("uuid").to_owned();
+    }
+    for path in [
+        "/v3/search?type=content&keywords=harbour&per_page=20",
+        "/v3/search?type=content&keywords=harbour&per_page=20&order=relevance",
+        "/v3/content?keywords=harbour&per_page=20&order=relevance",
+        "/v3/content?keywords=harbour&per_page=20&order=relevance&type=article",
+    ] {
+        assert_eq!(uuids(&server, path)[0], headline, "{path}");
+        let reply = server.get(path).expect(200).body;
+        assert_eq!(reply["total_items_estimated"], true, "{path}: {reply}");
+        let total = reply["total_items"].as_u64().expect("a count");
+        assert!(
+            (1_100..=1_300).contains(&total),
+            "{path}: about 1,201, not {total}"
+        );
+    }
+    for path in [
+        "/v3/search?type=content&keywords=harbour&order=id",
+        "/v3/content?keywords=harbour&order=id&dir=desc",
+    ] {
+        assert_eq!(uuids(&server, path)[0], newest, "{path}: newest first");
+    }
+    let oldest = uuids(
+        &server,
+        "/v3/search?type=content&keywords=harbour&order=id&dir=asc",
+    );
+    assert_eq!(oldest[0], headline, "oldest first");
+    // The last page is read to its end: its count is exact and not marked.
+    let reply = server
+        .get("/v3/search?type=content&keywords=harbour&order=id&per_page=500&page=3")
+        .expect(200)
+        .body;
+    assert_eq!(reply["total_items"], 1_201, "{reply}");
+    assert!(reply.get("total_items_estimated").is_none(), "{reply}");
+    // A list without words has no estimate either.
+    let reply = server.get("/v3/content?per_page=1").expect(200).body;
+    assert!(reply.get("total_items_estimated").is_none(), "{reply}");
+}
+
+/// The typed words as a phrase rank above them scattered, and the last word
+/// whole above a longer word it starts; newer first among equals; on
+/// either engine alike.
+#[test]
+fn a_phrase_and_a_whole_word_rank_above_scattered_words_and_a_start() {
+    let server = TestServer::start();
+    let uuid = |made: Value| made["uuid"].as_str().expect("uuid").to_owned();
+    let phrase = uuid(story(
+        &server,
+        "Traffic report",
+        "<p>The harbour bridge closed at noon.</p>",
+    ));
+    let scattered = uuid(story(
+        &server,
+        "Evening news",
+        "<p>A bridge over the harbour closed.</p>",
+    ));
+    let started = uuid(story(
+        &server,
+        "Late edition",
+        "<p>The harbour bridges closed.</p>",
+    ));
+    // Typed whole (a space after): the phrase first, then the newer of the rest.
+    assert_eq!(
+        uuids(
+            &server,
+            "/v3/search?type=content&keywords=harbour%20bridge%20"
+        ),
+        [phrase.clone(), scattered.clone()]
+    );
+    // The last word perhaps half typed: "bridges" is a start of it, in a
+    // phrase; the whole word in a phrase first.
+    assert_eq!(
+        uuids(&server, "/v3/search?type=content&keywords=harbour%20bridge"),
+        [phrase.clone(), started.clone(), scattered.clone()]
+    );
+    assert_eq!(
+        uuids(
+            &server,
+            "/v3/search?type=content&keywords=harbour%20bridge&order=id"
+        ),
+        [started, scattered, phrase]
+    );
+}
+
+/// `order` takes `relevance` and is still refused when it names nothing.
+#[test]
+fn relevance_is_an_order_and_an_unknown_one_is_refused() {
+    let server = TestServer::start();
+    story(&server, "Harbour", "<p>Boats.</p>");
+    for path in [
+        "/v3/content?order=relevance",
+        "/v3/search?type=content&order=relevance",
+    ] {
+        server.get(path).expect(200);
+    }
+    let refused = server
+        .get("/v3/content?keywords=harbour&order=score")
+        .expect(400)
+        .body;
+    assert!(refused.to_string().contains("relevance"), "{refused}");
+}

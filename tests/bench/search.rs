@@ -9,6 +9,9 @@
 //! a three-word search (the last word half typed) and a one-word search within
 //! a tag. It prints p50 and p99, the hits each search found, and the database
 //! size per story. With `--archive DIR` the stories are made once and kept.
+//! With `--common-words 400` the stories draw their words evenly from 400
+//! common words (each in about 40% of stories) and one in 2,000 holds a rare
+//! word; each kind of search is then timed by relevance and newest first.
 
 use std::time::{Duration, Instant};
 
@@ -39,6 +42,129 @@ struct Args {
     /// hard-linked into it.
     #[arg(long)]
     archive: Option<std::path::PathBuf>,
+    /// Draw the stories' words evenly from this many common words instead
+    /// of the skewed vocabulary (400: one word in about 40% of stories, as
+    /// "said", "council" or a city's name is in a local paper), with a rare
+    /// word in one story in 2,000; then time each kind of search by
+    /// relevance and newest first.
+    #[arg(long, default_value_t = 0)]
+    common_words: usize,
+}
+
+/// The words of the even corpus (`--common-words`): six letters and more,
+/// so that a word typed whole and still open is looked up as the index's
+/// words it starts.
+fn common_words(words: &[String], count: usize) -> &[String] {
+    &words[1_000..1_000 + count.min(2_000)]
+}
+
+/// The rare words of the even corpus, one in one story in 2,000.
+fn rare_words(words: &[String]) -> &[String] {
+    &words[20_000..20_050]
+}
+
+/// The searches over the skewed vocabulary: words as a reader searches for
+/// them, neither the commonest nor the rarest (ranks 3,000 to 25,000 of the
+/// vocabulary; each is in a few thousandths of a million stories), by
+/// relevance.
+fn skewed_kinds<'a>(words: &'a [String], tags: &'a [String]) -> Vec<(String, QueryMaker<'a>)> {
+    let pick = move |dice: &mut Dice| words[3_000 + dice.below(22_000)].clone();
+    vec![
+        (
+            "one word".into(),
+            Box::new(move |dice: &mut Dice| format!("keywords={}", pick(dice))),
+        ),
+        (
+            "one word, finished (a space after it)".into(),
+            Box::new(move |dice: &mut Dice| format!("keywords={}%20", pick(dice))),
+        ),
+        (
+            "three words, the last half typed".into(),
+            Box::new(move |dice: &mut Dice| {
+                let last = words[100 + dice.below(2_900)].clone();
+                let half: String = last
+                    .chars()
+                    .take(3.max(last.chars().count() / 2 + 1))
+                    .collect();
+                let (first, second) = (
+                    &words[100 + dice.below(2_900)],
+                    &words[100 + dice.below(2_900)],
+                );
+                format!("keywords={first}%20{second}%20{half}")
+            }),
+        ),
+        (
+            "one word within a tag".into(),
+            Box::new(move |dice: &mut Dice| {
+                format!(
+                    "keywords={}&tag={}",
+                    pick(dice),
+                    tags[dice.below(tags.len())]
+                )
+            }),
+        ),
+    ]
+}
+
+/// The searches over the even corpus, each by relevance and newest first:
+/// a common word as typed (still open), three common words, the start of
+/// one (four letters), a rare word, and a common word within a tag.
+fn even_kinds<'a>(
+    words: &'a [String],
+    count: usize,
+    tags: &'a [String],
+) -> Vec<(String, QueryMaker<'a>)> {
+    let common = common_words(words, count);
+    let rare = rare_words(words);
+    let one = move |dice: &mut Dice| common[dice.below(common.len())].clone();
+    let searches: [(&str, QueryMaker<'a>); 5] = [
+        (
+            "a common word",
+            Box::new(move |dice: &mut Dice| format!("keywords={}", one(dice))),
+        ),
+        (
+            "three common words",
+            Box::new(move |dice: &mut Dice| {
+                format!("keywords={}%20{}%20{}", one(dice), one(dice), one(dice))
+            }),
+        ),
+        (
+            "a start (four letters)",
+            Box::new(move |dice: &mut Dice| {
+                let start: String = one(dice).chars().take(4).collect();
+                format!("keywords={start}")
+            }),
+        ),
+        (
+            "a rare word",
+            Box::new(move |dice: &mut Dice| format!("keywords={}", rare[dice.below(rare.len())])),
+        ),
+        (
+            "a common word within a tag",
+            Box::new(move |dice: &mut Dice| {
+                format!(
+                    "keywords={}&tag={}",
+                    one(dice),
+                    tags[dice.below(tags.len())]
+                )
+            }),
+        ),
+    ];
+    let searches: Vec<(&str, std::rc::Rc<QueryMaker<'a>>)> = searches
+        .into_iter()
+        .map(|(name, make)| (name, std::rc::Rc::new(make)))
+        .collect();
+    let mut kinds: Vec<(String, QueryMaker<'a>)> = Vec::new();
+    for (order, suffix) in [("relevance", ""), ("newest first", "&order=id")] {
+        for (name, make) in &searches {
+            let make = std::rc::Rc::clone(make);
+            kinds.push((
+                format!("{name}, {order}"),
+                Box::new(move |dice: &mut Dice| format!("{}{suffix}", make(dice))),
+            ));
+        }
+    }
+    kinds
 }
 
 /// A small fast deterministic generator (SplitMix64): the same archive every run.
@@ -91,6 +217,14 @@ fn vocabulary(size: usize) -> Vec<String> {
 fn sentence(dice: &mut Dice, words: &[String], length: usize) -> String {
     (0..length)
         .map(|_| words[dice.skewed(words.len())].as_str())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// `length` words drawn evenly from `words`.
+fn even_sentence(dice: &mut Dice, words: &[String], length: usize) -> String {
+    (0..length)
+        .map(|_| words[dice.below(words.len())].as_str())
         .collect::<Vec<_>>()
         .join(" ")
 }
@@ -164,45 +298,11 @@ fn main() -> Result<()> {
     server.restart();
     let start = starting.elapsed();
 
-    // Words as a reader searches for them: neither the commonest nor the
-    // rarest (ranks 3,000 to 25,000 of the vocabulary; each is in a few
-    // thousandths of a million stories).
-    let pick = |dice: &mut Dice| words[3_000 + dice.below(22_000)].clone();
-    let kinds: [(&str, QueryMaker); 4] = [
-        (
-            "one word",
-            Box::new(|dice: &mut Dice| format!("keywords={}", pick(dice))),
-        ),
-        (
-            "one word, finished (a space after it)",
-            Box::new(|dice: &mut Dice| format!("keywords={}%20", pick(dice))),
-        ),
-        (
-            "three words, the last half typed",
-            Box::new(|dice: &mut Dice| {
-                let last = words[100 + dice.below(2_900)].clone();
-                let half: String = last
-                    .chars()
-                    .take(3.max(last.chars().count() / 2 + 1))
-                    .collect();
-                let (first, second) = (
-                    &words[100 + dice.below(2_900)],
-                    &words[100 + dice.below(2_900)],
-                );
-                format!("keywords={first}%20{second}%20{half}")
-            }),
-        ),
-        (
-            "one word within a tag",
-            Box::new(|dice: &mut Dice| {
-                format!(
-                    "keywords={}&tag={}",
-                    pick(dice),
-                    tags[dice.below(tags.len())]
-                )
-            }),
-        ),
-    ];
+    let kinds: Vec<(String, QueryMaker)> = if args.common_words > 0 {
+        even_kinds(&words, args.common_words, &tags)
+    } else {
+        skewed_kinds(&words, &tags)
+    };
     let stories: i64 = rusqlite::Connection::open(server.db_path())?.query_row(
         "SELECT count(*) FROM content",
         [],
@@ -319,23 +419,42 @@ fn make_archive(
         "making {} stories in batches of {}",
         args.stories, args.batch
     );
+    let even = (args.common_words > 0).then(|| common_words(words, args.common_words));
     let started = Instant::now();
     let mut made = 0;
     while made < args.stories {
         let n = args.batch.min(args.stories - made);
         let inputs = (0..n)
             .map(|_| {
-                let paragraphs: Vec<String> = (0..4)
+                let mut paragraphs: Vec<String> = (0..4)
                     .map(|_| {
                         let length = 40 + dice.below(30);
-                        format!("<p>{}.</p>", sentence(dice, words, length))
+                        let text = match even {
+                            Some(common) => even_sentence(dice, common, length),
+                            None => sentence(dice, words, length),
+                        };
+                        format!("<p>{text}.</p>")
                     })
                     .collect();
+                if even.is_some() && dice.below(2_000) == 0 {
+                    let rare = rare_words(words);
+                    paragraphs.push(format!("<p>{}.</p>", rare[dice.below(rare.len())]));
+                }
                 let title_length = 6 + dice.below(5);
+                let (title, standfirst) = match even {
+                    Some(common) => (
+                        even_sentence(dice, common, title_length),
+                        even_sentence(dice, common, 20),
+                    ),
+                    None => (
+                        sentence(dice, words, title_length),
+                        sentence(dice, words, 20),
+                    ),
+                };
                 ContentInput {
-                    title: Some(capitalised(&sentence(dice, words, title_length))),
+                    title: Some(capitalised(&title)),
                     content_type: Some("article".into()),
-                    abstract_text: Some(sentence(dice, words, 20)),
+                    abstract_text: Some(standfirst),
                     body: Some(paragraphs.join("")),
                     authors: Some(vec![authors[dice.skewed(authors.len())].clone()]),
                     tags: Some(vec![tags[dice.below(tags.len())].clone()]),

@@ -1147,6 +1147,12 @@ export interface components {
             total_items: number;
             /** Format: int64 */
             limit: number;
+            /**
+             * @description Present and `true` when `total_items` (and with it `total_pages`
+             *     and `last`) is an estimate: a search with more hits than it counts
+             *     one by one. An extension; absent whenever the count is exact.
+             */
+            total_items_estimated?: boolean;
         };
         /** @description The envelope of every list (`items` plus paging numbers, as integers). */
         Envelope_Author: {
@@ -1167,6 +1173,12 @@ export interface components {
             total_items: number;
             /** Format: int64 */
             limit: number;
+            /**
+             * @description Present and `true` when `total_items` (and with it `total_pages`
+             *     and `last`) is an estimate: a search with more hits than it counts
+             *     one by one. An extension; absent whenever the count is exact.
+             */
+            total_items_estimated?: boolean;
         };
         /** @description The envelope of every list (`items` plus paging numbers, as integers). */
         Envelope_Container: {
@@ -1187,6 +1199,12 @@ export interface components {
             total_items: number;
             /** Format: int64 */
             limit: number;
+            /**
+             * @description Present and `true` when `total_items` (and with it `total_pages`
+             *     and `last`) is an estimate: a search with more hits than it counts
+             *     one by one. An extension; absent whenever the count is exact.
+             */
+            total_items_estimated?: boolean;
         };
         /** @description The envelope of every list (`items` plus paging numbers, as integers). */
         Envelope_Content: {
@@ -1207,6 +1225,12 @@ export interface components {
             total_items: number;
             /** Format: int64 */
             limit: number;
+            /**
+             * @description Present and `true` when `total_items` (and with it `total_pages`
+             *     and `last`) is an estimate: a search with more hits than it counts
+             *     one by one. An extension; absent whenever the count is exact.
+             */
+            total_items_estimated?: boolean;
         };
         /** @description The envelope of every list (`items` plus paging numbers, as integers). */
         Envelope_Issue: {
@@ -1227,6 +1251,12 @@ export interface components {
             total_items: number;
             /** Format: int64 */
             limit: number;
+            /**
+             * @description Present and `true` when `total_items` (and with it `total_pages`
+             *     and `last`) is an estimate: a search with more hits than it counts
+             *     one by one. An extension; absent whenever the count is exact.
+             */
+            total_items_estimated?: boolean;
         };
         /** @description The envelope of every list (`items` plus paging numbers, as integers). */
         Envelope_PrintDocument: {
@@ -1247,6 +1277,12 @@ export interface components {
             total_items: number;
             /** Format: int64 */
             limit: number;
+            /**
+             * @description Present and `true` when `total_items` (and with it `total_pages`
+             *     and `last`) is an estimate: a search with more hits than it counts
+             *     one by one. An extension; absent whenever the count is exact.
+             */
+            total_items_estimated?: boolean;
         };
         /** @description The envelope of every list (`items` plus paging numbers, as integers). */
         Envelope_SearchHit: {
@@ -1267,6 +1303,12 @@ export interface components {
             total_items: number;
             /** Format: int64 */
             limit: number;
+            /**
+             * @description Present and `true` when `total_items` (and with it `total_pages`
+             *     and `last`) is an estimate: a search with more hits than it counts
+             *     one by one. An extension; absent whenever the count is exact.
+             */
+            total_items_estimated?: boolean;
         };
         /** @description The envelope of every list (`items` plus paging numbers, as integers). */
         Envelope_Tag: {
@@ -1287,6 +1329,12 @@ export interface components {
             total_items: number;
             /** Format: int64 */
             limit: number;
+            /**
+             * @description Present and `true` when `total_items` (and with it `total_pages`
+             *     and `last`) is an estimate: a search with more hits than it counts
+             *     one by one. An extension; absent whenever the count is exact.
+             */
+            total_items_estimated?: boolean;
         };
         /** @description The envelope of every list (`items` plus paging numbers, as integers). */
         Envelope_User: {
@@ -1307,6 +1355,12 @@ export interface components {
             total_items: number;
             /** Format: int64 */
             limit: number;
+            /**
+             * @description Present and `true` when `total_items` (and with it `total_pages`
+             *     and `last`) is an estimate: a search with more hits than it counts
+             *     one by one. An extension; absent whenever the count is exact.
+             */
+            total_items_estimated?: boolean;
         };
         /** @description The envelope of every list (`items` plus paging numbers, as integers). */
         Envelope_Version: {
@@ -1327,6 +1381,12 @@ export interface components {
             total_items: number;
             /** Format: int64 */
             limit: number;
+            /**
+             * @description Present and `true` when `total_items` (and with it `total_pages`
+             *     and `last`) is an estimate: a search with more hits than it counts
+             *     one by one. An extension; absent whenever the count is exact.
+             */
+            total_items_estimated?: boolean;
         };
         /** @description The envelope of every list (`items` plus paging numbers, as integers). */
         Envelope_Workflow: {
@@ -1347,6 +1407,12 @@ export interface components {
             total_items: number;
             /** Format: int64 */
             limit: number;
+            /**
+             * @description Present and `true` when `total_items` (and with it `total_pages`
+             *     and `last`) is an estimate: a search with more hits than it counts
+             *     one by one. An extension; absent whenever the count is exact.
+             */
+            total_items_estimated?: boolean;
         };
         /** @description The envelope of every list (`items` plus paging numbers, as integers). */
         Envelope_WorkflowSection: {
@@ -1367,6 +1433,12 @@ export interface components {
             total_items: number;
             /** Format: int64 */
             limit: number;
+            /**
+             * @description Present and `true` when `total_items` (and with it `total_pages`
+             *     and `last`) is an estimate: a search with more hits than it counts
+             *     one by one. An extension; absent whenever the count is exact.
+             */
+            total_items_estimated?: boolean;
         };
         /** @description Every error: a sentence for a person and a code for a program. */
         ErrorBody: {
@@ -2081,7 +2153,13 @@ export interface operations {
                 page?: number;
                 /** @description Page size (default 50; more than 500 is served as 500). */
                 per_page?: number;
-                /** @description A field of the record to order by. */
+                /**
+                 * @description A field of the record to order by. A search of content, and the
+                 *     content list with `keywords`, also take `relevance` (the search's
+                 *     default): the words in the headline first, then as a phrase, then
+                 *     whole, the newest first among equals. Their count is then exact up
+                 *     to 1,000 hits and estimated beyond (`total_items_estimated`).
+                 */
                 order?: string;
                 /** @description `asc` or `desc` (default). */
                 dir?: string;
@@ -2251,7 +2329,13 @@ export interface operations {
                 page?: number;
                 /** @description Page size (default 50; more than 500 is served as 500). */
                 per_page?: number;
-                /** @description A field of the record to order by. */
+                /**
+                 * @description A field of the record to order by. A search of content, and the
+                 *     content list with `keywords`, also take `relevance` (the search's
+                 *     default): the words in the headline first, then as a phrase, then
+                 *     whole, the newest first among equals. Their count is then exact up
+                 *     to 1,000 hits and estimated beyond (`total_items_estimated`).
+                 */
                 order?: string;
                 /** @description `asc` or `desc` (default). */
                 dir?: string;
@@ -2443,7 +2527,13 @@ export interface operations {
                 page?: number;
                 /** @description Page size (default 50; more than 500 is served as 500). */
                 per_page?: number;
-                /** @description A field of the record to order by. */
+                /**
+                 * @description A field of the record to order by. A search of content, and the
+                 *     content list with `keywords`, also take `relevance` (the search's
+                 *     default): the words in the headline first, then as a phrase, then
+                 *     whole, the newest first among equals. Their count is then exact up
+                 *     to 1,000 hits and estimated beyond (`total_items_estimated`).
+                 */
                 order?: string;
                 /** @description `asc` or `desc` (default). */
                 dir?: string;
@@ -2979,7 +3069,13 @@ export interface operations {
                 page?: number;
                 /** @description Page size (default 50; more than 500 is served as 500). */
                 per_page?: number;
-                /** @description A field of the record to order by. */
+                /**
+                 * @description A field of the record to order by. A search of content, and the
+                 *     content list with `keywords`, also take `relevance` (the search's
+                 *     default): the words in the headline first, then as a phrase, then
+                 *     whole, the newest first among equals. Their count is then exact up
+                 *     to 1,000 hits and estimated beyond (`total_items_estimated`).
+                 */
                 order?: string;
                 /** @description `asc` or `desc` (default). */
                 dir?: string;
@@ -3149,7 +3245,13 @@ export interface operations {
                 page?: number;
                 /** @description Page size (default 50; more than 500 is served as 500). */
                 per_page?: number;
-                /** @description A field of the record to order by. */
+                /**
+                 * @description A field of the record to order by. A search of content, and the
+                 *     content list with `keywords`, also take `relevance` (the search's
+                 *     default): the words in the headline first, then as a phrase, then
+                 *     whole, the newest first among equals. Their count is then exact up
+                 *     to 1,000 hits and estimated beyond (`total_items_estimated`).
+                 */
                 order?: string;
                 /** @description `asc` or `desc` (default). */
                 dir?: string;
@@ -3325,7 +3427,13 @@ export interface operations {
                 page?: number;
                 /** @description Page size (default 50; more than 500 is served as 500). */
                 per_page?: number;
-                /** @description A field of the record to order by. */
+                /**
+                 * @description A field of the record to order by. A search of content, and the
+                 *     content list with `keywords`, also take `relevance` (the search's
+                 *     default): the words in the headline first, then as a phrase, then
+                 *     whole, the newest first among equals. Their count is then exact up
+                 *     to 1,000 hits and estimated beyond (`total_items_estimated`).
+                 */
                 order?: string;
                 /** @description `asc` or `desc` (default). */
                 dir?: string;
@@ -3418,7 +3526,13 @@ export interface operations {
                 page?: number;
                 /** @description Page size (default 50; more than 500 is served as 500). */
                 per_page?: number;
-                /** @description A field of the record to order by. */
+                /**
+                 * @description A field of the record to order by. A search of content, and the
+                 *     content list with `keywords`, also take `relevance` (the search's
+                 *     default): the words in the headline first, then as a phrase, then
+                 *     whole, the newest first among equals. Their count is then exact up
+                 *     to 1,000 hits and estimated beyond (`total_items_estimated`).
+                 */
                 order?: string;
                 /** @description `asc` or `desc` (default). */
                 dir?: string;
@@ -3596,7 +3710,13 @@ export interface operations {
                 page?: number;
                 /** @description Page size (default 50; more than 500 is served as 500). */
                 per_page?: number;
-                /** @description A field of the record to order by. */
+                /**
+                 * @description A field of the record to order by. A search of content, and the
+                 *     content list with `keywords`, also take `relevance` (the search's
+                 *     default): the words in the headline first, then as a phrase, then
+                 *     whole, the newest first among equals. Their count is then exact up
+                 *     to 1,000 hits and estimated beyond (`total_items_estimated`).
+                 */
                 order?: string;
                 /** @description `asc` or `desc` (default). */
                 dir?: string;
@@ -3806,7 +3926,13 @@ export interface operations {
                 page?: number;
                 /** @description Page size (default 50; more than 500 is served as 500). */
                 per_page?: number;
-                /** @description A field of the record to order by. */
+                /**
+                 * @description A field of the record to order by. A search of content, and the
+                 *     content list with `keywords`, also take `relevance` (the search's
+                 *     default): the words in the headline first, then as a phrase, then
+                 *     whole, the newest first among equals. Their count is then exact up
+                 *     to 1,000 hits and estimated beyond (`total_items_estimated`).
+                 */
                 order?: string;
                 /** @description `asc` or `desc` (default). */
                 dir?: string;
@@ -3906,7 +4032,13 @@ export interface operations {
                 page?: number;
                 /** @description Page size (default 50; more than 500 is served as 500). */
                 per_page?: number;
-                /** @description A field of the record to order by. */
+                /**
+                 * @description A field of the record to order by. A search of content, and the
+                 *     content list with `keywords`, also take `relevance` (the search's
+                 *     default): the words in the headline first, then as a phrase, then
+                 *     whole, the newest first among equals. Their count is then exact up
+                 *     to 1,000 hits and estimated beyond (`total_items_estimated`).
+                 */
                 order?: string;
                 /** @description `asc` or `desc` (default). */
                 dir?: string;
@@ -4006,7 +4138,13 @@ export interface operations {
                 page?: number;
                 /** @description Page size (default 50; more than 500 is served as 500). */
                 per_page?: number;
-                /** @description A field of the record to order by. */
+                /**
+                 * @description A field of the record to order by. A search of content, and the
+                 *     content list with `keywords`, also take `relevance` (the search's
+                 *     default): the words in the headline first, then as a phrase, then
+                 *     whole, the newest first among equals. Their count is then exact up
+                 *     to 1,000 hits and estimated beyond (`total_items_estimated`).
+                 */
                 order?: string;
                 /** @description `asc` or `desc` (default). */
                 dir?: string;
@@ -4106,7 +4244,13 @@ export interface operations {
                 page?: number;
                 /** @description Page size (default 50; more than 500 is served as 500). */
                 per_page?: number;
-                /** @description A field of the record to order by. */
+                /**
+                 * @description A field of the record to order by. A search of content, and the
+                 *     content list with `keywords`, also take `relevance` (the search's
+                 *     default): the words in the headline first, then as a phrase, then
+                 *     whole, the newest first among equals. Their count is then exact up
+                 *     to 1,000 hits and estimated beyond (`total_items_estimated`).
+                 */
                 order?: string;
                 /** @description `asc` or `desc` (default). */
                 dir?: string;

@@ -189,7 +189,11 @@ pub struct ListParams {
     /// Page size (default 50; more than 500 is served as 500).
     #[param(value_type = Option<u64>)]
     pub per_page: Option<String>,
-    /// A field of the record to order by.
+    /// A field of the record to order by. A search of content, and the
+    /// content list with `keywords`, also take `relevance` (the search's
+    /// default): the words in the headline first, then as a phrase, then
+    /// whole, the newest first among equals. Their count is then exact up
+    /// to 1,000 hits and estimated beyond (`total_items_estimated`).
     pub order: Option<String>,
     /// `asc` or `desc` (default).
     pub dir: Option<String>,

@@ -39,6 +39,7 @@ pub fn page<T, W>(page: Page<T>, item: impl FnMut(T) -> W) -> wire::Envelope<W> 
         total_pages: page.total_pages,
         total_items: page.total_items,
         limit: page.limit,
+        total_items_estimated: page.total_estimated,
     }
 }
 

@@ -169,6 +169,7 @@ impl Cms {
         let params = ListParams::parse(
             query,
             &[
+                "relevance",
                 "id",
                 "title",
                 "version",
@@ -176,9 +177,19 @@ impl Cms {
                 "modified_at",
                 "published_at",
             ],
-            "modified_at",
+            "relevance",
         )?;
-        let by_relevance = query.order.as_deref().is_none_or(str::is_empty);
+        let ranked_order = crate::search_index::Order::asked(&params);
+        // With no words, relevance means nothing: the search's order is then
+        // the last change, newest first.
+        let params = if params.order == "relevance" {
+            ListParams {
+                order: "modified_at",
+                ..params
+            }
+        } else {
+            params
+        };
         let typed = crate::search_index::match_typed(search.keywords.as_deref().unwrap_or(""))?;
         self.read(|tx| {
             let tag_id = match search.tag.as_deref().map(str::trim) {
@@ -211,16 +222,17 @@ impl Cms {
                     None => terms,
                 }
             });
-            if by_relevance && let Some(terms) = &terms {
-                let (total, ids) = crate::search_index::ranked_page(
+            if let (Some(order), Some(terms)) = (ranked_order, &terms) {
+                let ranked = crate::search_index::relevance_page(
                     tx,
-                    Some(&self.store),
                     terms,
+                    order,
+                    None,
                     usize::try_from(params.offset()).unwrap_or(usize::MAX),
                     usize::try_from(params.per_page).unwrap_or(usize::MAX),
                 )?;
-                let items = self.rendered_items(tx, ids)?;
-                return Ok(Page::new(items, &params, total));
+                let items = self.rendered_items(tx, ranked.ids)?;
+                return Ok(Page::new(items, &params, ranked.total).estimated(ranked.estimated));
             }
             let mut conditions = Vec::new();
             let mut args: Vec<Box<dyn ToSql>> = Vec::new();

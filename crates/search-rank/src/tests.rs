@@ -1,8 +1,8 @@
-//! The ranking function against a real SQLite FTS5 table, and the score's
-//! arithmetic on its own.
+//! The tier and word-list functions against real SQLite FTS5 tables.
 
 use super::*;
 use proptest::prelude::*;
+use std::collections::HashSet;
 
 fn index(rows: &[(&str, &str)]) -> Connection {
     let conn = Connection::open_in_memory().expect("an in-memory database");
@@ -21,9 +21,12 @@ fn index(rows: &[(&str, &str)]) -> Connection {
     conn
 }
 
-fn ranked(conn: &Connection, query: &str, rank: &str) -> Vec<(i64, f64)> {
+/// The tier of each hit of `query` (FTS5 syntax) with `groups`, by id.
+fn tiers(conn: &Connection, query: &str, groups: &[usize]) -> Vec<(i64, i64)> {
+    let sizes: Vec<String> = groups.iter().map(usize::to_string).collect();
     conn.prepare(&format!(
-        "SELECT rowid, {rank} FROM docs WHERE docs MATCH ?1 ORDER BY 2, rowid"
+        "SELECT rowid, copydesk_tier(docs, {}) FROM docs WHERE docs MATCH ?1 ORDER BY rowid",
+        sizes.join(", ")
     ))
     .expect("the query")
     .query_map([query], |row| Ok((row.get(0)?, row.get(1)?)))
@@ -33,298 +36,170 @@ fn ranked(conn: &Connection, query: &str, rank: &str) -> Vec<(i64, f64)> {
 }
 
 #[test]
-fn a_title_match_ranks_above_a_body_match() {
-    // The body match is the shorter story, so only the title's weight can
-    // put the title match first.
+fn a_phrase_and_a_whole_word_are_told_from_scattered_words_and_a_start() {
     let conn = index(&[
-        ("council meets", "harbour plan"),
-        ("harbour plan", "the council meets on monday and tuesday"),
-        ("weather", "rain all week"),
+        ("harbour bridge closes", "traffic"),
+        ("bridge over the harbour", "traffic"),
+        ("harbours", "a bridge"),
+        ("the harbour", "bridge works"),
+        ("bridge harbourside", "traffic"),
     ]);
-    let hits = ranked(&conn, "harbour", "copydesk_rank(docs, 10.0, 1.0)");
-    let ids: Vec<i64> = hits.iter().map(|(id, _)| *id).collect();
-    assert_eq!(ids, [2, 1]);
-    assert!(hits[0].1 < hits[1].1, "{hits:?}");
-}
-
-#[test]
-fn several_words_and_a_half_typed_one_are_ranked() {
-    let conn = index(&[
-        ("harbour plan approved", "the council approved it"),
-        ("plan", "the harbour council approves"),
-        ("harbour", "no plan"),
-    ]);
-    let hits = ranked(
-        &conn,
-        "harbour plan appro*",
-        "copydesk_rank(docs, 10.0, 1.0)",
+    use tier::{PHRASE, WHOLE};
+    // Typed whole: one phrase a word.
+    assert_eq!(
+        tiers(&conn, "\"harbour\" \"bridge\"", &[1, 1]),
+        [(1, PHRASE + WHOLE), (2, WHOLE), (4, WHOLE)]
     );
-    let ids: Vec<i64> = hits.iter().map(|(id, _)| *id).collect();
-    assert_eq!(ids, [1, 2], "every word in the title first: {hits:?}");
-    assert!(
-        hits.iter()
-            .all(|(_, score)| score.is_finite() && *score < 0.0)
+    // The last word perhaps half typed: the word itself, then its starts.
+    assert_eq!(
+        tiers(
+            &conn,
+            "\"bridge\" AND (\"harbour\" OR \"harbour\"*)",
+            &[1, 2]
+        ),
+        [(1, WHOLE), (2, WHOLE), (3, 0), (4, WHOLE), (5, PHRASE)]
+    );
+    // Across two columns is not a phrase (4: "harbour" ends the title).
+    assert_eq!(
+        tiers(
+            &conn,
+            "\"harbour\" AND (\"bridge\" OR \"bridge\"*)",
+            &[1, 2]
+        ),
+        [(1, PHRASE + WHOLE), (2, WHOLE), (4, WHOLE)]
     );
 }
 
 #[test]
-fn columns_without_a_weight_count_once() {
-    let conn = index(&[("harbour", "x"), ("y", "harbour")]);
-    let unweighted = ranked(&conn, "harbour", "copydesk_rank(docs)");
-    let weighted_one = ranked(&conn, "harbour", "copydesk_rank(docs, 1.0, 1.0)");
-    assert_eq!(unweighted.len(), 2);
-    assert!(unweighted[0].1 < 0.0, "{unweighted:?}");
-    assert_eq!(unweighted, weighted_one);
-    let title_only = ranked(&conn, "harbour", "copydesk_rank(docs, 3.0)");
-    assert_eq!(title_only[0].0, 1, "{title_only:?}");
-    assert_eq!(title_only[1], unweighted[1], "the body still weighs 1");
-}
-
-/// The score of a several-word hit, worked out by hand from BM25 with every
-/// word's weight 1: each word counted at its columns' weights, set against
-/// the story's length over the average.
-#[test]
-fn a_several_word_hit_scores_as_bm25_without_word_weights() {
+fn a_word_of_several_tokens_chains_at_its_end_and_filters_are_left_alone() {
     let conn = index(&[
-        ("harbour plan", "harbour"),
-        ("rain", "all week long and more"),
+        ("covid 19 cases rise", "filter"),
+        ("cases covid 19", "filter"),
     ]);
-    let hits = ranked(&conn, "harbour plan", "copydesk_rank(docs, 10.0, 1.0)");
-    assert_eq!(hits.len(), 1);
-    let (length, average) = (3.0, (3.0 + 6.0) / 2.0);
-    let norm = 1.2 * (0.25 + 0.75 * length / average);
-    let worth = |count: f64| count * 2.2 / (count + norm);
-    let expected = -(worth(10.0 + 1.0) + worth(10.0));
-    assert!((hits[0].1 - expected).abs() < 1e-12, "{hits:?} {expected}");
+    use tier::{PHRASE, WHOLE};
+    assert_eq!(
+        tiers(&conn, "\"covid-19\" \"cases\" AND \"filter\"", &[1, 1]),
+        [(1, PHRASE + WHOLE), (2, WHOLE)]
+    );
 }
 
 #[test]
-fn it_is_refused_outside_a_full_text_query() {
-    let conn = index(&[("harbour", "x")]);
-    let outside = conn.query_row("SELECT copydesk_rank(1)", [], |row| row.get::<_, f64>(0));
-    assert!(outside.is_err());
+fn tier_is_refused_with_an_empty_group_or_more_phrases_than_the_query() {
+    let conn = index(&[("harbour", "bridge")]);
+    for groups in ["0", "1, 1", "-1"] {
+        let refused = conn
+            .prepare(&format!(
+                "SELECT copydesk_tier(docs, {groups}) FROM docs WHERE docs MATCH 'harbour'"
+            ))
+            .and_then(|mut stmt| stmt.query_row([], |row| row.get::<_, i64>(0)));
+        assert!(refused.is_err(), "{groups}: {refused:?}");
+    }
 }
 
 proptest! {
+    /// The phrase bit is what FTS5's own phrase query answers, and the
+    /// whole bit what the whole word's query answers, for any stories and
+    /// typed words over a small vocabulary.
     #[test]
-    fn a_word_counts_for_more_each_time_it_is_repeated_but_never_past_a_bound(
-        counts in proptest::collection::vec(0.0_f64..50.0, 1..6),
-        more in 0.1_f64..10.0,
-        which in 0_usize..6,
-        length in 1.0_f64..5_000.0,
-        average in 1.0_f64..5_000.0,
-    ) {
-        let which = which % counts.len();
-        let before = score(&counts, length, average);
-        let mut repeated = counts.clone();
-        repeated[which] += more;
-        let after = score(&repeated, length, average);
-        prop_assert!(after < before);
-        prop_assert!(-after <= (K1 + 1.0) * counts.len() as f64);
-    }
-
-    #[test]
-    fn a_longer_story_with_the_same_matches_ranks_lower(
-        counts in proptest::collection::vec(0.5_f64..50.0, 1..6),
-        length in 1.0_f64..5_000.0,
-        longer in 1.0_f64..5_000.0,
-        average in 1.0_f64..5_000.0,
-    ) {
-        prop_assert!(score(&counts, length + longer, average) > score(&counts, length, average));
-    }
-
-    /// For one word, leaving out the word's weight changes nothing:
-    /// `bm25()` multiplies every hit's worth by the same number.
-    #[test]
-    fn one_word_orders_hits_as_bm25_does(
+    fn tier_agrees_with_fts5_phrase_and_word_queries(
         rows in proptest::collection::vec(
-            (
-                proptest::collection::vec(0_usize..5, 0..6),
-                proptest::collection::vec(0_usize..5, 0..40),
-            ),
-            1..30,
-        ),
-        word in 0_usize..5,
-        title_weight in 0.5_f64..20.0,
+            ("[abc]( [abc]){0,5}", "[abc]{1,2}( [abc]{1,2}){0,8}"), 1..12),
+        typed in proptest::collection::vec("[abc]", 1..4),
+        half_typed in any::<bool>(),
     ) {
-        const WORDS: [&str; 5] = ["harbour", "council", "plan", "rain", "école"];
-        let text = |words: &Vec<usize>| words.iter().map(|&w| WORDS[w]).collect::<Vec<_>>().join(" ");
-        let texts: Vec<(String, String)> = rows.iter().map(|(t, b)| (text(t), text(b))).collect();
-        let borrowed: Vec<(&str, &str)> = texts.iter().map(|(t, b)| (t.as_str(), b.as_str())).collect();
-        let conn = index(&borrowed);
-        let query = format!("\"{}\"", WORDS[word]);
-        let ours: std::collections::HashMap<i64, f64> =
-            ranked(&conn, &query, &format!("copydesk_rank(docs, {title_weight}, 1.0)")).into_iter().collect();
-        let theirs: std::collections::HashMap<i64, f64> =
-            ranked(&conn, &query, &format!("bm25(docs, {title_weight}, 1.0)")).into_iter().collect();
-        prop_assert_eq!(ours.len(), theirs.len());
-        // bm25() is ours times the word's weight, the same for every hit.
-        let ratios: Vec<f64> = ours.iter().map(|(id, score)| theirs[id] / score).collect();
-        for ratio in &ratios {
-            prop_assert!((ratio - ratios[0]).abs() <= 1e-9 * ratios[0].abs(), "{ratios:?}");
+        let rows: Vec<(&str, &str)> = rows.iter().map(|(t, b)| (t.as_str(), b.as_str())).collect();
+        let conn = index(&rows);
+        let last = typed.len() - 1;
+        let mut groups = vec![1; typed.len()];
+        let mut parts: Vec<String> = typed.iter().map(|w| format!("\"{w}\"")).collect();
+        if half_typed {
+            groups[last] = 2;
+            parts[last] = format!("(\"{0}\" OR \"{0}\"*)", typed[last]);
         }
-        for (a, ours_a) in &ours {
-            for (b, ours_b) in &ours {
-                if ours_a - ours_b > 1e-9 * ours_a.abs().max(1.0) {
-                    prop_assert!(theirs[a] >= theirs[b], "{a} {b}: ours {ours_a} {ours_b}, bm25 {} {}", theirs[a], theirs[b]);
-                }
-            }
-        }
-    }
-}
-
-#[test]
-fn in_columns_tells_a_headline_hit_from_a_body_hit() {
-    let conn = index(&[
-        ("harbour plan", "council meets"),
-        ("council meets", "harbour plan"),
-        ("harbour", "plan"),
-    ]);
-    let in_title: Vec<(i64, i64)> = conn
-        .prepare("SELECT rowid, copydesk_in_columns(docs, 1, 0) FROM docs WHERE docs MATCH ?1 ORDER BY rowid")
-        .expect("the query")
-        .query_map(["harbour pla*"], |row| Ok((row.get(0)?, row.get(1)?)))
-        .expect("it runs")
-        .collect::<rusqlite::Result<_>>()
-        .expect("every row");
-    assert_eq!(in_title, [(1, 1), (2, 0), (3, 0)]);
-}
-
-#[test]
-fn in_columns_is_refused_without_its_two_arguments_or_with_a_negative_count() {
-    let conn = index(&[("harbour", "plan")]);
-    for arguments in ["1", "1, 0, 0", "1, -1"] {
-        let asked: rusqlite::Result<i64> = conn.query_row(
-            &format!(
-                "SELECT copydesk_in_columns(docs, {arguments}) FROM docs WHERE docs MATCH 'harbour'"
-            ),
-            [],
-            |row| row.get(0),
-        );
-        assert!(asked.is_err(), "{arguments}: {asked:?}");
-    }
-    let asked: rusqlite::Result<i64> = conn.query_row(
-        "SELECT copydesk_in_columns(docs, 1, 0) FROM docs WHERE docs MATCH 'harbour'",
-        [],
-        |row| row.get(0),
-    );
-    assert_eq!(asked.ok(), Some(1));
-}
-
-proptest! {
-    /// The pure check answers as a plain search of every phrase would.
-    #[test]
-    fn every_phrase_in_columns_is_each_phrase_found_in_the_mask(
-        matches in proptest::collection::vec((0usize..5, 0usize..70), 0..20),
-        phrases in 0usize..5,
-        mask in any::<u64>(),
-    ) {
-        let expected = (0..phrases).all(|phrase| {
-            matches
-                .iter()
-                .any(|&(p, column)| p == phrase && column < 64 && mask & (1 << column) != 0)
-        });
-        prop_assert_eq!(every_phrase_in_columns(matches, phrases, mask), expected);
-    }
-
-    /// Over a real index, the hits for which the function answers 1 are
-    /// exactly those a column filter on the same words finds, with a
-    /// further phrase (a term of a column of its own, `f`, as a tag's term
-    /// is) left out of the check.
-    #[test]
-    fn in_columns_agrees_with_a_column_filter(
-        rows in proptest::collection::vec(
-            (
-                proptest::collection::vec(0usize..6, 0..5),
-                proptest::collection::vec(0usize..6, 0..5),
-                proptest::collection::vec(0usize..6, 0..5),
-                proptest::collection::vec(0usize..3, 0..3),
-            ),
-            1..12,
-        ),
-        words in proptest::collection::vec(0usize..7, 1..4),
-        last_is_prefix in any::<bool>(),
-        extra in proptest::option::of(0usize..3),
-        mask in 1u64..8,
-    ) {
-        const WORDS: [&str; 7] = ["harbour", "harbours", "plan", "planning", "council", "café", "-"];
-        let conn = Connection::open_in_memory().expect("an in-memory database");
-        register(&conn).expect("the functions register");
-        conn.execute_batch(
-            "CREATE VIRTUAL TABLE docs USING fts5(a, b, c, f, tokenize = 'unicode61 remove_diacritics 2', prefix = '3')",
-        )
-        .expect("the table");
-        let text = |picked: &[usize]| picked.iter().map(|&w| WORDS[w]).collect::<Vec<_>>().join(" ");
-        let terms = |picked: &[usize]| picked.iter().map(|&t| format!("tag{t}")).collect::<Vec<_>>().join(" ");
-        for (id, (a, b, c, f)) in rows.iter().enumerate() {
-            conn.execute(
-                "INSERT INTO docs (rowid, a, b, c, f) VALUES (?1, ?2, ?3, ?4, ?5)",
-                rusqlite::params![id as i64 + 1, text(a), text(b), text(c), terms(f)],
-            )
-            .expect("a row");
-        }
-        let last = words.len() - 1;
-        let typed: Vec<String> = words
-            .iter()
-            .enumerate()
-            .map(|(i, &w)| {
-                let word: String = if i == last && last_is_prefix {
-                    WORDS[w].chars().take(3).collect()
-                } else {
-                    WORDS[w].to_owned()
-                };
-                format!("\"{word}\"{}", if i == last && last_is_prefix { "*" } else { "" })
-            })
-            .collect();
-        let typed = typed.join(" ");
-        let rest = extra.map(|t| format!(" AND \"tag{t}\"")).unwrap_or_default();
-        let columns: Vec<&str> = ["a", "b", "c"]
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| mask & (1 << i) != 0)
-            .map(|(_, c)| *c)
-            .collect();
-        let ids = |sql: &str, query: &str| -> Vec<i64> {
-            conn.prepare(sql)
+        let hits = tiers(&conn, &parts.join(" AND "), &groups);
+        let phrase_query = if half_typed {
+            format!("\"{}\"*", typed.join(" "))
+        } else {
+            format!("\"{}\"", typed.join(" "))
+        };
+        let matching = |query: &str| -> HashSet<i64> {
+            conn.prepare("SELECT rowid FROM docs WHERE docs MATCH ?1")
                 .expect("the query")
                 .query_map([query], |row| row.get(0))
                 .expect("it runs")
                 .collect::<rusqlite::Result<_>>()
                 .expect("every row")
         };
-        let by_function = ids(
-            &format!(
-                "SELECT rowid FROM docs WHERE docs MATCH ?1 AND copydesk_in_columns(docs, {mask}, {}) ORDER BY rowid",
-                usize::from(extra.is_some())
-            ),
-            &format!("({typed}){rest}"),
-        );
-        let by_filter = ids(
-            "SELECT rowid FROM docs WHERE docs MATCH ?1 ORDER BY rowid",
-            &format!("{{{}}} : ({typed}){rest}", columns.join(" ")),
-        );
-        prop_assert_eq!(&by_function, &by_filter);
-        // And such a hit scores under the column filter as it scores
-        // without it when the other columns weigh nothing: the filter hides
-        // the matches in other columns and nothing else.
-        let weights: Vec<&str> = (0..3)
-            .map(|i| if mask & (1 << i) != 0 { ["10.0", "4.0", "1.0"][i] } else { "0.0" })
-            .collect();
-        let scores = |query: &str, weights: &str| -> Vec<(i64, f64)> {
-            conn.prepare(&format!(
-                "SELECT rowid, copydesk_rank(docs, {weights}) FROM docs WHERE docs MATCH ?1 ORDER BY rowid"
-            ))
+        let phrased = matching(&phrase_query);
+        let whole = matching(&format!("\"{}\"", typed[last]));
+        for (id, tier) in hits {
+            prop_assert_eq!(tier & tier::PHRASE != 0, phrased.contains(&id), "phrase of {}", id);
+            prop_assert_eq!(tier & tier::WHOLE != 0, whole.contains(&id), "whole of {}", id);
+        }
+    }
+}
+
+/// The words of `text` as `copydesk_terms` gives them.
+fn terms_of(conn: &Connection, text: &str, shortest: i64) -> Vec<String> {
+    let json: String = conn
+        .query_row(
+            "SELECT copydesk_terms(?1, ?2)",
+            rusqlite::params![text, shortest],
+            |row| row.get(0),
+        )
+        .expect("the function answers");
+    // The array holds plain quoted words; split it without a JSON parser.
+    let inner = &json[1..json.len() - 1];
+    if inner.is_empty() {
+        return Vec::new();
+    }
+    inner
+        .split("\",\"")
+        .map(|w| w.trim_matches('"').to_owned())
+        .collect()
+}
+
+#[test]
+fn terms_are_the_tokenizers_words_folded_distinct_and_sorted() {
+    let conn = index(&[]);
+    assert_eq!(
+        terms_of(&conn, "Café-Crème, CAFÉ crème! harbourside", 0),
+        ["cafe", "creme", "harbourside"]
+    );
+    assert_eq!(terms_of(&conn, "Café harbourside", 6), ["harbourside"]);
+    assert!(terms_of(&conn, "", 0).is_empty());
+    let null: String = conn
+        .query_row("SELECT copydesk_terms(NULL, 0)", [], |row| row.get(0))
+        .expect("NULL is no words");
+    assert_eq!(null, "[]");
+}
+
+proptest! {
+    /// Whatever the text, its terms are exactly the words an FTS5 table with
+    /// the index's tokenizer holds for it.
+    #[test]
+    fn terms_are_what_an_index_holds(text in "\\PC{0,80}") {
+        let conn = index(&[(text.as_str(), "")]);
+        conn.execute_batch("CREATE VIRTUAL TABLE docs_words USING fts5vocab(docs, row)")
+            .expect("the vocabulary table");
+        let held: Vec<String> = conn
+            .prepare("SELECT term FROM docs_words ORDER BY term")
             .expect("the query")
-            .query_map([query], |row| Ok((row.get(0)?, row.get(1)?)))
+            .query_map([], |row| row.get(0))
             .expect("it runs")
             .collect::<rusqlite::Result<_>>()
-            .expect("every row")
-        };
-        let filtered = scores(&format!("{{{}}} : ({typed}){rest}", columns.join(" ")), "10.0, 4.0, 1.0, 0.0");
-        let unfiltered: Vec<(i64, f64)> = scores(&format!("({typed}){rest}"), &format!("{}, 0.0", weights.join(", ")))
-            .into_iter()
-            .filter(|(id, _)| by_function.contains(id))
-            .collect();
-        prop_assert_eq!(filtered, unfiltered);
+            .expect("every term");
+        let json: String = conn
+            .query_row("SELECT copydesk_terms(?1, 0)", [&text], |row| row.get(0))
+            .expect("the function answers");
+        let listed: Vec<String> = conn
+            .prepare("SELECT value FROM json_each(?1)")
+            .expect("the query")
+            .query_map([&json], |row| row.get(0))
+            .expect("it runs")
+            .collect::<rusqlite::Result<_>>()
+            .expect("every word");
+        // fts5vocab orders by bytes, as a BTreeSet of strings does.
+        prop_assert_eq!(listed, held);
     }
 }

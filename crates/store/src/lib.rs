@@ -37,7 +37,6 @@ use crate::db::{PgConnection, Transaction};
 
 pub use crate::error::{Failure, Result, StoreError};
 
-mod beside;
 pub mod causes;
 mod checkpointer;
 pub mod db;
@@ -54,7 +53,6 @@ mod search_tsvector;
 mod start_check;
 
 use checkpointer::Checkpointer;
-use copydesk_search_rank::snapshot::Snapshot;
 use group::GroupWriter;
 use pool::Pool;
 use start_check::{StartChecker, WriteGate};
@@ -95,8 +93,6 @@ enum Engine {
         readers: Pool<Connection>,
         /// Checkpoints the WAL beside the writes.
         checkpointer: Checkpointer,
-        /// Threads that run the second half of a split read.
-        helpers: Box<beside::Helpers>,
     },
     /// A PostgreSQL database, perhaps shared with other nodes (see `postgres.rs`).
     Postgres(Pool<PgConnection>),
@@ -222,7 +218,6 @@ impl Store {
         migrate(&mut writer)?;
         if !beside {
             index_pending(&mut writer)?;
-            write_a_wal_frame(&mut writer);
         }
         restrict_to_owner(&db_path)?;
         let writes = Arc::new(WriteGate::new(beside));
@@ -259,7 +254,6 @@ impl Store {
                 writer: GroupWriter::new(writer)?,
                 readers,
                 checkpointer,
-                helpers: Box::new(beside::Helpers::new()),
             },
             files_dir,
             writes,
@@ -379,63 +373,6 @@ impl Store {
             }),
         };
         self.note_damage(read)
-    }
-
-    /// Runs `here` on `tx` and, at the same time on another thread, `beside`
-    /// on a second reader that reads `tx`'s very snapshot: one read split
-    /// over two connections and two cores. `None`, with neither run (or
-    /// rarely `here` alone, its answer dropped), when the two cannot run
-    /// side by side: no thread or reader free at once (a split never waits
-    /// for one), no snapshot to share, or PostgreSQL. The caller then reads
-    /// in one go on `tx`.
-    pub(crate) fn read_beside<A, B: Send, E: From<StoreError> + Send>(
-        &self,
-        tx: &Transaction<'_>,
-        here: impl FnOnce(&Transaction<'_>) -> Result<A, E>,
-        beside: impl FnOnce(&Transaction<'_>) -> Result<B, E> + Send,
-    ) -> Result<Option<(A, B)>, E> {
-        let (
-            Engine::Sqlite {
-                readers, helpers, ..
-            },
-            Some(conn),
-        ) = (&self.engine, tx.sqlite_connection())
-        else {
-            return Ok(None);
-        };
-        let Ok(snapshot) = Snapshot::of(conn) else {
-            return Ok(None);
-        };
-        let Some(helper) = helpers.claim() else {
-            return Ok(None);
-        };
-        let Ok(Some(mut second)) = readers.try_take() else {
-            return Ok(None);
-        };
-        let (near, far) = helper.run(
-            || here(tx),
-            move || -> Result<Option<B>, E> {
-                let tx = within(|| {
-                    Ok(second
-                        .conn_mut()
-                        .transaction_with_behavior(TransactionBehavior::Deferred)?)
-                })?;
-                if snapshot.open_on(&tx).is_err() {
-                    return Ok(None);
-                }
-                let tx = Transaction::from_sqlite(tx);
-                let out = beside(&tx)?;
-                within(|| Ok(tx.finish()?))?;
-                Ok(Some(out))
-            },
-        );
-        let far = far.map_err(|_| {
-            E::from(StoreError::Internal(
-                "a read beside another panicked".into(),
-            ))
-        })??;
-        let near = near?;
-        Ok(far.map(|far| (near, far)))
     }
 
     /// Empties the search index and builds it again from the stored items, a
@@ -768,26 +705,6 @@ fn open_connection(path: &Path, read_only: bool, memory: ReadMemory) -> Result<C
         conn.pragma_update(None, "cache_size", -memory.cache_kib)?;
     }
     Ok(conn)
-}
-
-/// Commits one unchanged page to the WAL. SQLite shares no read's snapshot
-/// with another connection (`Store::read_beside`) until its WAL has had a
-/// frame written since the database was opened, and a server that starts
-/// on an archive may serve many searches before its first write. Only a
-/// speed-up: a failure (a full disk) is logged and the store opens all
-/// the same.
-fn write_a_wal_frame(conn: &mut Connection) {
-    let written = (|| -> rusqlite::Result<()> {
-        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let version: i64 = tx.query_row("PRAGMA user_version", [], |row| row.get(0))?;
-        tx.pragma_update(None, "user_version", version)?;
-        tx.commit()
-    })();
-    if let Err(err) = written {
-        tracing::warn!(
-            "no frame written to the WAL at open, so searches run unsplit until the first write: {err}"
-        );
-    }
 }
 
 /// Whether `conn`'s database lacks a migration this program applies.

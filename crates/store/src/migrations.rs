@@ -98,6 +98,10 @@ pub(super) const SQLITE: &[(&str, &str)] = &[
         "0024_text_in_byte_order",
         include_str!("../migrations/sqlite/0024_text_in_byte_order.sql"),
     ),
+    (
+        "0025_content_search_headlines",
+        include_str!("../migrations/sqlite/0025_content_search_headlines.sql"),
+    ),
 ];
 
 /// PostgreSQL's migrations.
@@ -197,5 +201,9 @@ pub(super) const POSTGRES: &[(&str, &str)] = &[
     (
         "0024_text_in_byte_order",
         include_str!("../migrations/postgres/0024_text_in_byte_order.sql"),
+    ),
+    (
+        "0025_content_search_headlines",
+        include_str!("../migrations/postgres/0025_content_search_headlines.sql"),
     ),
 ];

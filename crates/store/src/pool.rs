@@ -64,14 +64,6 @@ impl<C> Pool<C> {
         }
     }
 
-    /// A connection at once, idle or newly opened within the limit, or
-    /// `None` when every one allowed is in use: for a use that can do
-    /// without one (a read split over a second connection), so that it
-    /// never waits while holding another.
-    pub(super) fn try_take(&self) -> Result<Option<Pooled<'_, C>>> {
-        Ok(self.take_now(lock(&self.state)?)?.ok())
-    }
-
     /// An idle connection or a new one within the limit; the pool's state
     /// given back when every one allowed is in use.
     fn take_now<'p>(

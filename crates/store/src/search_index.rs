@@ -2,11 +2,8 @@
 //! inside each write's transaction, and turned from what a journalist types
 //! into an FTS5 query that cannot be misread as query syntax.
 
-use std::collections::HashSet;
-
 use crate::db::{Dialect, OptionalExtension as _, Transaction, params};
 
-use crate::Store;
 use crate::error::{Result, StoreError};
 
 /// The most words one search takes: each word is one more condition per column.
@@ -41,28 +38,6 @@ pub fn search_words(keywords: &str) -> Result<Vec<&str>> {
     }
     Ok(words)
 }
-
-/// A hit's relevance, lower for a better match: BM25 without the weight of
-/// each word by how few stories hold it (see `copydesk_search_rank`, which
-/// says why), with column weights in the index's column order (title,
-/// abstract, body, slug, authors, tags, filters): a word in the headline
-/// counts ten times one in the body; the filter terms count for nothing.
-const RANK: &str = "copydesk_rank(content_search, 10.0, 4.0, 1.0, 2.0, 3.0, 3.0, 0.0)";
-
-/// [`RANK`] of a headline hit as the headline pass gives it: that pass's
-/// column filter hides the matches in the body, which is what a body
-/// weighing nothing does (`copydesk_search_rank`'s tests check that the
-/// two agree).
-const HEADLINE_RANK: &str = "copydesk_rank(content_search, 10.0, 4.0, 0.0, 2.0, 3.0, 3.0, 0.0)";
-
-/// The [`HEADLINE_FIELDS`] as a mask of the index's columns, as
-/// `copydesk_in_columns` takes them: title 0, abstract 1, slug 3, authors
-/// 4, tags 5.
-const HEADLINE_MASK: u64 = 0b11_1011;
-
-/// The columns where a match makes a story a headline hit: everything but
-/// the body (and the filter terms).
-const HEADLINE_FIELDS: &str = "{title abstract slug authors tags}";
 
 /// The first character of every term of the FTS5 index's `filters` column
 /// (migration 0020): a private-use character, which FTS5's `unicode61`
@@ -112,8 +87,11 @@ pub struct SearchTerms {
     words: String,
     /// The same words as a PostgreSQL `tsquery` literal (see `search_tsvector`).
     query: String,
-    several_words: bool,
     filters: Vec<String>,
+    /// The typed words that hold a letter or digit, as typed.
+    typed: Vec<String>,
+    /// Whether the last of them may be half typed.
+    last_is_prefix: bool,
 }
 
 /// The column of `content_search` that names the story.
@@ -140,12 +118,11 @@ impl SearchTerms {
     /// The FTS5 expression every hit matches. It has no column filter: no
     /// typed word can match a filter term (see [`FILTER_MARK`]).
     pub(crate) fn matching(&self) -> String {
-        self.within(None)
-    }
-
-    /// The hits with every word in a headline field.
-    fn headline(&self) -> String {
-        self.within(Some(HEADLINE_FIELDS))
+        let mut expression = format!("({})", self.words);
+        for term in &self.filters {
+            expression.push_str(&format!(" AND \"{}\"", fts5_filter_term(term)));
+        }
+        expression
     }
 
     /// The condition on `content_search` that its row is a hit, and its
@@ -166,359 +143,6 @@ impl SearchTerms {
             ),
         }
     }
-
-    /// The words, in `fields` when given, and the filter terms.
-    fn within(&self, fields: Option<&str>) -> String {
-        let mut expression = match fields {
-            Some(fields) => format!("{fields} : ({})", self.words),
-            None => format!("({})", self.words),
-        };
-        for term in &self.filters {
-            expression.push_str(&format!(" AND \"{}\"", fts5_filter_term(term)));
-        }
-        expression
-    }
-}
-
-/// The most hits ranked one by one. Ranking costs a few microseconds a hit
-/// (it reads each hit's matches and length), so a common word over a million
-/// stories (thousands of hits) would take tens of milliseconds to rank
-/// whole. A search with no more hits than this is ranked whole; beyond it,
-/// the stories with every word in a headline field ([`HEADLINE_FIELDS`])
-/// come first (the newest this many of them ranked, then the rest of them
-/// newest first), then every other hit, newest first.
-const RANKED_AT_MOST: usize = 200;
-
-/// The most hits of a several-word or filtered search that SQLite's first
-/// pass scores and places (see [`hits_placed`]), so that a search with more
-/// hits than are ranked still intersects its words once. Scoring and
-/// placing a hit costs about 1.8 µs over a million stories; intersecting
-/// three common words again costs milliseconds.
-const PLACED_AT_MOST: usize = 2_000;
-
-/// One page of a search ranked by relevance (see [`RANKED_AT_MOST`]) and
-/// the number of hits.
-///
-/// With several words or a filter, hits are scored in the first pass:
-/// intersecting doclists is the costly part, and such a search rarely has
-/// many hits. On SQLite that pass also tells each hit's headline score
-/// and whether it is a headline hit, so up to [`PLACED_AT_MOST`] hits are
-/// put in order from it alone. Otherwise (one word alone, or too many hits)
-/// they are listed first without scores: reading one doclist is cheap, and
-/// a word alone often has too many hits to score them all.
-pub fn ranked_page(
-    tx: &Transaction<'_>,
-    store: Option<&Store>,
-    terms: &SearchTerms,
-    offset: usize,
-    limit: usize,
-) -> Result<(u64, Vec<i64>)> {
-    let score_first = terms.several_words || !terms.filters.is_empty();
-    // Every hit in order when the first pass can tell it.
-    let first_pass = match (score_first, tx.dialect()) {
-        (false, _) => None,
-        (true, Dialect::Sqlite) => {
-            let split = match store {
-                Some(store) if terms.several_words => split_point(tx, store)?,
-                _ => None,
-            };
-            let placed = hits_placed_whole(tx, terms, PLACED_AT_MOST + 1, split.as_ref())?;
-            (placed.len() <= PLACED_AT_MOST).then(|| placed_order(placed))
-        }
-        (true, Dialect::Postgres) => {
-            // In any order: these are ranked whole, or dropped when too many.
-            let first = hits_scored(tx, terms, Hits::All, Take::AnyUpTo(RANKED_AT_MOST + 1))?;
-            (first.len() <= RANKED_AT_MOST).then(|| by_score(first))
-        }
-    };
-    let (total, order) = match first_pass {
-        Some(order) => (order.len(), order),
-        None => ranked_in_passes(tx, terms)?,
-    };
-    let page = order.into_iter().skip(offset).take(limit).collect();
-    Ok((u64::try_from(total).unwrap_or(u64::MAX), page))
-}
-
-/// Every hit of a search in order, and how many there are, from up to three
-/// passes over the index: the hits newest first, then (when there are more
-/// than [`RANKED_AT_MOST`]) the newest headline hits ranked, and the
-/// headline hits listed when those are more than ranked too.
-fn ranked_in_passes(tx: &Transaction<'_>, terms: &SearchTerms) -> Result<(usize, Vec<i64>)> {
-    let scored = |hits: Hits, take: Take| hits_scored(tx, terms, hits, take);
-    let newest_first = |hits: Hits| hits_newest_first(tx, terms, hits);
-    let hits = newest_first(Hits::All)?;
-    let order = if hits.len() <= RANKED_AT_MOST {
-        by_score(scored(Hits::All, Take::Every)?)
-    } else {
-        let mut ranked = scored(Hits::Headline, Take::NewestUpTo(RANKED_AT_MOST + 1))?;
-        let headline_hits = if ranked.len() > RANKED_AT_MOST {
-            ranked.truncate(RANKED_AT_MOST);
-            newest_first(Hits::Headline)?
-        } else {
-            Vec::new()
-        };
-        headline_first(ranked, &headline_hits, &hits)
-    };
-    Ok((hits.len(), order))
-}
-
-/// Which hits of a search: all, or those with every word in a headline field.
-#[derive(Clone, Copy)]
-enum Hits {
-    All,
-    Headline,
-}
-
-/// How many of the hits a pass reads, and in what order.
-#[derive(Clone, Copy)]
-enum Take {
-    Every,
-    /// The newest this many.
-    NewestUpTo(usize),
-    /// This many in whatever order the index gives them, which is cheapest
-    /// (see [`hits_newest_first`]).
-    AnyUpTo(usize),
-}
-
-impl Take {
-    /// The end of the query: its `ORDER BY` on `id_column` and `LIMIT`.
-    fn tail(self, id_column: &str) -> String {
-        match self {
-            Take::Every => String::new(),
-            Take::NewestUpTo(most) => format!("ORDER BY {id_column} DESC LIMIT {most}"),
-            Take::AnyUpTo(most) => format!("LIMIT {most}"),
-        }
-    }
-}
-
-/// PostgreSQL's weights of the A to D fields, as `ts_rank` takes them
-/// (D first): a word in the title counts ten times one in the body, as
-/// SQLite's [`RANK`] weighs them.
-const PG_WEIGHTS: &str = "'{0.1, 0.3, 0.4, 1.0}'";
-
-/// The hits with their scores (lower is better), as many as `take` says.
-fn hits_scored(
-    tx: &Transaction<'_>,
-    terms: &SearchTerms,
-    hits: Hits,
-    take: Take,
-) -> Result<Vec<(i64, f64)>> {
-    let (sql, args) = match tx.dialect() {
-        Dialect::Sqlite => (
-            format!(
-                "SELECT rowid, {RANK} FROM content_search WHERE content_search MATCH ?1 {}",
-                take.tail("rowid")
-            ),
-            vec![match hits {
-                Hits::All => terms.matching(),
-                Hits::Headline => terms.headline(),
-            }],
-        ),
-        Dialect::Postgres => (
-            format!(
-                "SELECT content_id, -ts_rank({PG_WEIGHTS}, document, CAST(?1::text AS tsquery)) \
-                 FROM content_search WHERE {column} @@ CAST(?1::text AS tsquery) \
-                 AND filters @> string_to_array(?2, ' ') {tail}",
-                column = pg_column(hits),
-                tail = take.tail("content_id"),
-            ),
-            vec![terms.query.clone(), terms.filters.join(" ")],
-        ),
-    };
-    let mut stmt = tx.prepare_cached(&sql)?;
-    let rows = stmt
-        .query_map(
-            &args
-                .iter()
-                .map(|a| a as &dyn crate::db::ToSql)
-                .collect::<Vec<_>>(),
-            |row| Ok((row.get(0)?, row.get(1)?)),
-        )?
-        .collect::<crate::db::Result<_>>()?;
-    Ok(rows)
-}
-
-/// A hit of SQLite's first pass: its id, its score, and its headline score
-/// when it is a headline hit.
-pub(crate) type PlacedHit = (i64, f64, Option<f64>);
-
-/// The newest story's id from which SQLite's first pass is split in two
-/// (see [`split_point`]): below it a search takes a millisecond or less,
-/// and a second thread would add more than it saves.
-const SPLIT_FROM: i64 = 100_000;
-
-/// Where a search splits its first pass over the index: the store whose
-/// second reader takes the newer half, and the first id of that half.
-struct Split<'s> {
-    store: &'s Store,
-    newer_from: i64,
-}
-
-/// Where to split a several-word search's first pass over the stories of
-/// `store`, in two halves of ids, or `None` when the newest story's id is
-/// below [`SPLIT_FROM`]. FTS5 steps through the words' lists entry by
-/// entry, so each half costs about half of one pass, and the two run at
-/// once (measured inside the database over a million stories: 5.2 to 5.8
-/// ms at p50 and 16 to 20 at p99 in one pass, 3.2 and 11.4 in two halves). One word within a
-/// tag or by an author intersects a short list: split, it was 0.3 to 0.6
-/// ms slower over HTTP (measured when each split started a thread of its
-/// own), so it runs in one pass.
-fn split_point<'s>(tx: &Transaction<'_>, store: &'s Store) -> Result<Option<Split<'s>>> {
-    let newest: Option<i64> = tx.query_row("SELECT max(id) FROM content", [], |row| row.get(0))?;
-    Ok(newest
-        .filter(|&newest| newest >= SPLIT_FROM)
-        .map(|newest| Split {
-            store,
-            newer_from: newest / 2 + 1,
-        }))
-}
-
-/// [`hits_placed`] over every story: in two halves side by side when
-/// `split` says where and a second reader is free, the older half's hits
-/// first, so that they come in the index's order all the same; else in
-/// one pass.
-fn hits_placed_whole(
-    tx: &Transaction<'_>,
-    terms: &SearchTerms,
-    most: usize,
-    split: Option<&Split<'_>>,
-) -> Result<Vec<PlacedHit>> {
-    let one_pass = |tx: &Transaction<'_>| hits_placed(tx, terms, most, i64::MIN..=i64::MAX);
-    let Some(split) = split else {
-        return one_pass(tx);
-    };
-    let newer_from = split.newer_from;
-    let halves = split.store.read_beside(
-        tx,
-        |tx| hits_placed(tx, terms, most, i64::MIN..=newer_from - 1),
-        |tx| hits_placed(tx, terms, most, newer_from..=i64::MAX),
-    )?;
-    match halves {
-        Some((mut older, newer)) => {
-            older.extend(newer);
-            Ok(older)
-        }
-        None => one_pass(tx),
-    }
-}
-
-/// Up to `most` hits with ids in `ids`, in the index's order, each scored
-/// as the whole list and as the headline pass would score it (SQLite only).
-fn hits_placed(
-    tx: &Transaction<'_>,
-    terms: &SearchTerms,
-    most: usize,
-    ids: std::ops::RangeInclusive<i64>,
-) -> Result<Vec<PlacedHit>> {
-    let sql = format!(
-        "SELECT rowid, {RANK}, CASE WHEN {in_columns}(content_search, {HEADLINE_MASK}, {skipped}) \
-         THEN {HEADLINE_RANK} END FROM content_search WHERE content_search MATCH ?1 \
-         AND rowid >= ?2 AND rowid <= ?3 LIMIT {most}",
-        in_columns = copydesk_search_rank::IN_COLUMNS,
-        skipped = terms.filters.len(),
-    );
-    let mut stmt = tx.prepare_cached(&sql)?;
-    let rows = stmt
-        .query_map(params![terms.matching(), ids.start(), ids.end()], |row| {
-            Ok((row.get(0)?, row.get(1)?, row.get(2)?))
-        })?
-        .collect::<crate::db::Result<_>>()?;
-    Ok(rows)
-}
-
-/// The order of a search's every hit, from its [`hits_placed`]: the order
-/// [`ranked_in_passes`] gives.
-fn placed_order(mut placed: Vec<PlacedHit>) -> Vec<i64> {
-    if placed.len() <= RANKED_AT_MOST {
-        return by_score(
-            placed
-                .into_iter()
-                .map(|(id, score, _)| (id, score))
-                .collect(),
-        );
-    }
-    placed.sort_unstable_by_key(|(id, _, _)| std::cmp::Reverse(*id));
-    let newest_first: Vec<i64> = placed.iter().map(|(id, _, _)| *id).collect();
-    let headline: Vec<(i64, f64)> = placed
-        .iter()
-        .filter_map(|(id, _, headline)| headline.map(|score| (*id, score)))
-        .collect();
-    let headline_newest_first: Vec<i64> = headline.iter().map(|(id, _)| *id).collect();
-    let ranked = headline.into_iter().take(RANKED_AT_MOST).collect();
-    headline_first(ranked, &headline_newest_first, &newest_first)
-}
-
-/// The hits' ids, newest first.
-fn hits_newest_first(tx: &Transaction<'_>, terms: &SearchTerms, hits: Hits) -> Result<Vec<i64>> {
-    // FTS5 is asked for the oldest first and the list turned round here: it
-    // walks its lists backwards at a quarter more cost when several words
-    // are intersected.
-    let oldest_first = tx.dialect() == Dialect::Sqlite;
-    let (sql, args) = match tx.dialect() {
-        Dialect::Sqlite => (
-            "SELECT rowid FROM content_search WHERE content_search MATCH ?1 ORDER BY rowid ASC"
-                .to_owned(),
-            vec![match hits {
-                Hits::All => terms.matching(),
-                Hits::Headline => terms.headline(),
-            }],
-        ),
-        Dialect::Postgres => (
-            format!(
-                "SELECT content_id FROM content_search WHERE {column} @@ CAST(?1::text AS tsquery) \
-                 AND filters @> string_to_array(?2, ' ') ORDER BY content_id DESC",
-                column = pg_column(hits),
-            ),
-            vec![terms.query.clone(), terms.filters.join(" ")],
-        ),
-    };
-    let mut stmt = tx.prepare_cached(&sql)?;
-    let rows = stmt
-        .query_map(
-            &args
-                .iter()
-                .map(|a| a as &dyn crate::db::ToSql)
-                .collect::<Vec<_>>(),
-            |row| row.get(0),
-        )?
-        .collect::<crate::db::Result<Vec<i64>>>()?;
-    Ok(if oldest_first {
-        rows.into_iter().rev().collect()
-    } else {
-        rows
-    })
-}
-
-fn pg_column(hits: Hits) -> &'static str {
-    match hits {
-        Hits::All => "document",
-        Hits::Headline => "headline",
-    }
-}
-
-/// Scored hits best first (a lower [`RANK`] is a better match), the
-/// newest first among equals.
-fn by_score(mut scored: Vec<(i64, f64)>) -> Vec<i64> {
-    scored.sort_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)));
-    scored.into_iter().map(|(id, _)| id).collect()
-}
-
-/// A large search's order: the `ranked` headline hits by score, then the
-/// other headline hits and then every other hit, each newest first as
-/// listed.
-fn headline_first(
-    ranked: Vec<(i64, f64)>,
-    headline_newest_first: &[i64],
-    newest_first: &[i64],
-) -> Vec<i64> {
-    let mut placed: HashSet<i64> = ranked.iter().map(|(id, _)| *id).collect();
-    let mut order = by_score(ranked);
-    for &id in headline_newest_first.iter().chain(newest_first) {
-        if placed.insert(id) {
-            order.push(id);
-        }
-    }
-    order
 }
 
 /// Items reindexed per transaction when a whole database is (re)indexed.
@@ -570,6 +194,9 @@ fn index_queued(tx: &Transaction<'_>, limit: Option<usize>) -> Result<usize> {
 /// Empties the index and queues every item again (`copydesk-server reindex-search`).
 pub(crate) fn queue_all(tx: &Transaction<'_>) -> Result<usize> {
     tx.execute("DELETE FROM content_search", [])?;
+    if tx.dialect() == Dialect::Sqlite {
+        tx.execute("DELETE FROM content_headline_search", [])?;
+    }
     tx.execute("DELETE FROM content_search_pending", [])?;
     Ok(tx.execute(
         "INSERT INTO content_search_pending (content_id, fresh) SELECT id, 1 FROM content",
@@ -584,6 +211,10 @@ pub(crate) fn optimize(tx: &Transaction<'_>) -> Result<()> {
     }
     tx.execute(
         "INSERT INTO content_search (content_search) VALUES ('optimize')",
+        [],
+    )?;
+    tx.execute(
+        "INSERT INTO content_headline_search (content_headline_search) VALUES ('optimize')",
         [],
     )?;
     Ok(())
@@ -622,6 +253,17 @@ fn reindex(tx: &Transaction<'_>, id: i64, fresh: bool) -> Result<()> {
         .optional()?;
     match found {
         Some((title, abstract_html, body_html, slug, authors, tags, filters)) => {
+            let title = without_filter_mark(&title).into_owned();
+            let abstract_text = without_filter_mark(&html_text(&abstract_html)).into_owned();
+            let body = without_filter_mark(&html_text(&body_html)).into_owned();
+            let slug = without_filter_mark(&slug.replace('-', " ")).into_owned();
+            let authors = without_filter_mark(&authors.unwrap_or_default()).into_owned();
+            let tags = without_filter_mark(&tags.unwrap_or_default()).into_owned();
+            let filters = filters
+                .iter()
+                .map(|term| fts5_filter_term(term))
+                .collect::<Vec<_>>()
+                .join(" ");
             tx.prepare_cached(if fresh {
                 "INSERT INTO content_search (rowid, title, abstract, body, slug, authors, tags, filters)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
@@ -631,22 +273,44 @@ fn reindex(tx: &Transaction<'_>, id: i64, fresh: bool) -> Result<()> {
             })?
             .execute(params![
                 id,
-                without_filter_mark(&title).as_ref(),
-                without_filter_mark(&html_text(&abstract_html)).as_ref(),
-                without_filter_mark(&html_text(&body_html)).as_ref(),
-                without_filter_mark(&slug.replace('-', " ")).as_ref(),
-                without_filter_mark(&authors.unwrap_or_default()).as_ref(),
-                without_filter_mark(&tags.unwrap_or_default()).as_ref(),
+                title,
+                abstract_text,
+                body,
+                slug,
+                authors,
+                tags,
                 filters
-                    .iter()
-                    .map(|term| fts5_filter_term(term))
-                    .collect::<Vec<_>>()
-                    .join(" "),
             ])?;
+            tx.prepare_cached(if fresh {
+                "INSERT INTO content_headline_search (rowid, title, abstract, slug, authors, tags, filters)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"
+            } else {
+                "INSERT OR REPLACE INTO content_headline_search (rowid, title, abstract, slug, authors, tags, filters)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"
+            })?
+            .execute(params![id, title, abstract_text, slug, authors, tags, filters])?;
+            // The long words, for a half-typed word's look-up (see
+            // `relevance`): one statement for all of the story's fields.
+            tx.prepare_cached(&format!(
+                "INSERT OR IGNORE INTO content_search_words (word) \
+                 SELECT value FROM json_each({terms}(?1, {LONG_WORD_CHARS}))",
+                terms = copydesk_search_rank::terms::TERMS,
+            ))?
+            .execute([[
+                title.as_str(),
+                &abstract_text,
+                &body,
+                &slug,
+                &authors,
+                &tags,
+            ]
+            .join("\n")])?;
         }
         None if fresh => {}
         None => {
             tx.prepare_cached("DELETE FROM content_search WHERE rowid = ?1")?
+                .execute([id])?;
+            tx.prepare_cached("DELETE FROM content_headline_search WHERE rowid = ?1")?
                 .execute([id])?;
         }
     }
@@ -787,21 +451,21 @@ fn decode_entity(name: &str) -> Option<char> {
 pub fn match_typed(keywords: &str) -> Result<Option<SearchTerms>> {
     let words = search_words(keywords)?;
     let finished = keywords.ends_with(char::is_whitespace);
-    let several_words = words
-        .iter()
-        .filter(|word| word.chars().any(char::is_alphanumeric))
-        .nth(1)
-        .is_some();
     Ok(
         match (
             match_expression(&words, !finished),
             crate::search_tsvector::query(&words, !finished),
         ) {
-            (Some(words), Some(query)) => Some(SearchTerms {
-                words,
+            (Some(expression), Some(query)) => Some(SearchTerms {
+                words: expression,
                 query,
-                several_words,
                 filters: Vec::new(),
+                typed: words
+                    .iter()
+                    .filter(|word| word.chars().any(char::is_alphanumeric))
+                    .map(|word| (*word).to_owned())
+                    .collect(),
+                last_is_prefix: !finished,
             }),
             _ => None,
         },
@@ -833,6 +497,10 @@ pub(crate) fn match_expression(words: &[&str], last_is_prefix: bool) -> Option<S
         .collect();
     Some(terms.join(" "))
 }
+
+mod relevance;
+use relevance::LONG_WORD_CHARS;
+pub use relevance::{Also, COUNTED_AT_MOST, Order, Ranked, WINDOW, page as relevance_page};
 
 #[cfg(test)]
 mod tests;

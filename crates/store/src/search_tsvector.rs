@@ -52,7 +52,12 @@ pub(crate) fn document(fields: &[(&str, char)]) -> String {
     let mut positions: std::collections::BTreeMap<String, Vec<String>> = Default::default();
     let mut position = 0usize;
     let mut bytes = 0usize;
-    for (text, weight) in fields {
+    for (field, (text, weight)) in fields.iter().enumerate() {
+        // One position left empty between fields, so that words match as a
+        // phrase only within one field, as FTS5 matches one in one column.
+        if field > 0 && position > 0 {
+            position = (position + 1).min(MAX_POSITION);
+        }
         for word in words(text) {
             position = (position + 1).min(MAX_POSITION);
             let seen = positions.contains_key(&word);
@@ -81,6 +86,17 @@ pub(crate) fn document(fields: &[(&str, char)]) -> String {
 /// `last_is_prefix` the last word may be the start of a longer one. `None`
 /// when nothing typed is a word.
 pub(crate) fn query(typed: &[&str], last_is_prefix: bool) -> Option<String> {
+    joined(typed, last_is_prefix, " & ")
+}
+
+/// A `tsquery` literal of the typed words one after the other, in the
+/// order typed (a phrase), the last perhaps a start as in [`query`].
+pub(crate) fn phrase(typed: &[&str], last_is_prefix: bool) -> Option<String> {
+    joined(typed, last_is_prefix, " <-> ")
+}
+
+/// The typed words' groups joined by `joiner`.
+fn joined(typed: &[&str], last_is_prefix: bool, joiner: &str) -> Option<String> {
     let typed: Vec<Vec<String>> = typed
         .iter()
         .map(|word| words(word))
@@ -101,7 +117,7 @@ pub(crate) fn query(typed: &[&str], last_is_prefix: bool) -> Option<String> {
             format!("({})", quoted.join(" <-> "))
         })
         .collect();
-    Some(terms.join(" & "))
+    Some(terms.join(joiner))
 }
 
 #[cfg(test)]
@@ -117,13 +133,17 @@ mod tests {
         );
         assert_eq!(
             document(&[("Storm storm", 'A'), ("the storm", 'D')]),
-            "'storm':1A,2A,4D 'the':3D"
+            "'storm':1A,2A,5D 'the':4D"
         );
         assert_eq!(
             query(&["Café", "covid-19", "elec"], true).as_deref(),
             Some("('cafe') & ('covid' <-> '19') & ('elec':*)")
         );
         assert_eq!(query(&["--", "?"], true), None);
+        assert_eq!(
+            phrase(&["Café", "covid-19", "elec"], true).as_deref(),
+            Some("('cafe') <-> ('covid' <-> '19') <-> ('elec':*)")
+        );
     }
 
     proptest! {

@@ -275,7 +275,6 @@ fn check_then_open(conn: &mut Connection, gate: &WriteGate, stopping: &AtomicBoo
         tracing::info!("the start check was stopped before it ended; writes stay refused");
         return;
     }
-    super::write_a_wal_frame(conn);
     if !stopping.load(Ordering::Acquire) && gate.open_checked() {
         tracing::info!(
             seconds = began.elapsed().as_secs_f64(),

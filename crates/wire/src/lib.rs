@@ -34,6 +34,11 @@ pub struct Envelope<T> {
     pub total_pages: u64,
     pub total_items: u64,
     pub limit: u64,
+    /// Present and `true` when `total_items` (and with it `total_pages`
+    /// and `last`) is an estimate: a search with more hits than it counts
+    /// one by one. An extension; absent whenever the count is exact.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub total_items_estimated: bool,
 }
 
 /// Lists that carry only `items` (comments).

@@ -137,6 +137,8 @@ pub struct Page<T> {
     pub total_pages: u64,
     pub total_items: u64,
     pub limit: u64,
+    /// Whether `total_items` is an estimate (see [`Page::estimated`]).
+    pub total_estimated: bool,
 }
 
 impl<T> Page<T> {
@@ -157,7 +159,15 @@ impl<T> Page<T> {
             total_pages,
             total_items,
             limit: params.per_page,
+            total_estimated: false,
         }
+    }
+
+    /// The same page, its `total_items` said to be an estimate when
+    /// `estimated`.
+    pub fn estimated(mut self, estimated: bool) -> Self {
+        self.total_estimated = estimated;
+        self
     }
 
     /// The same envelope around other items (as many).
@@ -172,6 +182,7 @@ impl<T> Page<T> {
             total_pages: self.total_pages,
             total_items: self.total_items,
             limit: self.limit,
+            total_estimated: self.total_estimated,
         }
     }
 

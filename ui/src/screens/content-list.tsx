@@ -19,9 +19,17 @@ import * as ops from '../operations';
 const TYPES = ['article', 'post', 'media', 'page'];
 const PER_PAGE = 20;
 
+/**
+ * How a search with words is ordered: the best match first (the words in the
+ * headline, as a phrase, whole), or the newest story first. Without words the
+ * list is the last change first.
+ */
+type SearchOrder = 'relevance' | 'newest';
+
 /** What the list is narrowed to. */
 interface Filters {
   keywords: string;
+  order: SearchOrder;
   type: string;
   status: string;
   author?: Choice;
@@ -30,7 +38,13 @@ interface Filters {
   to: string;
 }
 
-const NO_FILTERS: Filters = { keywords: '', type: '', status: '', from: '', to: '' };
+const NO_FILTERS: Filters = { keywords: '', order: 'relevance', type: '', status: '', from: '', to: '' };
+
+/** The list's `order` and `dir` for these filters. */
+function listOrder(filters: Filters): { order: string; dir: string } {
+  if (!filters.keywords) return { order: 'modified_at', dir: 'desc' };
+  return filters.order === 'relevance' ? { order: 'relevance', dir: 'desc' } : { order: 'id', dir: 'desc' };
+}
 
 /** A story's text around the searched words, the words marked. */
 function Snippet({ item, words }: { item: ContentItem; words: string[] }) {
@@ -52,7 +66,7 @@ export function ContentList() {
   const authors = useNamedSearch('author');
   const tags = useNamedSearch('tag');
   // No story at all yet (not just none matching): say what to do first.
-  const unfiltered = page === 1 && JSON.stringify(filters) === JSON.stringify(NO_FILTERS);
+  const unfiltered = page === 1 && JSON.stringify({ ...filters, order: NO_FILTERS.order }) === JSON.stringify(NO_FILTERS);
   const list = useLoad<Page<'Content'>>(
     () =>
       ops.content.list(api, {
@@ -66,8 +80,7 @@ export function ContentList() {
         changed_to: localDayEnd(filters.to),
         page,
         per_page: PER_PAGE,
-        order: 'modified_at',
-        dir: 'desc',
+        ...listOrder(filters),
       }),
     [filters, page],
   );
@@ -101,6 +114,15 @@ export function ContentList() {
           Search <input type="search" name="keywords" value={draft.keywords} onInput={(e) => setDraft({ ...draft, keywords: e.currentTarget.value })} />
         </label>
         <button type="submit">Search</button>
+        {filters.keywords && (
+          <label>
+            Order{' '}
+            <select name="order" value={draft.order} onChange={(e) => apply({ ...draft, order: e.currentTarget.value as SearchOrder })}>
+              <option value="relevance">Best match</option>
+              <option value="newest">Newest first</option>
+            </select>
+          </label>
+        )}
         <label>
           Type{' '}
           <select name="type" value={draft.type} onChange={(e) => apply({ ...draft, type: e.currentTarget.value })}>
@@ -209,7 +231,9 @@ export function ContentList() {
           Previous page
         </button>
         <span>
-          Page {shown?.current ?? page} of {shown?.last ?? 1} ({shown?.total_items ?? 0} items)
+          Page {shown?.current ?? page} of {shown?.total_items_estimated ? 'about ' : ''}
+          {shown?.last ?? 1} ({shown?.total_items_estimated ? 'about ' : ''}
+          {shown?.total_items ?? 0} items)
         </span>
         <button type="button" disabled={!shown || shown.current >= shown.last} onClick={() => shown && setPage(shown.next)}>
           Next page

@@ -16,8 +16,10 @@ use crate::tags::TAGS;
 
 use super::parse_content_type;
 
-/// The columns a content list may be ordered by.
+/// The orders a content list takes: `relevance` (with words; see
+/// `search_index::relevance`) and the columns it may be sorted by.
 const SORTABLE: &[&str] = &[
+    "relevance",
     "id",
     "uuid",
     "title",
@@ -170,6 +172,16 @@ impl Cms {
     ) -> Result<Page<T>> {
         who.require(Action::ContentList)?;
         let params = ListParams::parse(query, SORTABLE, "version")?;
+        let ranked_order = crate::search_index::Order::asked(&params);
+        // With no words, relevance means nothing: the list's own order then.
+        let params = if params.order == "relevance" {
+            ListParams {
+                order: "version",
+                ..params
+            }
+        } else {
+            params
+        };
         let has_attachment = match filter.has_attachment.as_deref().map(str::trim) {
             None | Some("") => None,
             Some("0") => Some(0i64),
@@ -212,8 +224,16 @@ impl Cms {
             })?),
         };
         let dialect = self.store.dialect();
-        let keywords = crate::search_index::match_typed(filter.keywords.as_deref().unwrap_or(""))?
-            .map(|terms| terms.condition(dialect, 1));
+        let typed = crate::search_index::match_typed(filter.keywords.as_deref().unwrap_or(""))?;
+        // Words in relevance or id order: the index walks its hits itself
+        // and every other condition is checked on each hit's row as it goes
+        // (see `search_index::relevance`); else the words are one more
+        // condition of the list.
+        let ranked = typed.clone().zip(ranked_order);
+        let keywords = match ranked {
+            Some(_) => None,
+            None => typed.map(|terms| terms.condition(dialect, 1)),
+        };
         let mut conditions: Vec<Narrowing> = Vec::new();
         let mut args: Vec<&dyn ToSql> = Vec::new();
         // The words first: their condition numbers its parameters from 1.
@@ -288,6 +308,39 @@ impl Cms {
                 Some(tag) => Some(named(tx, TAGS, &TAG_BY_SLUG_OR_NAME, "tag", tag)?),
                 None => None,
             };
+            if let Some((terms, order)) = &ranked {
+                let terms = match (author, tag) {
+                    (Some(author), Some(tag)) => terms.clone().with_author(author).with_tag(tag),
+                    (Some(author), None) => terms.clone().with_author(author),
+                    (None, Some(tag)) => terms.clone().with_tag(tag),
+                    (None, None) => terms.clone(),
+                };
+                // Checked on each hit's row as the walk meets it; PostgreSQL
+                // takes no unary plus on a text column.
+                let also_sql: Vec<&str> = conditions
+                    .iter()
+                    .map(|c| match dialect {
+                        crate::db::Dialect::Sqlite => c.in_order.as_str(),
+                        crate::db::Dialect::Postgres => c.by_index.as_str(),
+                    })
+                    .collect();
+                let also_sql = also_sql.join(" AND ");
+                let also = crate::search_index::Also {
+                    sql: &also_sql,
+                    args: &args,
+                };
+                let ranked = crate::search_index::relevance_page(
+                    tx,
+                    &terms,
+                    *order,
+                    (!conditions.is_empty()).then_some(&also),
+                    usize::try_from(params.offset()).unwrap_or(usize::MAX),
+                    usize::try_from(params.per_page).unwrap_or(usize::MAX),
+                )?;
+                let rows = rows_in_order(tx, columns, &ranked.ids, &map)?;
+                let items = finish(tx, rows)?;
+                return Ok(Page::new(items, &params, ranked.total).estimated(ranked.estimated));
+            }
             if let Some(author) = &author {
                 args.push(author);
                 conditions.push(Narrowing::linked(
@@ -360,4 +413,30 @@ impl Cms {
             Ok(page.with_items(items))
         })
     }
+}
+
+/// The rows of the items `ids`, read as `columns` by `map`, in the order of
+/// `ids`.
+fn rows_in_order<R>(
+    tx: &Transaction<'_>,
+    columns: &str,
+    ids: &[i64],
+    map: &impl Fn(&crate::db::Row<'_>) -> crate::db::Result<R>,
+) -> Result<Vec<R>> {
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let placeholders: Vec<String> = (1..=ids.len()).map(|n| format!("?{n}")).collect();
+    let sql = format!(
+        "SELECT {columns}, content.id AS ranked_id FROM content WHERE content.id IN ({})",
+        placeholders.join(", ")
+    );
+    let args: Vec<&dyn ToSql> = ids.iter().map(|id| id as &dyn ToSql).collect();
+    let mut by_id: std::collections::HashMap<i64, R> = tx
+        .prepare(&sql)?
+        .query_map(args.as_slice(), |row| {
+            Ok((row.get::<_, i64>("ranked_id")?, map(row)?))
+        })?
+        .collect::<crate::db::Result<_>>()?;
+    Ok(ids.iter().filter_map(|id| by_id.remove(id)).collect())
 }

@@ -618,14 +618,6 @@ impl<'c> Transaction<'c> {
         Self(TransactionSource::Sqlite(SqliteScope::Savepoint(savepoint)))
     }
 
-    /// The SQLite connection this transaction runs on; none on PostgreSQL.
-    pub(crate) fn sqlite_connection(&self) -> Option<&rusqlite::Connection> {
-        match &self.0 {
-            TransactionSource::Sqlite(scope) => Some(scope),
-            TransactionSource::Postgres(_) => None,
-        }
-    }
-
     pub(crate) fn from_postgres(tx: PgTransaction<'c>) -> Self {
         Self(TransactionSource::Postgres(tx))
     }

@@ -1,0 +1,493 @@
+//! A page of search hits in the order a desk expects, read only as far as
+//! the page needs, so that a word in half the archive answers as fast as a
+//! rare one.
+//!
+//! **Relevance.** The hits with every word in a headline field (title,
+//! standfirst, slug, byline, tags) come first, then the others. Within each
+//! part a hit that holds the words as a phrase comes before one that holds
+//! them scattered, and one that holds the last word whole before one that
+//! holds only a longer word it starts (see `copydesk_search_rank::tier`);
+//! among equals, the newest first. That order is kept over the newest
+//! [`WINDOW`] hits of each part; older hits of the part follow them newest
+//! first, whatever their tier: the recency a news search weighs, and what
+//! keeps a page from reading every hit of a common word.
+//!
+//! **Newest or oldest first** (`order=id`): the hits in the order of their
+//! ids, which the index walks itself.
+//!
+//! **The count.** Exact up to [`COUNTED_AT_MOST`] hits, or whenever the page
+//! read both parts to their ends; otherwise estimated from how densely the
+//! newest hits lie among the newest stories, and said to be an estimate.
+
+use copydesk_search_rank::tier::TIER;
+
+use super::{SearchTerms, fts5_filter_term, without_filter_mark};
+use crate::db::{Dialect, ToSql, Transaction};
+use crate::error::Result;
+
+/// The newest hits of each part whose order is that of their tier.
+pub const WINDOW: usize = 1_000;
+
+/// The most hits counted one by one; beyond, the count is estimated.
+pub const COUNTED_AT_MOST: usize = 1_000;
+
+/// The shortest word `content_search_words` lists, in characters: FTS5's
+/// prefix indexes answer the starts of two to five characters.
+pub(crate) const LONG_WORD_CHARS: usize = 6;
+
+/// The most whole words a half-typed start is asked for as; a start of more
+/// is asked for as a start.
+const EXPANDED_AT_MOST: usize = 64;
+
+/// The headline fields of `content_search`, as an FTS5 column filter.
+const HEADLINE_FIELDS: &str = "{title abstract slug authors tags}";
+
+/// How a search's hits are ordered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Order {
+    Relevance,
+    NewestFirst,
+    OldestFirst,
+}
+
+impl Order {
+    /// The order of a list with words that the index reads itself:
+    /// `relevance`, or the hits by id (`order=id`, newest first unless
+    /// `dir=asc`). `None` for an order of another field, which reads and
+    /// sorts every hit.
+    pub fn asked(params: &copydesk_wire::paging::ListParams) -> Option<Self> {
+        use copydesk_wire::paging::Direction;
+        match (params.order, params.dir) {
+            ("relevance", _) => Some(Self::Relevance),
+            ("id", Direction::Desc) => Some(Self::NewestFirst),
+            ("id", Direction::Asc) => Some(Self::OldestFirst),
+            _ => None,
+        }
+    }
+}
+
+/// Conditions on the hit's `content` row beyond the words (a type, a
+/// status, days of change), with their parameters numbered from `?1`.
+pub struct Also<'a> {
+    pub sql: &'a str,
+    pub args: &'a [&'a dyn ToSql],
+}
+
+/// A page of hits: their ids in order, how many hits there are, and
+/// whether that number is an estimate.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ranked {
+    pub ids: Vec<i64>,
+    pub total: u64,
+    pub estimated: bool,
+}
+
+/// The page `offset..offset + limit` of the hits of `terms` in `order`,
+/// restricted by `also` when given.
+pub fn page(
+    tx: &Transaction<'_>,
+    terms: &SearchTerms,
+    order: Order,
+    also: Option<&Also<'_>>,
+    offset: usize,
+    limit: usize,
+) -> Result<Ranked> {
+    let bounds = Bounds {
+        window: WINDOW,
+        counted_at_most: COUNTED_AT_MOST,
+    };
+    page_within(tx, terms, order, also, offset, limit, bounds)
+}
+
+/// [`WINDOW`] and [`COUNTED_AT_MOST`], or smaller ones in tests.
+#[derive(Debug, Clone, Copy)]
+struct Bounds {
+    window: usize,
+    counted_at_most: usize,
+}
+
+/// [`page`] within `bounds`.
+fn page_within(
+    tx: &Transaction<'_>,
+    terms: &SearchTerms,
+    order: Order,
+    also: Option<&Also<'_>>,
+    offset: usize,
+    limit: usize,
+    bounds: Bounds,
+) -> Result<Ranked> {
+    let words = Words::of(tx, terms)?;
+    if words.groups.is_empty() {
+        return Ok(Ranked {
+            ids: Vec::new(),
+            total: 0,
+            estimated: false,
+        });
+    }
+    let walk = Walk {
+        tx,
+        words: &words,
+        also,
+        bounds,
+    };
+    let (ids, exact_total) = match order {
+        Order::Relevance => {
+            let (headline, headline_len) = walk.part(Part::Headline, offset, limit)?;
+            if headline.len() == limit {
+                (headline, None)
+            } else {
+                // A short read reaches the part's end, whose length is known.
+                let headline_len = headline_len.unwrap_or(offset + headline.len());
+                let mut ids = headline;
+                let (body, body_len) = walk.part(
+                    Part::Body,
+                    offset.saturating_sub(headline_len),
+                    limit - ids.len(),
+                )?;
+                ids.extend(body);
+                (ids, body_len.map(|body_len| headline_len + body_len))
+            }
+        }
+        Order::NewestFirst | Order::OldestFirst => {
+            let ids = walk.rows(Part::All, order == Order::NewestFirst, false, offset, limit)?;
+            let ids: Vec<i64> = ids.into_iter().map(|(id, _)| id).collect();
+            let total =
+                (ids.len() < limit && (offset == 0 || !ids.is_empty())).then(|| offset + ids.len());
+            (ids, total)
+        }
+    };
+    let (total, estimated) = match exact_total {
+        Some(total) => (total as u64, false),
+        // An estimate is never below the hits this page has seen.
+        None => walk
+            .count()
+            .map(|(total, estimated)| (total.max((offset + ids.len()) as u64), estimated))?,
+    };
+    Ok(Ranked {
+        ids,
+        total,
+        estimated,
+    })
+}
+
+/// The typed words as each engine is asked for them.
+struct Words {
+    /// Each typed word's group of phrases (see `copydesk_search_rank::tier`)
+    /// as FTS5 text, and its size.
+    groups: Vec<(String, usize)>,
+    filters: Vec<String>,
+    /// PostgreSQL: every word (the last perhaps a start), the words as a
+    /// phrase, and every word with the last one whole.
+    all: String,
+    phrase: String,
+    whole: String,
+    pg_filters: String,
+}
+
+impl Words {
+    fn of(tx: &Transaction<'_>, terms: &SearchTerms) -> Result<Self> {
+        // The words FTS5 finds a word in (it leaves out a phrase of
+        // punctuation alone, which would leave the groups' count wrong),
+        // each with its words as FTS5 folds them.
+        let mut kept: Vec<(&str, Vec<String>)> = Vec::with_capacity(terms.typed.len());
+        for word in &terms.typed {
+            match tx.dialect() {
+                Dialect::Sqlite => {
+                    let folded = folded(tx, word)?;
+                    if !folded.is_empty() {
+                        kept.push((word, folded));
+                    }
+                }
+                Dialect::Postgres => kept.push((word, Vec::new())),
+            }
+        }
+        let last = kept.len().saturating_sub(1);
+        let mut groups = Vec::with_capacity(kept.len());
+        for (i, (word, folded)) in kept.iter().enumerate() {
+            let quoted = quoted(word);
+            if i == last && terms.last_is_prefix {
+                // Only a word typed as one word is looked up ("covid-19" is a
+                // phrase, and so is "talk-talk", which FTS5 folds to one
+                // distinct word).
+                let one_word = crate::search_tsvector::words(word).len() == 1;
+                let starts = match folded.as_slice() {
+                    [start] if one_word => long_words_starting(tx, start)?,
+                    _ => None,
+                };
+                groups.push(match starts {
+                    Some(starts) => {
+                        let mut phrases = vec![quoted];
+                        phrases.extend(starts.iter().map(|w| quoted_word(w)));
+                        let size = phrases.len();
+                        (format!("({})", phrases.join(" OR ")), size)
+                    }
+                    None => (format!("({quoted} OR {quoted}*)"), 2),
+                });
+            } else {
+                groups.push((quoted, 1));
+            }
+        }
+        let typed: Vec<&str> = terms.typed.iter().map(String::as_str).collect();
+        let pg = |last_is_prefix| crate::search_tsvector::query(&typed, last_is_prefix);
+        let all = pg(terms.last_is_prefix).unwrap_or_default();
+        Ok(Self {
+            groups,
+            filters: terms.filters.iter().map(|f| fts5_filter_term(f)).collect(),
+            phrase: crate::search_tsvector::phrase(&typed, terms.last_is_prefix)
+                .unwrap_or_else(|| all.clone()),
+            whole: pg(false).unwrap_or_default(),
+            all,
+            pg_filters: terms.filters.join(" "),
+        })
+    }
+
+    /// The FTS5 expression of every word (each group) and every filter.
+    fn every(&self) -> String {
+        let mut parts: Vec<String> = self.groups.iter().map(|(g, _)| g.clone()).collect();
+        parts.extend(self.filters.iter().map(|f| format!("\"{f}\"")));
+        parts.join(" AND ")
+    }
+
+    /// The words alone, within the headline fields.
+    fn in_headline(&self) -> String {
+        let parts: Vec<&str> = self.groups.iter().map(|(g, _)| g.as_str()).collect();
+        format!("{HEADLINE_FIELDS} : ({})", parts.join(" AND "))
+    }
+
+    /// The groups' sizes as the tier function's arguments.
+    fn sizes(&self) -> String {
+        let sizes: Vec<String> = self.groups.iter().map(|(_, n)| n.to_string()).collect();
+        sizes.join(", ")
+    }
+}
+
+/// `word` quoted for FTS5, so that nothing in it is read as syntax.
+fn quoted(word: &str) -> String {
+    format!("\"{}\"", without_filter_mark(word).replace('"', "\"\""))
+}
+
+/// A word of the index's own list, quoted for FTS5.
+fn quoted_word(word: &str) -> String {
+    format!("\"{}\"", word.replace('"', "\"\""))
+}
+
+/// The distinct words of `typed` as the index folds them (SQLite).
+fn folded(tx: &Transaction<'_>, typed: &str) -> Result<Vec<String>> {
+    let json: String = tx.query_row(
+        &format!("SELECT {}(?1, 0)", copydesk_search_rank::terms::TERMS),
+        [without_filter_mark(typed).as_ref()],
+        |row| row.get(0),
+    )?;
+    Ok(serde_json::from_str(&json).unwrap_or_default())
+}
+
+/// The long words of the index that `start` (one word as the index folds
+/// it) is the start of, other than itself, when it has [`LONG_WORD_CHARS`]
+/// or more and they are no more than [`EXPANDED_AT_MOST`]; else `None`
+/// (FTS5 answers it as a start).
+fn long_words_starting(tx: &Transaction<'_>, start: &str) -> Result<Option<Vec<String>>> {
+    if start.chars().count() < LONG_WORD_CHARS {
+        return Ok(None);
+    }
+    let words: Vec<String> = tx
+        .prepare_cached(&format!(
+            "SELECT word FROM content_search_words WHERE word > ?1 AND word < ?1 || char(1114111) \
+             ORDER BY word LIMIT {}",
+            EXPANDED_AT_MOST + 1
+        ))?
+        .query_map([start], |row| row.get(0))?
+        .collect::<crate::db::Result<_>>()?;
+    Ok((words.len() <= EXPANDED_AT_MOST).then_some(words))
+}
+
+/// Which hits a walk reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Part {
+    /// Every word in a headline field.
+    Headline,
+    /// The hits that are not headline hits.
+    Body,
+    /// Every hit.
+    All,
+}
+
+/// A search's walks over the index, newest (or oldest) first.
+struct Walk<'w, 't> {
+    tx: &'w Transaction<'t>,
+    words: &'w Words,
+    also: Option<&'w Also<'w>>,
+    bounds: Bounds,
+}
+
+impl Walk<'_, '_> {
+    /// The ids at `from..from + count` of `part` in relevance order, and the
+    /// part's length when the reads reached its end.
+    fn part(&self, part: Part, from: usize, count: usize) -> Result<(Vec<i64>, Option<usize>)> {
+        let most = self.bounds.window;
+        let mut window = self.rows(part, true, true, 0, most + 1)?;
+        let more = window.len() > most;
+        window.truncate(most);
+        let window_len = window.len();
+        // Best tier first, the newest first among equals.
+        window.sort_by(|a, b| b.1.cmp(&a.1).then(b.0.cmp(&a.0)));
+        let mut ids: Vec<i64> = window
+            .into_iter()
+            .map(|(id, _)| id)
+            .skip(from)
+            .take(count)
+            .collect();
+        if !more {
+            return Ok((ids, Some(window_len)));
+        }
+        let end = from + count;
+        if end <= most {
+            return Ok((ids, None));
+        }
+        // Read from the window's end (as an offset would step over the
+        // same rows), so that a short read tells the part's length even
+        // when the page starts past its end.
+        let wanted = end - most;
+        let tail = self.rows(part, true, false, most, wanted)?;
+        let len = (tail.len() < wanted).then(|| most + tail.len());
+        let skipped = from.saturating_sub(most);
+        ids.extend(tail.into_iter().skip(skipped).map(|(id, _)| id));
+        Ok((ids, len))
+    }
+
+    /// Up to `limit` hits of `part` from the `offset`th, by id (newest first
+    /// or oldest), each with its tier when `tiered` (else 0).
+    fn rows(
+        &self,
+        part: Part,
+        newest_first: bool,
+        tiered: bool,
+        offset: usize,
+        limit: usize,
+    ) -> Result<Vec<(i64, i64)>> {
+        let also_args = self.also.map_or(0, |also| also.args.len());
+        let mut args: Vec<&dyn ToSql> = self.also.map_or(Vec::new(), |also| also.args.to_vec());
+        let dir = if newest_first { "DESC" } else { "ASC" };
+        let tail = format!("LIMIT {limit} OFFSET {offset}");
+        let (sql, texts) = match self.tx.dialect() {
+            Dialect::Sqlite => {
+                let (table, expression) = match part {
+                    Part::Headline => ("content_headline_search", self.words.every()),
+                    Part::All => ("content_search", self.words.every()),
+                    Part::Body => (
+                        "content_search",
+                        format!(
+                            "({}) NOT ({})",
+                            self.words.every(),
+                            self.words.in_headline()
+                        ),
+                    ),
+                };
+                let tier = if tiered {
+                    format!("{TIER}({table}, {})", self.words.sizes())
+                } else {
+                    "0".to_owned()
+                };
+                let (from, also) = match self.also {
+                    Some(also) => (
+                        format!("{table} CROSS JOIN content ON content.id = {table}.rowid"),
+                        format!("AND ({})", also.sql),
+                    ),
+                    None => (table.to_owned(), String::new()),
+                };
+                (
+                    format!(
+                        "SELECT {table}.rowid, {tier} FROM {from} \
+                         WHERE {table} MATCH ?{m} {also} ORDER BY {table}.rowid {dir} {tail}",
+                        m = also_args + 1,
+                    ),
+                    vec![expression],
+                )
+            }
+            Dialect::Postgres => {
+                let (column, not_headline) = match part {
+                    Part::Headline => ("headline", ""),
+                    Part::All => ("document", ""),
+                    Part::Body => (
+                        "document",
+                        " AND NOT (content_search.headline @@ CAST(?{q}::text AS tsquery))",
+                    ),
+                };
+                let q = also_args + 1;
+                let tier = if tiered {
+                    format!(
+                        "(CASE WHEN content_search.{column} @@ CAST(?{p}::text AS tsquery) THEN 2 ELSE 0 END \
+                         + CASE WHEN content_search.{column} @@ CAST(?{w}::text AS tsquery) THEN 1 ELSE 0 END)::bigint",
+                        p = q + 2,
+                        w = q + 3,
+                    )
+                } else {
+                    "0::bigint".to_owned()
+                };
+                let (from, also) = match self.also {
+                    Some(also) => (
+                        "content_search JOIN content ON content.id = content_search.content_id",
+                        format!("AND ({})", also.sql),
+                    ),
+                    None => ("content_search", String::new()),
+                };
+                (
+                    format!(
+                        "SELECT content_search.content_id, {tier} FROM {from} \
+                         WHERE content_search.{column} @@ CAST(?{q}::text AS tsquery) \
+                         AND content_search.filters @> string_to_array(?{f}, ' '){not_headline} {also} \
+                         ORDER BY content_search.content_id {dir} {tail}",
+                        f = q + 1,
+                        not_headline = not_headline.replace("{q}", &q.to_string()),
+                    ),
+                    vec![
+                        self.words.all.clone(),
+                        self.words.pg_filters.clone(),
+                        self.words.phrase.clone(),
+                        self.words.whole.clone(),
+                    ],
+                )
+            }
+        };
+        // PostgreSQL is given every parameter its text may name; SQLite
+        // only the expression.
+        let texts: Vec<String> = match self.tx.dialect() {
+            Dialect::Sqlite => texts,
+            Dialect::Postgres if tiered => texts,
+            Dialect::Postgres => texts.into_iter().take(2).collect(),
+        };
+        args.extend(texts.iter().map(|t| t as &dyn ToSql));
+        let mut stmt = self.tx.prepare_cached(&sql)?;
+        let rows = stmt
+            .query_map(args.as_slice(), |row| Ok((row.get(0)?, row.get(1)?)))?
+            .collect::<crate::db::Result<_>>()?;
+        Ok(rows)
+    }
+
+    /// How many hits there are, and whether that is an estimate: exact up to
+    /// [`COUNTED_AT_MOST`]; beyond, the density of the newest
+    /// `COUNTED_AT_MOST` hits among the ids they span, over the ids of every
+    /// story.
+    fn count(&self) -> Result<(u64, bool)> {
+        let most = self.bounds.counted_at_most;
+        let newest = self.rows(Part::All, true, false, 0, most + 1)?;
+        if newest.len() <= most {
+            return Ok((newest.len() as u64, false));
+        }
+        let (first, last): (Option<i64>, Option<i64>) =
+            self.tx
+                .query_row("SELECT min(id), max(id) FROM content", [], |row| {
+                    Ok((row.get(0)?, row.get(1)?))
+                })?;
+        let reached = newest[most - 1].0;
+        let (Some(first), Some(last)) = (first, last) else {
+            return Ok((most as u64 + 1, true));
+        };
+        let spanned = (last - reached + 1).max(1) as f64;
+        let every = (last - first + 1).max(1) as f64;
+        let estimate = (most as f64 * every / spanned).round() as u64;
+        Ok((estimate.max(most as u64 + 1), true))
+    }
+}
+
+#[cfg(test)]
+mod tests;
