@@ -494,4 +494,27 @@ fn relevance_is_an_order_and_an_unknown_one_is_refused() {
         .expect(400)
         .body;
     assert!(refused.to_string().contains("relevance"), "{refused}");
+    // A character no stored text holds is refused, not run.
+    let refused = server
+        .get("/v3/search?type=content&keywords=harb%00our")
+        .expect(400)
+        .body;
+    assert_eq!(refused["code"], "invalid_request", "{refused}");
+    // A page past the last: empty, its count still the hits'.
+    for path in [
+        "/v3/search?type=content&keywords=harbour&order=id&page=2",
+        "/v3/search?type=content&keywords=harbour&page=2",
+        "/v3/search?type=content&keywords=harbour&order=id&per_page=500&page=1000000000000000000",
+    ] {
+        let reply = server.get(path).expect(200).body;
+        assert_eq!(reply["items"].as_array().map(Vec::len), Some(0), "{path}");
+        assert_eq!(reply["total_items"], 1, "{path}: {reply}");
+    }
+    // A last word of one character is taken whole: "war 2" is not "war 2024".
+    story(&server, "War 2024", "<p>A review.</p>");
+    story(&server, "War 2", "<p>A history.</p>");
+    assert_eq!(
+        titles(&server, "/v3/search?type=content&keywords=war%202"),
+        ["War 2"]
+    );
 }

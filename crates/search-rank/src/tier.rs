@@ -95,8 +95,11 @@ pub(crate) unsafe extern "C" fn tier(
     value_count: c_int,
     values: *mut *mut ffi::sqlite3_value,
 ) {
-    // SAFETY: as in `rank`: FTS5's live interface and hit context, and
-    // `value_count` live argument values.
+    // SAFETY: FTS5 calls this with its extension interface and the hit's
+    // context, both live for the call, and `values` holding `value_count`
+    // argument values; the interface's layout is the one bindgen read from
+    // the very SQLite this crate links (rusqlite's bundled build), and only
+    // its version 1 members are used.
     let outcome = unsafe { hit_tier(&*api, fts, value_count, values) };
     // SAFETY: `ctx` is the live result context of this call.
     unsafe {
@@ -113,8 +116,8 @@ pub(crate) unsafe extern "C" fn tier(
 ///
 /// # Safety
 ///
-/// As for `hit_score`: what FTS5 passed to an auxiliary function for this
-/// call, and `value_count` live values.
+/// `api` and `fts` must be what FTS5 passed to an auxiliary function for
+/// this call, and `values` must hold `value_count` live values.
 unsafe fn hit_tier(
     api: &ffi::Fts5ExtensionApi,
     fts: *mut ffi::Fts5Context,

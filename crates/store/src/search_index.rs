@@ -12,8 +12,15 @@ pub const MAX_SEARCH_WORDS: usize = 50;
 pub const MAX_SEARCH_WORD_CHARS: usize = 200;
 
 /// The words of a search, refused with the limit named when there are too
-/// many or one is too long (SQLite would otherwise fail on the query).
+/// many or one is too long (SQLite would otherwise fail on the query), or
+/// when they hold U+0000, which no stored text holds.
 pub fn search_words(keywords: &str) -> Result<Vec<&str>> {
+    if keywords.contains('\0') {
+        return Err(StoreError::invalid_field(
+            "keywords",
+            "a search may not hold the character U+0000",
+        ));
+    }
     let words: Vec<&str> = keywords.split_whitespace().collect();
     if words.len() > MAX_SEARCH_WORDS {
         return Err(StoreError::invalid_field(
@@ -450,7 +457,15 @@ fn decode_entity(name: &str) -> Option<char> {
 /// word is taken as possibly half typed unless whitespace follows it.
 pub fn match_typed(keywords: &str) -> Result<Option<SearchTerms>> {
     let words = search_words(keywords)?;
-    let finished = keywords.ends_with(char::is_whitespace);
+    // A last word of one letter or digit is taken whole ("world war 2",
+    // "vitamin d"): as a start it would stand for every word it begins,
+    // which FTS5 merges whole before its first hit.
+    let one_character = words
+        .iter()
+        .rev()
+        .find(|word| word.chars().any(char::is_alphanumeric))
+        .is_some_and(|word| word.chars().count() == 1);
+    let finished = keywords.ends_with(char::is_whitespace) || one_character;
     Ok(
         match (
             match_expression(&words, !finished),

@@ -35,6 +35,25 @@ pub const COUNTED_AT_MOST: usize = 1_000;
 /// prefix indexes answer the starts of two to five characters.
 pub(crate) const LONG_WORD_CHARS: usize = 6;
 
+/// The furthest a page may start: beyond, every page is empty.
+const MAX_OFFSET: usize = 1 << 40;
+
+/// The hits a walk with conditions on the story's row steps through before
+/// it reads the stories the conditions hold for instead (see
+/// [`Walk::rows_checked`]).
+const WALKED_AT_MOST: usize = 20_000;
+
+/// Ids a walk with conditions on the story's row reads at once.
+const CHUNK: usize = 1_000;
+
+/// `ids` as an SQL list.
+fn listed(ids: &[i64]) -> String {
+    ids.iter()
+        .map(i64::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// The most whole words a half-typed start is asked for as; a start of more
 /// is asked for as a start.
 const EXPANDED_AT_MOST: usize = 64;
@@ -95,15 +114,20 @@ pub fn page(
     let bounds = Bounds {
         window: WINDOW,
         counted_at_most: COUNTED_AT_MOST,
+        chunk: CHUNK,
+        walked_at_most: WALKED_AT_MOST,
     };
     page_within(tx, terms, order, also, offset, limit, bounds)
 }
 
-/// [`WINDOW`] and [`COUNTED_AT_MOST`], or smaller ones in tests.
+/// [`WINDOW`], [`COUNTED_AT_MOST`], [`CHUNK`] and [`WALKED_AT_MOST`], or
+/// smaller ones in tests.
 #[derive(Debug, Clone, Copy)]
 struct Bounds {
     window: usize,
     counted_at_most: usize,
+    chunk: usize,
+    walked_at_most: usize,
 }
 
 /// [`page`] within `bounds`.
@@ -116,6 +140,9 @@ fn page_within(
     limit: usize,
     bounds: Bounds,
 ) -> Result<Ranked> {
+    // No archive holds this many stories; a page past it is past the end
+    // (and its offset stays a number SQL takes).
+    let offset = offset.min(MAX_OFFSET);
     let words = Words::of(tx, terms)?;
     if words.groups.is_empty() {
         return Ok(Ranked {
@@ -159,9 +186,15 @@ fn page_within(
     let (total, estimated) = match exact_total {
         Some(total) => (total as u64, false),
         // An estimate is never below the hits this page has seen.
-        None => walk
-            .count()
-            .map(|(total, estimated)| (total.max((offset + ids.len()) as u64), estimated))?,
+        None => {
+            let (total, estimated) = walk.count()?;
+            let seen = if ids.is_empty() {
+                0
+            } else {
+                offset + ids.len()
+            };
+            (total.max(seen as u64), estimated)
+        }
     };
     Ok(Ranked {
         ids,
@@ -364,8 +397,170 @@ impl Walk<'_, '_> {
         offset: usize,
         limit: usize,
     ) -> Result<Vec<(i64, i64)>> {
-        let also_args = self.also.map_or(0, |also| also.args.len());
-        let mut args: Vec<&dyn ToSql> = self.also.map_or(Vec::new(), |also| also.args.to_vec());
+        match (self.also, self.tx.dialect()) {
+            (Some(also), Dialect::Sqlite) => {
+                self.rows_checked(also, part, newest_first, tiered, offset, limit)
+            }
+            _ => self.rows_in(part, newest_first, tiered, offset, limit, "", true),
+        }
+    }
+
+    /// [`Walk::rows`] on SQLite with conditions on the story's row: the
+    /// index walked in chunks of ids, each chunk's rows checked at once.
+    /// When [`WALKED_AT_MOST`] hits pass with too few of them holding, the
+    /// conditions hold for few stories: those are read instead, newest
+    /// first, and the index asked which of them are hits.
+    fn rows_checked(
+        &self,
+        also: &Also<'_>,
+        part: Part,
+        newest_first: bool,
+        tiered: bool,
+        offset: usize,
+        limit: usize,
+    ) -> Result<Vec<(i64, i64)>> {
+        let wanted = offset.saturating_add(limit);
+        let id = match part {
+            Part::Headline => "content_headline_search.rowid",
+            Part::Body | Part::All => "content_search.rowid",
+        };
+        let beyond = if newest_first { "<" } else { ">" };
+        let mut kept: Vec<i64> = Vec::new();
+        let mut bound: Option<i64> = None;
+        let mut walked = 0;
+        while kept.len() < wanted {
+            let within = bound.map_or(String::new(), |b| format!("AND {id} {beyond} {b}"));
+            if walked >= self.bounds.walked_at_most {
+                self.hits_among_held(also, part, newest_first, bound, wanted, &mut kept)?;
+                break;
+            }
+            let chunk: Vec<i64> = self
+                .rows_in(
+                    part,
+                    newest_first,
+                    false,
+                    0,
+                    self.bounds.chunk,
+                    &within,
+                    false,
+                )?
+                .into_iter()
+                .map(|(id, _)| id)
+                .collect();
+            walked += chunk.len();
+            let Some(&last) = chunk.last() else { break };
+            bound = Some(last);
+            let held = self.held(also, &chunk)?;
+            kept.extend(chunk.iter().copied().filter(|id| held.contains(id)));
+            if chunk.len() < self.bounds.chunk {
+                break;
+            }
+        }
+        let page: Vec<i64> = kept.into_iter().skip(offset).take(limit).collect();
+        if !tiered || page.is_empty() {
+            return Ok(page.into_iter().map(|id| (id, 0)).collect());
+        }
+        let tiers: std::collections::HashMap<i64, i64> = self
+            .rows_in(
+                part,
+                newest_first,
+                true,
+                0,
+                page.len(),
+                &format!("AND {id} IN ({})", listed(&page)),
+                false,
+            )?
+            .into_iter()
+            .collect();
+        Ok(page
+            .into_iter()
+            .map(|id| (id, tiers.get(&id).copied().unwrap_or(0)))
+            .collect())
+    }
+
+    /// Which of `ids` are stories the conditions hold for.
+    fn held(&self, also: &Also<'_>, ids: &[i64]) -> Result<std::collections::HashSet<i64>> {
+        let sql = format!(
+            "SELECT content.id FROM content WHERE content.id IN ({}) AND ({})",
+            listed(ids),
+            also.sql
+        );
+        let held = self
+            .tx
+            .prepare(&sql)?
+            .query_map(also.args, |row| row.get(0))?
+            .collect::<crate::db::Result<_>>()?;
+        Ok(held)
+    }
+
+    /// Adds to `kept` the hits among the stories the conditions hold for,
+    /// past `bound`, in order, until it holds `wanted`.
+    fn hits_among_held(
+        &self,
+        also: &Also<'_>,
+        part: Part,
+        newest_first: bool,
+        mut bound: Option<i64>,
+        wanted: usize,
+        kept: &mut Vec<i64>,
+    ) -> Result<()> {
+        let id = match part {
+            Part::Headline => "content_headline_search.rowid",
+            Part::Body | Part::All => "content_search.rowid",
+        };
+        let (beyond, dir) = if newest_first {
+            ("<", "DESC")
+        } else {
+            (">", "ASC")
+        };
+        while kept.len() < wanted {
+            let within = bound.map_or(String::new(), |b| format!("AND content.id {beyond} {b}"));
+            let sql = format!(
+                "SELECT content.id FROM content WHERE ({}) {within} ORDER BY content.id {dir} LIMIT {}",
+                also.sql, self.bounds.chunk
+            );
+            let stories: Vec<i64> = self
+                .tx
+                .prepare(&sql)?
+                .query_map(also.args, |row| row.get(0))?
+                .collect::<crate::db::Result<_>>()?;
+            let Some(&last) = stories.last() else { break };
+            bound = Some(last);
+            let hits = self.rows_in(
+                part,
+                newest_first,
+                false,
+                0,
+                stories.len(),
+                &format!("AND {id} IN ({})", listed(&stories)),
+                false,
+            )?;
+            kept.extend(hits.into_iter().map(|(id, _)| id));
+            if stories.len() < self.bounds.chunk {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// Up to `limit` hits of `part` from the `offset`th, by id, each with its
+    /// tier when `tiered`; `within` more SQL on the index's id (numbers
+    /// only; SQLite alone is given any), and the conditions on the row
+    /// joined when `joined`.
+    #[allow(clippy::too_many_arguments)]
+    fn rows_in(
+        &self,
+        part: Part,
+        newest_first: bool,
+        tiered: bool,
+        offset: usize,
+        limit: usize,
+        within: &str,
+        joined: bool,
+    ) -> Result<Vec<(i64, i64)>> {
+        let also = if joined { self.also } else { None };
+        let also_args = also.map_or(0, |also| also.args.len());
+        let mut args: Vec<&dyn ToSql> = also.map_or(Vec::new(), |also| also.args.to_vec());
         let dir = if newest_first { "DESC" } else { "ASC" };
         let tail = format!("LIMIT {limit} OFFSET {offset}");
         let (sql, texts) = match self.tx.dialect() {
@@ -387,7 +582,7 @@ impl Walk<'_, '_> {
                 } else {
                     "0".to_owned()
                 };
-                let (from, also) = match self.also {
+                let (from, also) = match also {
                     Some(also) => (
                         format!("{table} CROSS JOIN content ON content.id = {table}.rowid"),
                         format!("AND ({})", also.sql),
@@ -397,7 +592,7 @@ impl Walk<'_, '_> {
                 (
                     format!(
                         "SELECT {table}.rowid, {tier} FROM {from} \
-                         WHERE {table} MATCH ?{m} {also} ORDER BY {table}.rowid {dir} {tail}",
+                         WHERE {table} MATCH ?{m} {within} {also} ORDER BY {table}.rowid {dir} {tail}",
                         m = also_args + 1,
                     ),
                     vec![expression],
@@ -423,7 +618,7 @@ impl Walk<'_, '_> {
                 } else {
                     "0::bigint".to_owned()
                 };
-                let (from, also) = match self.also {
+                let (from, also) = match also {
                     Some(also) => (
                         "content_search JOIN content ON content.id = content_search.content_id",
                         format!("AND ({})", also.sql),
@@ -456,7 +651,12 @@ impl Walk<'_, '_> {
             Dialect::Postgres => texts.into_iter().take(2).collect(),
         };
         args.extend(texts.iter().map(|t| t as &dyn ToSql));
-        let mut stmt = self.tx.prepare_cached(&sql)?;
+        // A statement naming ids is not kept for another search.
+        let mut stmt = if within.is_empty() {
+            self.tx.prepare_cached(&sql)?
+        } else {
+            self.tx.prepare(&sql)?
+        };
         let rows = stmt
             .query_map(args.as_slice(), |row| Ok((row.get(0)?, row.get(1)?)))?
             .collect::<crate::db::Result<_>>()?;

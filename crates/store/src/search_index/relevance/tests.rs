@@ -184,6 +184,9 @@ proptest! {
         window in 1usize..8,
         per_page in 1usize..9,
         dropped in any::<bool>(),
+        posts_only in any::<bool>(),
+        chunk in 1usize..6,
+        walked_at_most in 0usize..12,
     ) {
         let (_dir, store) = store_of(&stories);
         // A sign FTS5 finds no word in (a vowel sign alone) is left out.
@@ -194,12 +197,27 @@ proptest! {
             if last_is_prefix { "" } else { " " }
         );
         let terms = match_typed(&keywords).expect("words").expect("a search");
-        let want = expected(&stories, &typed, last_is_prefix, window);
-        let bounds = Bounds { window, counted_at_most: 1_000 };
+        // Posts only, when asked: a condition on the story's row, checked
+        // chunk by chunk, or on the posts themselves once the walk has
+        // stepped through `walked_at_most` hits.
+        let held: Vec<Story> = stories
+            .iter()
+            .map(|story| if posts_only && !story.post {
+                Story { title: Vec::new(), standfirst: Vec::new(), body: Vec::new(), slug: Vec::new(), post: false }
+            } else {
+                story.clone()
+            })
+            .collect();
+        let want = expected(&held, &typed, last_is_prefix, window);
+        let post = "post".to_owned();
+        let args: [&dyn ToSql; 1] = [&post];
+        let also = Also { sql: "content.type = ?1", args: &args };
+        let also = posts_only.then_some(&also);
+        let bounds = Bounds { window, counted_at_most: 1_000, chunk, walked_at_most };
         let mut got = Vec::new();
         for n in 0..=want.len() / per_page {
             let ranked = store
-                .read(|tx| page_within(tx, &terms, Order::Relevance, None, n * per_page, per_page, bounds))
+                .read(|tx| page_within(tx, &terms, Order::Relevance, also, n * per_page, per_page, bounds))
                 .expect("the page");
             prop_assert_eq!(ranked.total, want.len() as u64, "page {}: {:?}, want {:?}", n, ranked.ids, want);
             prop_assert!(!ranked.estimated);
@@ -262,6 +280,8 @@ fn a_count_past_the_counted_ones_is_estimated_from_the_newest_hits() {
     let bounds = Bounds {
         window: 5,
         counted_at_most: 10,
+        chunk: CHUNK,
+        walked_at_most: WALKED_AT_MOST,
     };
     let ranked = store
         .read(|tx| page_within(tx, &terms, Order::Relevance, None, 0, 20, bounds))
