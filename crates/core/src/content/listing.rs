@@ -315,18 +315,24 @@ impl Cms {
                     (None, Some(tag)) => terms.clone().with_tag(tag),
                     (None, None) => terms.clone(),
                 };
-                // Checked on each hit's row as the walk meets it; PostgreSQL
-                // takes no unary plus on a text column.
-                let also_sql: Vec<&str> = conditions
-                    .iter()
-                    .map(|c| match dialect {
-                        crate::db::Dialect::Sqlite => c.in_order.as_str(),
-                        crate::db::Dialect::Postgres => c.by_index.as_str(),
-                    })
-                    .collect();
-                let also_sql = also_sql.join(" AND ");
+                // Checked on each hit's row as the walk meets it (PostgreSQL
+                // takes no unary plus on a text column), or found through
+                // their indexes when they hold for few stories.
+                let joined = |form: fn(&Narrowing) -> &str| -> String {
+                    conditions
+                        .iter()
+                        .map(form)
+                        .collect::<Vec<_>>()
+                        .join(" AND ")
+                };
+                let indexed = joined(|c| c.by_index.as_str());
+                let checked = match dialect {
+                    crate::db::Dialect::Sqlite => joined(|c| c.in_order.as_str()),
+                    crate::db::Dialect::Postgres => indexed.clone(),
+                };
                 let also = crate::search_index::Also {
-                    sql: &also_sql,
+                    sql: &checked,
+                    indexed: &indexed,
                     args: &args,
                 };
                 let ranked = crate::search_index::relevance_page(

@@ -86,9 +86,13 @@ impl Order {
 }
 
 /// Conditions on the hit's `content` row beyond the words (a type, a
-/// status, days of change), with their parameters numbered from `?1`.
+/// status, days of change), with their parameters numbered from `?1`:
+/// `sql` as checked on each hit's row, `indexed` the same conditions
+/// written so that the database may find their stories through its
+/// indexes (for the stories they hold for, read when they are few).
 pub struct Also<'a> {
     pub sql: &'a str,
+    pub indexed: &'a str,
     pub args: &'a [&'a dyn ToSql],
 }
 
@@ -157,43 +161,56 @@ fn page_within(
         also,
         bounds,
     };
-    let (ids, exact_total) = match order {
+    let (ids, counted) = match order {
         Order::Relevance => {
-            let (headline, headline_len) = walk.part(Part::Headline, offset, limit)?;
-            if headline.len() == limit {
-                (headline, None)
+            let headline = walk.part(Part::Headline, offset, limit)?;
+            if headline.ids.len() == limit {
+                (headline.ids, Counted::NotYet)
             } else {
                 // A short read reaches the part's end, whose length is known.
-                let headline_len = headline_len.unwrap_or(offset + headline.len());
-                let mut ids = headline;
-                let (body, body_len) = walk.part(
+                let headline_len = headline.len.unwrap_or(offset + headline.ids.len());
+                let mut ids = headline.ids;
+                let body = walk.part(
                     Part::Body,
                     offset.saturating_sub(headline_len),
                     limit - ids.len(),
                 )?;
-                ids.extend(body);
-                (ids, body_len.map(|body_len| headline_len + body_len))
+                ids.extend(body.ids);
+                let counted = match (body.len, body.oldest_of_window) {
+                    (Some(body_len), _) => Counted::Exactly(headline_len + body_len),
+                    // More body hits than are counted one by one: the
+                    // body's window tells their density, with no walk again.
+                    (None, Some(oldest)) if bounds.window >= bounds.counted_at_most => {
+                        Counted::About(headline_len as u64 + walk.estimate(oldest, bounds.window)?)
+                    }
+                    (None, _) => Counted::NotYet,
+                };
+                (ids, counted)
             }
         }
         Order::NewestFirst | Order::OldestFirst => {
             let ids = walk.rows(Part::All, order == Order::NewestFirst, false, offset, limit)?;
             let ids: Vec<i64> = ids.into_iter().map(|(id, _)| id).collect();
-            let total =
-                (ids.len() < limit && (offset == 0 || !ids.is_empty())).then(|| offset + ids.len());
-            (ids, total)
+            let counted = if ids.len() < limit && (offset == 0 || !ids.is_empty()) {
+                Counted::Exactly(offset + ids.len())
+            } else {
+                Counted::NotYet
+            };
+            (ids, counted)
         }
     };
-    let (total, estimated) = match exact_total {
-        Some(total) => (total as u64, false),
-        // An estimate is never below the hits this page has seen.
-        None => {
+    // An estimate is never below the hits this page has seen.
+    let seen = if ids.is_empty() {
+        0
+    } else {
+        (offset + ids.len()) as u64
+    };
+    let (total, estimated) = match counted {
+        Counted::Exactly(total) => (total as u64, false),
+        Counted::About(total) => (total.max(seen), true),
+        Counted::NotYet => {
             let (total, estimated) = walk.count()?;
-            let seen = if ids.is_empty() {
-                0
-            } else {
-                offset + ids.len()
-            };
-            (total.max(seen as u64), estimated)
+            (total.max(seen), estimated)
         }
     };
     Ok(Ranked {
@@ -201,6 +218,22 @@ fn page_within(
         total,
         estimated,
     })
+}
+
+/// What reading a page told of the number of hits.
+enum Counted {
+    Exactly(usize),
+    About(u64),
+    NotYet,
+}
+
+/// What a page's read of one part gave: its ids, the part's length when
+/// the read reached its end, and the oldest hit of its window when the
+/// window was full.
+struct PartRead {
+    ids: Vec<i64>,
+    len: Option<usize>,
+    oldest_of_window: Option<i64>,
 }
 
 /// The typed words as each engine is asked for them.
@@ -355,12 +388,13 @@ struct Walk<'w, 't> {
 impl Walk<'_, '_> {
     /// The ids at `from..from + count` of `part` in relevance order, and the
     /// part's length when the reads reached its end.
-    fn part(&self, part: Part, from: usize, count: usize) -> Result<(Vec<i64>, Option<usize>)> {
+    fn part(&self, part: Part, from: usize, count: usize) -> Result<PartRead> {
         let most = self.bounds.window;
         let mut window = self.rows(part, true, true, 0, most + 1)?;
         let more = window.len() > most;
         window.truncate(most);
         let window_len = window.len();
+        let oldest_of_window = window.last().filter(|_| more).map(|(id, _)| *id);
         // Best tier first, the newest first among equals.
         window.sort_by(|a, b| b.1.cmp(&a.1).then(b.0.cmp(&a.0)));
         let mut ids: Vec<i64> = window
@@ -370,11 +404,19 @@ impl Walk<'_, '_> {
             .take(count)
             .collect();
         if !more {
-            return Ok((ids, Some(window_len)));
+            return Ok(PartRead {
+                ids,
+                len: Some(window_len),
+                oldest_of_window,
+            });
         }
         let end = from + count;
         if end <= most {
-            return Ok((ids, None));
+            return Ok(PartRead {
+                ids,
+                len: None,
+                oldest_of_window,
+            });
         }
         // Read from the window's end (as an offset would step over the
         // same rows), so that a short read tells the part's length even
@@ -384,7 +426,11 @@ impl Walk<'_, '_> {
         let len = (tail.len() < wanted).then(|| most + tail.len());
         let skipped = from.saturating_sub(most);
         ids.extend(tail.into_iter().skip(skipped).map(|(id, _)| id));
-        Ok((ids, len))
+        Ok(PartRead {
+            ids,
+            len,
+            oldest_of_window,
+        })
     }
 
     /// Up to `limit` hits of `part` from the `offset`th, by id (newest first
@@ -517,7 +563,7 @@ impl Walk<'_, '_> {
             let within = bound.map_or(String::new(), |b| format!("AND content.id {beyond} {b}"));
             let sql = format!(
                 "SELECT content.id FROM content WHERE ({}) {within} ORDER BY content.id {dir} LIMIT {}",
-                also.sql, self.bounds.chunk
+                also.indexed, self.bounds.chunk
             );
             let stories: Vec<i64> = self
                 .tx
@@ -673,19 +719,28 @@ impl Walk<'_, '_> {
         if newest.len() <= most {
             return Ok((newest.len() as u64, false));
         }
-        let (first, last): (Option<i64>, Option<i64>) =
-            self.tx
-                .query_row("SELECT min(id), max(id) FROM content", [], |row| {
-                    Ok((row.get(0)?, row.get(1)?))
-                })?;
-        let reached = newest[most - 1].0;
+        Ok((self.estimate(newest[most - 1].0, most)?, true))
+    }
+
+    /// How many hits there are, from `counted` of them lying between the
+    /// newest story and `oldest`: that density over the ids of every story.
+    fn estimate(&self, oldest: i64, counted: usize) -> Result<u64> {
+        // Two subqueries: SQLite reads a min() or a max() from the key's
+        // ends only when it is the query's one aggregate, and scans the
+        // whole table for both at once (50 ms over a million stories).
+        let (first, last): (Option<i64>, Option<i64>) = self.tx.query_row(
+            "SELECT (SELECT min(id) FROM content), (SELECT max(id) FROM content)",
+            [],
+            |row| Ok((row.get(0)?, row.get(1)?)),
+        )?;
+        let at_least = counted as u64 + 1;
         let (Some(first), Some(last)) = (first, last) else {
-            return Ok((most as u64 + 1, true));
+            return Ok(at_least);
         };
-        let spanned = (last - reached + 1).max(1) as f64;
+        let spanned = (last - oldest + 1).max(1) as f64;
         let every = (last - first + 1).max(1) as f64;
-        let estimate = (most as f64 * every / spanned).round() as u64;
-        Ok((estimate.max(most as u64 + 1), true))
+        let estimate = (counted as f64 * every / spanned).round() as u64;
+        Ok(estimate.max(at_least))
     }
 }
 

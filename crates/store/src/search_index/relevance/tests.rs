@@ -211,7 +211,7 @@ proptest! {
         let want = expected(&held, &typed, last_is_prefix, window);
         let post = "post".to_owned();
         let args: [&dyn ToSql; 1] = [&post];
-        let also = Also { sql: "content.type = ?1", args: &args };
+        let also = Also { sql: "+content.type = ?1", indexed: "content.type = ?1", args: &args };
         let also = posts_only.then_some(&also);
         let bounds = Bounds { window, counted_at_most: 1_000, chunk, walked_at_most };
         let mut got = Vec::new();
@@ -245,7 +245,7 @@ proptest! {
         want.sort_unstable_by(|a, b| b.cmp(a));
         let post = "post".to_owned();
         let args: [&dyn ToSql; 1] = [&post];
-        let also = Also { sql: "content.type = ?1", args: &args };
+        let also = Also { sql: "+content.type = ?1", indexed: "content.type = ?1", args: &args };
         let also = posts_only.then_some(&also);
         for (order, want) in [
             (Order::NewestFirst, want.clone()),
@@ -285,6 +285,19 @@ fn a_count_past_the_counted_ones_is_estimated_from_the_newest_hits() {
     };
     let ranked = store
         .read(|tx| page_within(tx, &terms, Order::Relevance, None, 0, 20, bounds))
+        .expect("the page");
+    assert_eq!(ranked.ids, (41..=60).rev().collect::<Vec<i64>>());
+    assert_eq!((ranked.total, ranked.estimated), (60, true));
+    // The word in every body and no headline: the body's window, as long
+    // as the hits counted one by one, gives the estimate itself.
+    let terms = match_typed("council ").expect("words").expect("a search");
+    let body_bounds = Bounds {
+        window: 10,
+        counted_at_most: 10,
+        ..bounds
+    };
+    let ranked = store
+        .read(|tx| page_within(tx, &terms, Order::Relevance, None, 0, 20, body_bounds))
         .expect("the page");
     assert_eq!(ranked.ids, (41..=60).rev().collect::<Vec<i64>>());
     assert_eq!((ranked.total, ranked.estimated), (60, true));
