@@ -5,6 +5,7 @@
 
 use std::collections::HashMap;
 
+pub(crate) use crate::db::id_array;
 use crate::db::{Row, Transaction};
 use crate::record_type::RecordType;
 
@@ -17,20 +18,6 @@ use crate::model::content::{
 use crate::model::export::Export;
 use crate::model::lock::LockRequest;
 use crate::users::User;
-
-/// Row ids as a JSON array, for `IN (SELECT value FROM json_each(?1))`: one
-/// prepared statement serves any number of ids.
-pub(crate) fn id_array(ids: impl IntoIterator<Item = i64>) -> String {
-    let mut out = String::from("[");
-    for (i, id) in ids.into_iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        out.push_str(&id.to_string());
-    }
-    out.push(']');
-    out
-}
 
 /// How many columns a `COLUMNS` list selects: the owner's id follows them.
 fn column_count(columns: &str) -> usize {

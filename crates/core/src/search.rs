@@ -179,17 +179,8 @@ impl Cms {
             ],
             "relevance",
         )?;
-        let ranked_order = crate::search_index::Order::asked(&params);
-        // With no words, relevance means nothing: the search's order is then
-        // the last change, newest first.
-        let params = if params.order == "relevance" {
-            ListParams {
-                order: "modified_at",
-                ..params
-            }
-        } else {
-            params
-        };
+        // With no words, relevance means nothing: the list's own order then.
+        let (ranked_order, params) = crate::search_index::Order::asked(params, "modified_at");
         let typed = crate::search_index::match_typed(search.keywords.as_deref().unwrap_or(""))?;
         self.read(|tx| {
             let tag_id = match search.tag.as_deref().map(str::trim) {
@@ -228,8 +219,7 @@ impl Cms {
                     terms,
                     order,
                     None,
-                    usize::try_from(params.offset()).unwrap_or(usize::MAX),
-                    usize::try_from(params.per_page).unwrap_or(usize::MAX),
+                    &params,
                 )?;
                 let items = self.rendered_items(tx, ranked.ids)?;
                 return Ok(Page::new(items, &params, ranked.total).estimated(ranked.estimated));

@@ -172,16 +172,8 @@ impl Cms {
     ) -> Result<Page<T>> {
         who.require(Action::ContentList)?;
         let params = ListParams::parse(query, SORTABLE, "version")?;
-        let ranked_order = crate::search_index::Order::asked(&params);
         // With no words, relevance means nothing: the list's own order then.
-        let params = if params.order == "relevance" {
-            ListParams {
-                order: "version",
-                ..params
-            }
-        } else {
-            params
-        };
+        let (ranked_order, params) = crate::search_index::Order::asked(params, "version");
         let has_attachment = match filter.has_attachment.as_deref().map(str::trim) {
             None | Some("") => None,
             Some("0") => Some(0i64),
@@ -340,8 +332,7 @@ impl Cms {
                     &terms,
                     *order,
                     (!conditions.is_empty()).then_some(&also),
-                    usize::try_from(params.offset()).unwrap_or(usize::MAX),
-                    usize::try_from(params.per_page).unwrap_or(usize::MAX),
+                    &params,
                 )?;
                 let rows = rows_in_order(tx, columns, &ranked.ids, &map)?;
                 let items = finish(tx, rows)?;
@@ -432,15 +423,13 @@ fn rows_in_order<R>(
     if ids.is_empty() {
         return Ok(Vec::new());
     }
-    let placeholders: Vec<String> = (1..=ids.len()).map(|n| format!("?{n}")).collect();
     let sql = format!(
-        "SELECT {columns}, content.id AS ranked_id FROM content WHERE content.id IN ({})",
-        placeholders.join(", ")
+        "SELECT {columns}, content.id AS ranked_id FROM content \
+         WHERE content.id IN (SELECT value FROM json_each(?1))"
     );
-    let args: Vec<&dyn ToSql> = ids.iter().map(|id| id as &dyn ToSql).collect();
     let mut by_id: std::collections::HashMap<i64, R> = tx
-        .prepare(&sql)?
-        .query_map(args.as_slice(), |row| {
+        .prepare_cached(&sql)?
+        .query_map([crate::db::id_array(ids.iter().copied())], |row| {
             Ok((row.get::<_, i64>("ranked_id")?, map(row)?))
         })?
         .collect::<crate::db::Result<_>>()?;

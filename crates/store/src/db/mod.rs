@@ -412,6 +412,20 @@ macro_rules! params {
 }
 pub use crate::params;
 
+/// Row ids as a JSON array, for `IN (SELECT value FROM json_each(?1))`: one
+/// prepared statement serves any number of ids.
+pub fn id_array(ids: impl IntoIterator<Item = i64>) -> String {
+    let mut out = String::from("[");
+    for (i, id) in ids.into_iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(&id.to_string());
+    }
+    out.push(']');
+    out
+}
+
 /// Which column of a row: by position or by name.
 pub trait RowIndex {
     fn position(&self, names: &dyn Fn(&str) -> Option<usize>) -> Result<usize>;

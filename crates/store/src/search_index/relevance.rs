@@ -20,6 +20,7 @@
 //! newest hits lie among the newest stories, and said to be an estimate.
 
 use copydesk_search_rank::tier::TIER;
+use copydesk_wire::paging::ListParams;
 
 use super::{SearchTerms, fts5_filter_term, without_filter_mark};
 use crate::db::{Dialect, ToSql, Transaction};
@@ -48,7 +49,8 @@ const WALKED_AT_MOST: usize = 20_000;
 /// Ids a walk with conditions on the story's row reads at once.
 const CHUNK: usize = 1_000;
 
-/// `ids` as an SQL list.
+/// `ids` as an SQL list of numbers, for a walk's `within`, which takes no
+/// parameters of its own.
 fn listed(ids: &[i64]) -> String {
     ids.iter()
         .map(i64::to_string)
@@ -74,16 +76,26 @@ pub enum Order {
 impl Order {
     /// The order of a list with words that the index reads itself:
     /// `relevance`, or the hits by id (`order=id`, newest first unless
-    /// `dir=asc`). `None` for an order of another field, which reads and
-    /// sorts every hit.
-    pub fn asked(params: &copydesk_wire::paging::ListParams) -> Option<Self> {
+    /// `dir=asc`); `None` for an order of another field, which reads and
+    /// sorts every hit. With it, `params` as a list without words reads
+    /// them: relevance, which means nothing there, as `unranked`.
+    pub fn asked(params: ListParams, unranked: &'static str) -> (Option<Self>, ListParams) {
         use copydesk_wire::paging::Direction;
-        match (params.order, params.dir) {
+        let order = match (params.order, params.dir) {
             ("relevance", _) => Some(Self::Relevance),
             ("id", Direction::Desc) => Some(Self::NewestFirst),
             ("id", Direction::Asc) => Some(Self::OldestFirst),
             _ => None,
-        }
+        };
+        let params = if params.order == "relevance" {
+            ListParams {
+                order: unranked,
+                ..params
+            }
+        } else {
+            params
+        };
+        (order, params)
     }
 }
 
@@ -107,24 +119,27 @@ pub struct Ranked {
     pub estimated: bool,
 }
 
-/// The page `offset..offset + limit` of the hits of `terms` in `order`,
+/// The page `params` asks for of the hits of `terms` in `order`,
 /// restricted by `also` when given.
 pub fn page(
     tx: &Transaction<'_>,
     terms: &SearchTerms,
     order: Order,
     also: Option<&Also<'_>>,
-    offset: usize,
-    limit: usize,
+    params: &ListParams,
 ) -> Result<Ranked> {
-    let bounds = Bounds {
-        window: WINDOW,
-        counted_at_most: COUNTED_AT_MOST,
-        chunk: CHUNK,
-        walked_at_most: WALKED_AT_MOST,
-    };
-    page_within(tx, terms, order, also, offset, limit, bounds)
+    let offset = usize::try_from(params.offset()).unwrap_or(usize::MAX);
+    let limit = usize::try_from(params.per_page).unwrap_or(usize::MAX);
+    page_within(tx, terms, order, also, offset, limit, BOUNDS)
 }
+
+/// The bounds every search runs within.
+const BOUNDS: Bounds = Bounds {
+    window: WINDOW,
+    counted_at_most: COUNTED_AT_MOST,
+    chunk: CHUNK,
+    walked_at_most: WALKED_AT_MOST,
+};
 
 /// [`WINDOW`], [`COUNTED_AT_MOST`], [`CHUNK`] and [`WALKED_AT_MOST`], or
 /// smaller ones in tests.
@@ -382,6 +397,16 @@ enum Part {
     All,
 }
 
+impl Part {
+    /// The SQLite index the part is read from, and its column of ids.
+    fn table(self) -> (&'static str, &'static str) {
+        match self {
+            Part::Headline => ("content_headline_search", "content_headline_search.rowid"),
+            Part::Body | Part::All => ("content_search", "content_search.rowid"),
+        }
+    }
+}
+
 /// A search's walks over the index, newest (or oldest) first.
 struct Walk<'w, 't> {
     tx: &'w Transaction<'t>,
@@ -495,10 +520,7 @@ impl Walk<'_, '_> {
         limit: usize,
     ) -> Result<Vec<(i64, i64)>> {
         let wanted = offset.saturating_add(limit);
-        let id = match part {
-            Part::Headline => "content_headline_search.rowid",
-            Part::Body | Part::All => "content_search.rowid",
-        };
+        let (_, id) = part.table();
         let beyond = if newest_first { "<" } else { ">" };
         let mut kept: Vec<i64> = Vec::new();
         let mut bound: Option<i64> = None;
@@ -559,14 +581,18 @@ impl Walk<'_, '_> {
     /// Which of `ids` are stories the conditions hold for.
     fn held(&self, also: &Also<'_>, ids: &[i64]) -> Result<std::collections::HashSet<i64>> {
         let sql = format!(
-            "SELECT content.id FROM content WHERE content.id IN ({}) AND ({})",
-            listed(ids),
+            "SELECT content.id FROM content WHERE content.id IN (SELECT value FROM json_each(?{})) \
+             AND ({})",
+            also.args.len() + 1,
             also.sql
         );
+        let listed = crate::db::id_array(ids.iter().copied());
+        let mut args = also.args.to_vec();
+        args.push(&listed);
         let held = self
             .tx
-            .prepare(&sql)?
-            .query_map(also.args, |row| row.get(0))?
+            .prepare_cached(&sql)?
+            .query_map(args.as_slice(), |row| row.get(0))?
             .collect::<crate::db::Result<_>>()?;
         Ok(held)
     }
@@ -582,10 +608,7 @@ impl Walk<'_, '_> {
         wanted: usize,
         kept: &mut Vec<i64>,
     ) -> Result<()> {
-        let id = match part {
-            Part::Headline => "content_headline_search.rowid",
-            Part::Body | Part::All => "content_search.rowid",
-        };
+        let (_, id) = part.table();
         let (beyond, dir) = if newest_first {
             ("<", "DESC")
         } else {
@@ -643,16 +666,13 @@ impl Walk<'_, '_> {
         let tail = format!("LIMIT {limit} OFFSET {offset}");
         let (sql, texts) = match self.tx.dialect() {
             Dialect::Sqlite => {
-                let (table, expression) = match part {
-                    Part::Headline => ("content_headline_search", self.words.every()),
-                    Part::All => ("content_search", self.words.every()),
-                    Part::Body => (
-                        "content_search",
-                        format!(
-                            "({}) NOT ({})",
-                            self.words.every(),
-                            self.words.in_headline()
-                        ),
+                let (table, _) = part.table();
+                let expression = match part {
+                    Part::Headline | Part::All => self.words.every(),
+                    Part::Body => format!(
+                        "({}) NOT ({})",
+                        self.words.every(),
+                        self.words.in_headline()
                     ),
                 };
                 let tier = if tiered {

@@ -254,7 +254,7 @@ proptest! {
             let mut got = Vec::new();
             for n in 0..=want.len() / per_page {
                 let ranked = store
-                    .read(|tx| page(tx, &terms, order, also, n * per_page, per_page))
+                    .read(|tx| page_within(tx, &terms, order, also, n * per_page, per_page, BOUNDS))
                     .expect("the page");
                 prop_assert_eq!(ranked.total, want.len() as u64);
                 got.extend(ranked.ids);
@@ -280,8 +280,7 @@ fn a_count_past_the_counted_ones_is_estimated_from_the_newest_hits() {
     let bounds = Bounds {
         window: 5,
         counted_at_most: 10,
-        chunk: CHUNK,
-        walked_at_most: WALKED_AT_MOST,
+        ..BOUNDS
     };
     let ranked = store
         .read(|tx| page_within(tx, &terms, Order::Relevance, None, 0, 20, bounds))
@@ -340,7 +339,7 @@ fn a_long_start_is_looked_up_in_the_index_words() {
         )]
     );
     let ranked = store
-        .read(|tx| page(tx, &terms, Order::Relevance, None, 0, 10))
+        .read(|tx| page_within(tx, &terms, Order::Relevance, None, 0, 10, BOUNDS))
         .expect("the page");
     assert_eq!(ranked.ids, [1, 3, 2]);
 }
