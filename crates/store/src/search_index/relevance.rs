@@ -3,7 +3,8 @@
 //! rare one.
 //!
 //! **Relevance.** The hits with every word in a headline field (title,
-//! standfirst, slug, byline, tags) come first, then the others. Within each
+//! standfirst, slug, byline, tags) among the newest [`HEADLINE_SPAN`]
+//! stories come first, then the others. Within each
 //! part a hit that holds the words as a phrase comes before one that holds
 //! them scattered, and one that holds the last word whole before one that
 //! holds only a longer word it starts (see `copydesk_search_rank::tier`);
@@ -46,6 +47,14 @@ const MAX_OFFSET: usize = 1 << 40;
 /// index whether a story is a hit, ten times that.
 const WALKED_AT_MOST: usize = 20_000;
 
+/// The newest stories among which a story with every word in a headline
+/// field comes before the others: the recency decay of the headline part.
+/// Older headline hits are ranked with the body hits. Without a bound a
+/// search of three common words would read the three words' headline
+/// lists to their ends to find the few stories with all three (5 ms over a
+/// million stories); with it, the reads stop at this span.
+pub const HEADLINE_SPAN: usize = 200_000;
+
 /// Ids a walk with conditions on the story's row reads at once.
 const CHUNK: usize = 1_000;
 
@@ -61,9 +70,6 @@ fn listed(ids: &[i64]) -> String {
 /// The most whole words a half-typed start is asked for as; a start of more
 /// is asked for as a start.
 const EXPANDED_AT_MOST: usize = 64;
-
-/// The headline fields of `content_search`, as an FTS5 column filter.
-const HEADLINE_FIELDS: &str = "{title abstract slug authors tags}";
 
 /// How a search's hits are ordered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -139,16 +145,18 @@ const BOUNDS: Bounds = Bounds {
     counted_at_most: COUNTED_AT_MOST,
     chunk: CHUNK,
     walked_at_most: WALKED_AT_MOST,
+    headline_span: HEADLINE_SPAN,
 };
 
-/// [`WINDOW`], [`COUNTED_AT_MOST`], [`CHUNK`] and [`WALKED_AT_MOST`], or
-/// smaller ones in tests.
+/// [`WINDOW`], [`COUNTED_AT_MOST`], [`CHUNK`], [`WALKED_AT_MOST`] and
+/// [`HEADLINE_SPAN`], or smaller ones in tests.
 #[derive(Debug, Clone, Copy)]
 struct Bounds {
     window: usize,
     counted_at_most: usize,
     chunk: usize,
     walked_at_most: usize,
+    headline_span: usize,
 }
 
 /// [`page`] within `bounds`.
@@ -334,10 +342,12 @@ impl Words {
         parts.join(" AND ")
     }
 
-    /// The words alone, within the headline fields.
-    fn in_headline(&self) -> String {
-        let parts: Vec<&str> = self.groups.iter().map(|(g, _)| g.as_str()).collect();
-        format!("{HEADLINE_FIELDS} : ({})", parts.join(" AND "))
+    /// Whether hits can differ in tier: one word is always its own phrase,
+    /// and a last word with nothing it may be the start of is always whole,
+    /// so the tier of every hit of such a search is the same and is not
+    /// worked out row by row.
+    fn tiers_differ(&self) -> bool {
+        self.groups.len() > 1 || self.groups.last().is_some_and(|(_, size)| *size > 1)
     }
 
     /// The groups' sizes as the tier function's arguments.
@@ -433,13 +443,14 @@ impl Walk<'_, '_> {
         headline: Option<&std::collections::HashSet<i64>>,
     ) -> Result<PartRead> {
         let most = self.bounds.window;
+        let tiered = self.words.tiers_differ();
         let mut window = match (part, headline) {
             (Part::Body, Some(headline)) => {
-                let mut rows = self.rows(Part::All, true, true, 0, most + 1 + headline.len())?;
+                let mut rows = self.rows(Part::All, true, tiered, 0, most + 1 + headline.len())?;
                 rows.retain(|(id, _)| !headline.contains(id));
                 rows
             }
-            _ => self.rows(part, true, true, 0, most + 1)?,
+            _ => self.rows(part, true, tiered, 0, most + 1)?,
         };
         let more = window.len() > most;
         window.truncate(most);
@@ -667,12 +678,17 @@ impl Walk<'_, '_> {
         let (sql, texts) = match self.tx.dialect() {
             Dialect::Sqlite => {
                 let (table, _) = part.table();
-                let expression = match part {
-                    Part::Headline | Part::All => self.words.every(),
+                let m = also_args + 1;
+                let span = self.span_start();
+                let headline = match part {
+                    Part::Headline => format!("AND {table}.rowid >= {span}"),
+                    Part::All => String::new(),
+                    // The hits but the headline part's (the same words
+                    // asked of the headline index, within the span).
                     Part::Body => format!(
-                        "({}) NOT ({})",
-                        self.words.every(),
-                        self.words.in_headline()
+                        "AND NOT ({table}.rowid >= {span} AND {table}.rowid IN \
+                         (SELECT rowid FROM content_headline_search \
+                         WHERE content_headline_search MATCH ?{m} AND rowid >= {span}))"
                     ),
                 };
                 let tier = if tiered {
@@ -690,19 +706,26 @@ impl Walk<'_, '_> {
                 (
                     format!(
                         "SELECT {table}.rowid, {tier} FROM {from} \
-                         WHERE {table} MATCH ?{m} {within} {also} ORDER BY {table}.rowid {dir} {tail}",
-                        m = also_args + 1,
+                         WHERE {table} MATCH ?{m} {headline} {within} {also} \
+                         ORDER BY {table}.rowid {dir} {tail}",
                     ),
-                    vec![expression],
+                    vec![self.words.every()],
                 )
             }
             Dialect::Postgres => {
+                let span = self.span_start();
                 let (column, not_headline) = match part {
-                    Part::Headline => ("headline", ""),
-                    Part::All => ("document", ""),
+                    Part::Headline => (
+                        "headline",
+                        format!(" AND content_search.content_id >= {span}"),
+                    ),
+                    Part::All => ("document", String::new()),
                     Part::Body => (
                         "document",
-                        " AND NOT (content_search.headline @@ CAST(?{q}::text AS tsquery))",
+                        format!(
+                            " AND NOT (content_search.content_id >= {span} \
+                             AND content_search.headline @@ CAST(?{{q}}::text AS tsquery))"
+                        ),
                     ),
                 };
                 let q = also_args + 1;
@@ -759,6 +782,15 @@ impl Walk<'_, '_> {
             .query_map(args.as_slice(), |row| Ok((row.get(0)?, row.get(1)?)))?
             .collect::<crate::db::Result<_>>()?;
         Ok(rows)
+    }
+
+    /// The first id of the stories within [`HEADLINE_SPAN`] of the newest,
+    /// as SQL (read once by each statement).
+    fn span_start(&self) -> String {
+        format!(
+            "((SELECT max(id) FROM content) - {})",
+            self.bounds.headline_span.saturating_sub(1)
+        )
     }
 
     /// How many hits there are, and whether that is an estimate: exact up to

@@ -107,15 +107,23 @@ fn holds(fields: &[&[usize]], typed: &[&str], last_is_prefix: bool) -> bool {
 
 use copydesk_search_rank::tier;
 
-/// The hits of `typed` in relevance order with `window`, worked out by hand.
-fn expected(stories: &[Story], typed: &[&str], last_is_prefix: bool, window: usize) -> Vec<i64> {
+/// The hits of `typed` in relevance order with `window` and a headline
+/// part within the newest `span` stories, worked out by hand.
+fn expected(
+    stories: &[Story],
+    typed: &[&str],
+    last_is_prefix: bool,
+    window: usize,
+    span: usize,
+) -> Vec<i64> {
     let mut headline = Vec::new();
     let mut body = Vec::new();
     for (i, story) in stories.iter().enumerate().rev() {
         let id = i as i64 + 1;
         let heads: [&[usize]; 3] = [&story.title, &story.standfirst, &story.slug];
         let all: [&[usize]; 4] = [&story.title, &story.standfirst, &story.body, &story.slug];
-        if holds(&heads, typed, last_is_prefix) {
+        let within_span = stories.len() - i <= span;
+        if within_span && holds(&heads, typed, last_is_prefix) {
             headline.push((id, tier_in(&heads, typed, last_is_prefix)));
         } else if holds(&all, typed, last_is_prefix) {
             body.push((id, tier_in(&all, typed, last_is_prefix)));
@@ -187,6 +195,7 @@ proptest! {
         posts_only in any::<bool>(),
         chunk in 1usize..6,
         walked_at_most in 0usize..12,
+        headline_span in prop_oneof![Just(HEADLINE_SPAN), 1usize..40],
     ) {
         let (_dir, store) = store_of(&stories);
         // A sign FTS5 finds no word in (a vowel sign alone) is left out.
@@ -208,12 +217,12 @@ proptest! {
                 story.clone()
             })
             .collect();
-        let want = expected(&held, &typed, last_is_prefix, window);
+        let want = expected(&held, &typed, last_is_prefix, window, headline_span);
         let post = "post".to_owned();
         let args: [&dyn ToSql; 1] = [&post];
         let also = Also { sql: "+content.type = ?1", indexed: "content.type = ?1", args: &args };
         let also = posts_only.then_some(&also);
-        let bounds = Bounds { window, counted_at_most: 1_000, chunk, walked_at_most };
+        let bounds = Bounds { window, counted_at_most: 1_000, chunk, walked_at_most, headline_span };
         let mut got = Vec::new();
         for n in 0..=want.len() / per_page {
             let ranked = store
@@ -238,7 +247,7 @@ proptest! {
         let (_dir, store) = store_of(&stories);
         let keywords = format!("{}{}", typed.join(" "), if last_is_prefix { "" } else { " " });
         let terms = match_typed(&keywords).expect("words").expect("a search");
-        let mut want: Vec<i64> = expected(&stories, &typed, last_is_prefix, 0)
+        let mut want: Vec<i64> = expected(&stories, &typed, last_is_prefix, 0, HEADLINE_SPAN)
             .into_iter()
             .filter(|id| !posts_only || stories[*id as usize - 1].post)
             .collect();
