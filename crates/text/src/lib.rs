@@ -5,6 +5,7 @@
 //! merge with property tests). `copydesk-core` calls it; it never calls
 //! the core.
 
+pub mod annotations;
 pub mod draftjs;
 mod error;
 pub mod html_scan;

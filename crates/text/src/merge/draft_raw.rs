@@ -3,6 +3,7 @@
 //! Entities are read by value and written one per range, numbered from 0 in
 //! order, as `convertToRaw` numbers them; offsets are code points.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::ops::Range;
 
@@ -11,7 +12,8 @@ use serde::ser::SerializeMap;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use super::rich_text::{Block, Entity, Marks, RichText};
+use super::rich_text::{Annotation, Block, Entity, Marks, RichText};
+use crate::annotations::{joined_entity, split_entity};
 
 /// Canonical JSON of a value: object keys sorted (serde_json's map is ordered).
 fn canonical(value: Option<&Value>) -> String {
@@ -177,7 +179,8 @@ struct MarkReader<'a> {
     style_ids: HashMap<&'a str, usize>,
     styles: Vec<&'a str>,
     entity_ids: HashMap<EntityName<'a>, Option<usize>>,
-    entities: Vec<Entity>,
+    /// Each entity as the character's own and its notes and suggestions.
+    entities: Vec<(Option<Entity>, BTreeSet<Annotation>)>,
     /// By the styles on (a bit each, for the first 128 styles) and the entity.
     sets: HashMap<(u128, Option<usize>), Marks>,
 }
@@ -200,7 +203,7 @@ impl<'a> MarkReader<'a> {
             return *id;
         }
         let id = find(&name).map(|entity| {
-            self.entities.push(entity);
+            self.entities.push(split_entity(entity));
             self.entities.len() - 1
         });
         self.entity_ids.insert(name, id);
@@ -229,9 +232,14 @@ impl<'a> MarkReader<'a> {
     /// The marks of the styles on (by id) and the entity (by id).
     fn set(&mut self, on: &BTreeMap<usize, usize>, entity: Option<usize>) -> Marks {
         let make = |reader: &Self| {
-            Marks::new(
+            let (own, annotations) = entity.map_or((None, BTreeSet::new()), |e| {
+                let (own, annotations) = &reader.entities[e];
+                (own.clone(), annotations.clone())
+            });
+            Marks::annotated(
                 on.keys().map(|s| reader.styles[*s].to_owned()).collect(),
-                entity.map(|e| reader.entities[e].clone()),
+                own,
+                annotations,
             )
         };
         if on.keys().any(|s| *s >= 128) {
@@ -411,6 +419,24 @@ fn json_text(text: &str) -> &RawValue {
 /// between (a long story's would be hundreds of thousands of small maps).
 pub fn to_raw(text: &RichText) -> String {
     let mut taken: BTreeSet<String> = BTreeSet::new();
+    // Each character's one entity: its own with its notes and suggestions.
+    let joined: Vec<Vec<Option<Cow<'_, Entity>>>> = text
+        .blocks
+        .iter()
+        .map(|block| {
+            block
+                .marks
+                .iter()
+                .map(|m| {
+                    if m.annotations.is_empty() {
+                        m.entity.as_ref().map(Cow::Borrowed)
+                    } else {
+                        joined_entity(m.entity.as_ref(), &m.annotations).map(Cow::Owned)
+                    }
+                })
+                .collect()
+        })
+        .collect();
     let mut entities: Vec<EntityOut<'_>> = Vec::new();
     let mut blocks = Vec::with_capacity(text.blocks.len());
     for (index, block) in text.blocks.iter().enumerate() {
@@ -440,13 +466,14 @@ pub fn to_raw(text: &RichText) -> String {
         }
         let mut entity_ranges = Vec::new();
         let mut i = 0;
-        while i < block.marks.len() {
-            let Some(entity) = &block.marks[i].entity else {
+        let of_chars = &joined[index];
+        while i < of_chars.len() {
+            let Some(entity) = &of_chars[i] else {
                 i += 1;
                 continue;
             };
             let start = i;
-            while i < block.marks.len() && block.marks[i].entity.as_ref() == Some(entity) {
+            while i < of_chars.len() && of_chars[i].as_ref() == Some(entity) {
                 i += 1;
             }
             entity_ranges.push(EntityRangeOut {
@@ -527,7 +554,7 @@ mod tests {
             let entities_by_id: Vec<(Range<usize>, usize)> = entities
                 .iter()
                 .map(|(r, e)| {
-                    reader.entities.push(e.clone());
+                    reader.entities.push((Some(e.clone()), BTreeSet::new()));
                     (r.clone(), reader.entities.len() - 1)
                 })
                 .collect();

@@ -1,6 +1,8 @@
 //! The merge's blocks read from a body's HTML (for clients that send only HTML) and written as HTML (so `content` and `content_raw` of a merged item tell the same text).
 
-use super::rich_text::{Block, Entity, Marks, RichText};
+use std::collections::BTreeSet;
+
+use super::rich_text::{Annotation, Block, Change, Entity, Marks, RichText};
 use crate::print_formats::{BlockKind, read_blocks_linking};
 
 const HEADINGS: [&str; 6] = ["one", "two", "three", "four", "five", "six"];
@@ -134,8 +136,45 @@ fn write_inline(block: &Block, out: &mut String) {
         if let Some(url) = marks.entity.as_ref().and_then(href) {
             inner = format!("<a href=\"{}\">{inner}</a>", escape(&url));
         }
+        if !marks.annotations.is_empty() {
+            inner = annotated(&marks.annotations, inner);
+        }
         out.push_str(&inner);
     }
+}
+
+/// `inner` in the elements of its notes and suggested edits: an insertion
+/// in `<ins>`, a deletion in `<del>`, a style change in a `<span>`, each
+/// with `data-suggestion` (its id), `data-author` and `data-at`; the notes
+/// outermost, in a `<span data-notes>` of their ids.
+fn annotated(annotations: &BTreeSet<Annotation>, mut inner: String) -> String {
+    let mut notes = Vec::new();
+    for annotation in annotations.iter().rev() {
+        match annotation {
+            Annotation::Note(id) => notes.push(escape(id)),
+            Annotation::Suggestion(s) => {
+                let (tag, more) = match &s.change {
+                    Change::Insertion => ("ins", String::new()),
+                    Change::Deletion => ("del", String::new()),
+                    Change::Style { style, on } => (
+                        "span",
+                        format!(" data-style=\"{}\" data-on=\"{on}\"", escape(style)),
+                    ),
+                };
+                inner = format!(
+                    "<{tag} data-suggestion=\"{}\"{more} data-author=\"{}\" data-at=\"{}\">{inner}</{tag}>",
+                    escape(&s.id),
+                    escape(&s.author),
+                    escape(&s.at),
+                );
+            }
+        }
+    }
+    if notes.is_empty() {
+        return inner;
+    }
+    notes.reverse();
+    format!("<span data-notes=\"{}\">{inner}</span>", notes.join(" "))
 }
 
 /// Writes the blocks as HTML: paragraphs, headings, quotes, lists, photos.

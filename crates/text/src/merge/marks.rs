@@ -9,13 +9,16 @@
 //! the other side put on every one of the words they replaced. A link the
 //! other side changed as a whole (its address fixed, or the link removed)
 //! is changed on the inserted words that carry it too, so a link's address
-//! and its text merge apart and a link never splits in two.
+//! and its text merge apart and a link never splits in two. Notes merge as
+//! styles do on the characters both kept and as links do at their edges;
+//! a suggested edit stays on the characters it was made on and never
+//! spreads to the other side's words.
 
 use std::collections::{BTreeSet, HashMap};
 use std::ops::Range;
 
 use super::joins::is_break;
-use super::rich_text::{Block, Entity, Marks};
+use super::rich_text::{Annotation, Block, Entity, Marks};
 
 /// A character kept on all three sides, by its index in each.
 #[derive(Clone, Copy)]
@@ -34,30 +37,37 @@ pub(super) fn merge_marks(base: &Marks, mine: &Marks, theirs: &Marks) -> Marks {
     if theirs == base || theirs == mine {
         return mine.clone();
     }
-    let every: BTreeSet<&String> = base
-        .styles
-        .iter()
-        .chain(&mine.styles)
-        .chain(&theirs.styles)
-        .collect();
-    let styles = every
-        .into_iter()
-        .filter(|style| {
-            let (b, m, t) = (
-                base.styles.contains(*style),
-                mine.styles.contains(*style),
-                theirs.styles.contains(*style),
-            );
-            if m == b { t } else { m }
-        })
-        .cloned()
-        .collect();
+    let styles = each_from_its_changer(&base.styles, &mine.styles, &theirs.styles);
     let entity = if theirs.entity == base.entity {
         mine.entity.clone()
     } else {
         theirs.entity.clone()
     };
-    Marks::new(styles, entity)
+    let annotations =
+        each_from_its_changer(&base.annotations, &mine.annotations, &theirs.annotations);
+    Marks::annotated(styles, entity, annotations)
+}
+
+/// Each member of three sets as the side that added or took it off left
+/// it: a flag's three-way merge.
+fn each_from_its_changer<T: Ord + Clone>(
+    base: &BTreeSet<T>,
+    mine: &BTreeSet<T>,
+    theirs: &BTreeSet<T>,
+) -> BTreeSet<T> {
+    let every: BTreeSet<&T> = base.iter().chain(mine).chain(theirs).collect();
+    every
+        .into_iter()
+        .filter(|member| {
+            let (b, m, t) = (
+                base.contains(*member),
+                mine.contains(*member),
+                theirs.contains(*member),
+            );
+            if m == b { t } else { m }
+        })
+        .cloned()
+        .collect()
 }
 
 /// The marks of a character one side (`taken`) inserted, with the other
@@ -90,6 +100,22 @@ pub(super) fn inserted_marks(
                 && now.entity != was.entity;
             if both_changed && marks.entity == was.entity {
                 marks.entity.clone_from(&now.entity);
+            }
+            // A note, like a link, covers words typed inside it, not at its
+            // edges; a suggestion never covers the other side's words.
+            for annotation in now.annotations.intersection(&now_right.annotations) {
+                let added = !was.annotations.contains(annotation)
+                    && !was_right.annotations.contains(annotation);
+                if added && matches!(annotation, Annotation::Note(_)) {
+                    marks.annotations.insert(annotation.clone());
+                }
+            }
+            for annotation in was.annotations.intersection(&was_right.annotations) {
+                let removed = !now.annotations.contains(annotation)
+                    && !now_right.annotations.contains(annotation);
+                if removed && matches!(annotation, Annotation::Note(_)) {
+                    marks.annotations.remove(annotation);
+                }
             }
         }
     }
@@ -168,6 +194,9 @@ pub(super) struct RunChange {
     added: BTreeSet<String>,
     removed: BTreeSet<String>,
     entity: Option<Option<Entity>>,
+    /// Notes put on or taken off every one of the words.
+    notes_added: BTreeSet<Annotation>,
+    notes_removed: BTreeSet<Annotation>,
 }
 
 impl RunChange {
@@ -197,6 +226,18 @@ impl RunChange {
                 change.removed.insert(style.clone());
             }
         }
+        let notes: BTreeSet<&Annotation> = pairs
+            .iter()
+            .flat_map(|(b, s)| b.annotations.iter().chain(&s.annotations))
+            .filter(|a| matches!(a, Annotation::Note(_)))
+            .collect();
+        for note in notes {
+            if every(&|b, s| !b.annotations.contains(note) && s.annotations.contains(note)) {
+                change.notes_added.insert(note.clone());
+            } else if every(&|b, s| b.annotations.contains(note) && !s.annotations.contains(note)) {
+                change.notes_removed.insert(note.clone());
+            }
+        }
         let alike = rest
             .iter()
             .all(|(b, s)| b.entity == first_was.entity && s.entity == first_now.entity);
@@ -215,6 +256,12 @@ impl RunChange {
         }
         if let Some(entity) = &self.entity {
             marks.entity.clone_from(entity);
+        }
+        for note in &self.notes_added {
+            marks.annotations.insert(note.clone());
+        }
+        for note in &self.notes_removed {
+            marks.annotations.remove(note);
         }
     }
 }

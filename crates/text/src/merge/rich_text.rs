@@ -1,4 +1,4 @@
-//! A story's text as the merge sees it: blocks of characters, each character with its inline styles and link.
+//! A story's text as the merge sees it: blocks of characters, each character with its inline styles, its link, and the notes and suggested edits on it.
 //!
 //! Characters are Unicode code points, as Draft.js counts offsets, so a
 //! range read from `content_raw` maps onto them one to one.
@@ -50,7 +50,12 @@ pub struct MarkSet {
     /// Draft.js inline styles: `BOLD`, `ITALIC`, `UNDERLINE`, ...
     pub styles: BTreeSet<String>,
     pub entity: Option<Entity>,
+    /// The in-content notes anchored on the character and the suggested
+    /// edits pending on it (see [`crate::annotations`]).
+    pub annotations: BTreeSet<Annotation>,
 }
+
+pub use crate::annotations::{Annotation, Change, Suggestion};
 
 /// A character's marks, shared: the characters of a run (a story's
 /// thousands of bold or linked characters) hold one set between them, so
@@ -61,7 +66,20 @@ pub struct Marks(std::sync::Arc<MarkSet>);
 
 impl Marks {
     pub fn new(styles: BTreeSet<String>, entity: Option<Entity>) -> Self {
-        Self(std::sync::Arc::new(MarkSet { styles, entity }))
+        Self::annotated(styles, entity, BTreeSet::new())
+    }
+
+    /// Marks with notes and suggested edits on them.
+    pub fn annotated(
+        styles: BTreeSet<String>,
+        entity: Option<Entity>,
+        annotations: BTreeSet<Annotation>,
+    ) -> Self {
+        Self(std::sync::Arc::new(MarkSet {
+            styles,
+            entity,
+            annotations,
+        }))
     }
 }
 

@@ -212,9 +212,10 @@ pub fn merge_block(base: &Block, mine: &Block, theirs: &Block) -> Option<Block> 
                 let t = Sides::chars(&sides.theirs_tokens, &region.theirs);
                 for (mi, ti) in m.zip(t) {
                     let (own, other) = (&mine.marks[mi], &theirs.marks[ti]);
-                    let merged = Marks::new(
+                    let merged = Marks::annotated(
                         own.styles.union(&other.styles).cloned().collect(),
                         other.entity.clone().or_else(|| own.entity.clone()),
+                        own.annotations.union(&other.annotations).cloned().collect(),
                     );
                     text.push(break_or(&merged, mine.text[mi], theirs.text[ti]));
                     marks.push(merged);

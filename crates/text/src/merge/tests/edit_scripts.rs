@@ -19,7 +19,9 @@
 //! - The four invariants are `check_` functions, each explained where it
 //!   is written, and the properties at the end run them.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+use crate::annotations::Annotation;
 
 use proptest::prelude::*;
 use proptest::sample::Index;
@@ -68,6 +70,8 @@ struct Word {
     text: String,
     bold: bool,
     link: Option<&'static str>,
+    /// Notes on the word and suggestions pending on it.
+    annotations: BTreeSet<Annotation>,
 }
 
 impl Word {
@@ -77,6 +81,7 @@ impl Word {
             text: text.to_owned(),
             bold: false,
             link: None,
+            annotations: BTreeSet::new(),
         }
     }
 }
@@ -150,11 +155,18 @@ impl Story {
                     Item::Paragraph { key, words } => {
                         let words: Vec<String> = words
                             .iter()
-                            .map(|w| match (w.bold, w.link) {
-                                (false, None) => w.text.clone(),
-                                (true, None) => format!("*{}*", w.text),
-                                (false, Some(_)) => format!("[{}]", w.text),
-                                (true, Some(_)) => format!("*[{}]*", w.text),
+                            .map(|w| {
+                                let word = match (w.bold, w.link) {
+                                    (false, None) => w.text.clone(),
+                                    (true, None) => format!("*{}*", w.text),
+                                    (false, Some(_)) => format!("[{}]", w.text),
+                                    (true, Some(_)) => format!("*[{}]*", w.text),
+                                };
+                                if w.annotations.is_empty() {
+                                    word
+                                } else {
+                                    format!("{word}{{{}}}", annotation_names(&w.annotations))
+                                }
                             })
                             .collect();
                         (key, words.join(" "))
@@ -169,6 +181,19 @@ impl Story {
             .collect();
         blocks.join(" | ")
     }
+}
+
+/// A word's notes and suggestions written short: `n1`, `s:m` (side m's
+/// suggestion).
+fn annotation_names(annotations: &BTreeSet<Annotation>) -> String {
+    let names: Vec<String> = annotations
+        .iter()
+        .map(|a| match a {
+            Annotation::Note(id) => id.clone(),
+            Annotation::Suggestion(s) => format!("s:{}", s.id),
+        })
+        .collect();
+    names.join(",")
 }
 
 /// How the stories are handed to the merge.
@@ -213,6 +238,7 @@ fn rich(story: &Story, keys: Keys) -> RichText {
                                 marks.styles.insert("BOLD".to_owned());
                             }
                             marks.entity = word.link.map(link);
+                            marks.annotations.clone_from(&word.annotations);
                         }
                         at = end + 1;
                     }
@@ -389,6 +415,17 @@ enum Edit {
         word: Index,
         url: &'static str,
     },
+    /// A note (`n1` or `n2`) put on a word.
+    Note {
+        paragraph: Index,
+        word: Index,
+        note: &'static str,
+    },
+    /// A word suggested for deletion (the side's one suggestion).
+    SuggestDeletion {
+        paragraph: Index,
+        word: Index,
+    },
     /// A new photo (a new name and key).
     PlacePhoto {
         at: Index,
@@ -424,6 +461,9 @@ fn edit() -> impl Strategy<Value = Edit> {
         1 => (pick(), pick()).prop_map(|(paragraph, word)| Edit::Bold { paragraph, word }),
         1 => (pick(), pick(), prop::sample::select(URLS.to_vec()))
             .prop_map(|(paragraph, word, url)| Edit::Link { paragraph, word, url }),
+        2 => (pick(), pick(), prop::sample::select(vec!["n1", "n2"]))
+            .prop_map(|(paragraph, word, note)| Edit::Note { paragraph, word, note }),
+        2 => (pick(), pick()).prop_map(|(paragraph, word)| Edit::SuggestDeletion { paragraph, word }),
         1 => pick().prop_map(|at| Edit::PlacePhoto { at }),
         1 => (pick(), pick()).prop_map(|(photo, to)| Edit::MovePhoto { photo, to }),
         1 => pick().prop_map(|photo| Edit::DeletePhoto { photo }),
@@ -570,6 +610,77 @@ fn check_one_side_changes(base: &RichText, side: &RichText) -> Result<(), String
     Ok(())
 }
 
+/// Each base marker's notes and suggestions in a story.
+fn marker_annotations(story: &Story) -> HashMap<String, BTreeSet<Annotation>> {
+    let mut out = HashMap::new();
+    for item in &story.items {
+        if let Item::Paragraph { words, .. } = item {
+            for word in words.iter().filter(|w| is_marker(&w.text)) {
+                out.insert(word.text.clone(), word.annotations.clone());
+            }
+        }
+    }
+    out
+}
+
+/// Invariant 5, notes and suggestions stay on their words: a base marker
+/// both sides kept carries, in the merged text, each note and suggestion
+/// as the side that put it on or took it off left it (a flag's three-way
+/// merge), outside the blocks in conflict (whose merged text is theirs).
+fn check_annotations_stay(
+    base: &Story,
+    mine: &Story,
+    theirs: &Story,
+    merged: &Merged,
+) -> Result<(), String> {
+    let (in_base, in_mine, in_theirs) = (
+        marker_annotations(base),
+        marker_annotations(mine),
+        marker_annotations(theirs),
+    );
+    let in_conflict: HashSet<usize> = merged.conflicts.iter().map(|c| c.position).collect();
+    for (at, block) in merged.text.blocks.iter().enumerate() {
+        if in_conflict.contains(&at) {
+            continue;
+        }
+        let mut start = 0;
+        for (i, c) in block.text.iter().chain([&' ']).enumerate() {
+            if !c.is_whitespace() {
+                continue;
+            }
+            let word: String = block.text[start..i].iter().collect();
+            let here = start;
+            start = i + 1;
+            let (Some(b), Some(m), Some(t)) =
+                (in_base.get(&word), in_mine.get(&word), in_theirs.get(&word))
+            else {
+                continue;
+            };
+            let every: BTreeSet<&Annotation> = b.iter().chain(m).chain(t).collect();
+            let want: BTreeSet<Annotation> = every
+                .into_iter()
+                .filter(|a| {
+                    if m.contains(*a) == b.contains(*a) {
+                        t.contains(*a)
+                    } else {
+                        m.contains(*a)
+                    }
+                })
+                .cloned()
+                .collect();
+            let got = &block.marks[here].annotations;
+            if *got != want {
+                return Err(format!(
+                    "{word} carries {{{}}}, not {{{}}}",
+                    annotation_names(got),
+                    annotation_names(&want)
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// A replica of the story: what it last synced and its text now.
 struct Replica {
     synced: RichText,
@@ -646,6 +757,30 @@ proptest! {
             let theirs = apply(&base, &theirs_script, "t", keys);
             let merged = merge_stories(&base, &mine, &theirs, keys);
             if let Err(why) = check_nothing_is_doubled(&base, &mine, &theirs, &merged) {
+                return Err(TestCaseError::fail(format!(
+                    "{why}\n{}\n  merged: {}", shown(keys, &base, &mine, &theirs), shown_merge(&merged)
+                )));
+            }
+        }
+    }
+
+    /// Invariant 5 (see [`check_annotations_stay`]).
+    #[test]
+    fn notes_and_suggestions_stay_on_their_words(
+        base in base_story(), mine_script in script(), theirs_script in script(),
+    ) {
+        // Not yet where one side joins or splits paragraphs and the other
+        // moves one: the marks of the joined words can then land on the
+        // wrong words (docs/decisions.md: "Another, found by the notes' property test").
+        let restructures = |script: &[Edit]| script.iter().any(|e| matches!(e, Edit::Join { .. } | Edit::Split { .. }));
+        let moves = |script: &[Edit]| script.iter().any(|e| matches!(e, Edit::MoveParagraph { .. } | Edit::InsertParagraph { .. } | Edit::DeleteParagraph { .. }));
+        let apart = |a: &[Edit], b: &[Edit]| !(restructures(a) && moves(b));
+        prop_assume!(apart(&mine_script, &theirs_script) && apart(&theirs_script, &mine_script));
+        for keys in KEYINGS {
+            let mine = apply(&base, &mine_script, "m", keys);
+            let theirs = apply(&base, &theirs_script, "t", keys);
+            let merged = merge_stories(&base, &mine, &theirs, keys);
+            if let Err(why) = check_annotations_stay(&base, &mine, &theirs, &merged) {
                 return Err(TestCaseError::fail(format!(
                     "{why}\n{}\n  merged: {}", shown(keys, &base, &mine, &theirs), shown_merge(&merged)
                 )));

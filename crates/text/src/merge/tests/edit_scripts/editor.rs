@@ -5,6 +5,7 @@ use std::collections::{HashMap, HashSet};
 use proptest::sample::Index;
 
 use super::{Edit, Item, Keys, Story, TYPED_WORDS, Word, is_marker};
+use crate::annotations::{Annotation, Change, Suggestion};
 
 /// A story being edited by one side, which names what it makes with its
 /// own prefix (`m` for mine, `t` for theirs): marker `m1`, key `km1`,
@@ -169,6 +170,16 @@ impl Editor<'_> {
         (!found.is_empty()).then(|| found[pick.index(found.len())])
     }
 
+    /// The word a note or suggestion goes on: the paragraph's marker half
+    /// the time (the words invariant 5 follows), else any word.
+    fn annotated_word(&mut self, at: usize, pick: Index) -> Option<usize> {
+        let marker = self.words(at).iter().position(|w| is_marker(&w.text));
+        match marker {
+            Some(marker) if pick.index(2) == 0 => Some(marker),
+            _ => self.word(at, pick, false),
+        }
+    }
+
     /// Takes out block `from` and puts it back at the place `to` names.
     fn move_block(&mut self, from: usize, to: Index) {
         let block = self.story.items.remove(from);
@@ -309,6 +320,34 @@ impl Editor<'_> {
                     && let Some(w) = self.word(p, *word, false)
                 {
                     self.words(p)[w].link = Some(url);
+                }
+            }
+            Edit::Note {
+                paragraph,
+                word,
+                note,
+            } => {
+                if let Some(p) = self.paragraph(*paragraph)
+                    && let Some(w) = self.annotated_word(p, *word)
+                {
+                    self.words(p)[w]
+                        .annotations
+                        .insert(Annotation::Note((*note).to_owned()));
+                }
+            }
+            Edit::SuggestDeletion { paragraph, word } => {
+                if let Some(p) = self.paragraph(*paragraph)
+                    && let Some(w) = self.annotated_word(p, *word)
+                {
+                    let suggestion = Suggestion {
+                        id: self.side.to_owned(),
+                        change: Change::Deletion,
+                        author: self.side.to_owned(),
+                        at: String::new(),
+                    };
+                    self.words(p)[w]
+                        .annotations
+                        .insert(Annotation::Suggestion(suggestion));
                 }
             }
             Edit::PlacePhoto { at } => {

@@ -1,0 +1,355 @@
+//! In-content notes and suggested edits: what they are on a character, how they travel in Draft.js raw content, and accepting or rejecting them.
+//!
+//! A note is anchored on the words it was made on; its thread is the
+//! specification's note comments (`/v3/note-comment/{note uuid}`). A
+//! suggested edit is an insertion, a deletion or a style change that waits
+//! for the story's writer to accept or reject it; until then the text holds
+//! the inserted words, the deleted words (marked), and the styles as they
+//! were, the suggested change beside them. Both are part of the text, so
+//! they travel through versions, drafts, sync and the three-way merge on
+//! their words, and their ids are UUIDs, so that two laptops offline never
+//! make the same one.
+//!
+//! **In raw content** a character carries one entity at most (Draft.js
+//! holds one per character), so a character's notes and suggestions ride
+//! in its entity's `data`: `"notes"` (note UUIDs) and `"suggestions"` (one
+//! object each). A character with a link keeps its `LINK` entity, with
+//! those members added, so that a client that knows only links still sees
+//! the link; a character with no other entity gets a `NOTE` entity (notes
+//! alone) or a `SUGGESTION` entity.
+
+use std::collections::BTreeSet;
+
+use serde_json::{Map, Value};
+
+use crate::merge::rich_text::{Block, Entity, Marks, RichText};
+
+/// The entity type of characters whose only entity is notes.
+pub const NOTE_ENTITY: &str = "NOTE";
+/// The entity type of characters with a suggested edit and no link.
+pub const SUGGESTION_ENTITY: &str = "SUGGESTION";
+
+/// One note or suggested edit on a character.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Annotation {
+    /// An in-content note, by its UUID.
+    Note(String),
+    Suggestion(Suggestion),
+}
+
+/// A suggested edit, its author and when it was made.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Suggestion {
+    /// A UUID: the characters of one suggestion share it.
+    pub id: String,
+    pub change: Change,
+    /// Who suggested it (the user's name as the editor shows it).
+    pub author: String,
+    /// When, as RFC 3339.
+    pub at: String,
+}
+
+/// What a suggestion would do to its characters.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Change {
+    /// The characters are suggested words: accepted, they stay; rejected,
+    /// they go.
+    Insertion,
+    /// The characters are words suggested for deletion: accepted, they go;
+    /// rejected, they stay.
+    Deletion,
+    /// A Draft.js style put on (`on`) or taken off the characters.
+    Style { style: String, on: bool },
+}
+
+impl Suggestion {
+    /// The suggestion as raw content's entity data holds it.
+    pub fn to_json(&self) -> Value {
+        let mut out = Map::new();
+        out.insert("id".into(), Value::from(self.id.as_str()));
+        let kind = match &self.change {
+            Change::Insertion => "insertion",
+            Change::Deletion => "deletion",
+            Change::Style { style, on } => {
+                out.insert("style".into(), Value::from(style.as_str()));
+                out.insert("on".into(), Value::from(*on));
+                "style"
+            }
+        };
+        out.insert("kind".into(), Value::from(kind));
+        out.insert("author".into(), Value::from(self.author.as_str()));
+        out.insert("at".into(), Value::from(self.at.as_str()));
+        Value::Object(out)
+    }
+
+    /// Reads [`Suggestion::to_json`]'s form; `None` when it is not one.
+    pub fn from_json(value: &Value) -> Option<Self> {
+        let text = |name: &str| value.get(name).and_then(Value::as_str).map(str::to_owned);
+        let change = match value.get("kind")?.as_str()? {
+            "insertion" => Change::Insertion,
+            "deletion" => Change::Deletion,
+            "style" => Change::Style {
+                style: text("style")?,
+                on: value.get("on")?.as_bool()?,
+            },
+            _ => return None,
+        };
+        let id = text("id").filter(|id| !id.is_empty())?;
+        Some(Self {
+            id,
+            change,
+            author: text("author").unwrap_or_default(),
+            at: text("at").unwrap_or_default(),
+        })
+    }
+}
+
+/// An entity of raw content as the character's own entity (a link, or
+/// none when it was only notes and suggestions) and the notes and
+/// suggestions its data holds. Members that are not of their form are left
+/// in the data as they were.
+pub fn split_entity(entity: Entity) -> (Option<Entity>, BTreeSet<Annotation>) {
+    let Ok(Value::Object(mut data)) = serde_json::from_str::<Value>(&entity.data) else {
+        return (Some(entity), BTreeSet::new());
+    };
+    let mut annotations = BTreeSet::new();
+    let notes: Option<Vec<String>> = data.get("notes").and_then(|notes| {
+        notes
+            .as_array()?
+            .iter()
+            .map(|id| id.as_str().filter(|id| !id.is_empty()).map(str::to_owned))
+            .collect()
+    });
+    if let Some(notes) = notes {
+        data.remove("notes");
+        annotations.extend(notes.into_iter().map(Annotation::Note));
+    }
+    let suggestions: Option<Vec<Suggestion>> = data
+        .get("suggestions")
+        .and_then(|list| list.as_array()?.iter().map(Suggestion::from_json).collect());
+    if let Some(suggestions) = suggestions {
+        data.remove("suggestions");
+        annotations.extend(suggestions.into_iter().map(Annotation::Suggestion));
+    }
+    if annotations.is_empty() {
+        return (Some(entity), annotations);
+    }
+    let own = match entity.kind.as_str() {
+        NOTE_ENTITY | SUGGESTION_ENTITY => None,
+        _ => Some(Entity {
+            data: canonical_object(data),
+            ..entity
+        }),
+    };
+    (own, annotations)
+}
+
+/// The one entity raw content gives a character with `own` entity and
+/// these notes and suggestions (see the module's account).
+pub fn joined_entity(own: Option<&Entity>, annotations: &BTreeSet<Annotation>) -> Option<Entity> {
+    if annotations.is_empty() {
+        return own.cloned();
+    }
+    let mut notes = Vec::new();
+    let mut suggestions = Vec::new();
+    for annotation in annotations {
+        match annotation {
+            Annotation::Note(id) => notes.push(Value::from(id.as_str())),
+            Annotation::Suggestion(suggestion) => suggestions.push(suggestion.to_json()),
+        }
+    }
+    let mut data = own
+        .and_then(|own| match serde_json::from_str::<Value>(&own.data) {
+            Ok(Value::Object(data)) => Some(data),
+            _ => None,
+        })
+        .unwrap_or_default();
+    if !notes.is_empty() {
+        data.insert("notes".into(), Value::Array(notes));
+    }
+    let kind = if suggestions.is_empty() {
+        NOTE_ENTITY
+    } else {
+        data.insert("suggestions".into(), Value::Array(suggestions));
+        SUGGESTION_ENTITY
+    };
+    Some(match own {
+        Some(own) => Entity {
+            data: canonical_object(data),
+            ..own.clone()
+        },
+        None => Entity {
+            kind: kind.to_owned(),
+            mutability: "MUTABLE".to_owned(),
+            data: canonical_object(data),
+        },
+    })
+}
+
+/// An object as canonical JSON (serde_json's map keeps its names sorted).
+fn canonical_object(data: Map<String, Value>) -> String {
+    if data.is_empty() {
+        "{}".to_owned()
+    } else {
+        Value::Object(data).to_string()
+    }
+}
+
+/// Which suggestions [`settle`] settles.
+#[derive(Debug, Clone, Copy)]
+pub enum Which<'a> {
+    /// The one with this id.
+    Id(&'a str),
+    /// Every one this author made.
+    Author(&'a str),
+    /// Every one.
+    All,
+}
+
+impl Which<'_> {
+    fn takes(&self, suggestion: &Suggestion) -> bool {
+        match self {
+            Which::Id(id) => suggestion.id == *id,
+            Which::Author(author) => suggestion.author == *author,
+            Which::All => true,
+        }
+    }
+}
+
+/// The text with the suggestions `which` names accepted (`accept`) or
+/// rejected: an accepted insertion's words stay and a rejected one's go;
+/// an accepted deletion's words go and a rejected one's stay; an accepted
+/// style change is made. The suggestions are gone from the text after.
+pub fn settle(text: &RichText, which: Which<'_>, accept: bool) -> RichText {
+    let blocks = text
+        .blocks
+        .iter()
+        .map(|block| settle_block(block, which, accept))
+        .collect();
+    RichText { blocks }
+}
+
+fn settle_block(block: &Block, which: Which<'_>, accept: bool) -> Block {
+    let mut text = Vec::with_capacity(block.text.len());
+    let mut marks: Vec<Marks> = Vec::with_capacity(block.marks.len());
+    for (c, mark) in block.text.iter().zip(&block.marks) {
+        let settled: Vec<&Suggestion> = mark
+            .annotations
+            .iter()
+            .filter_map(|a| match a {
+                Annotation::Suggestion(s) if which.takes(s) => Some(s),
+                _ => None,
+            })
+            .collect();
+        if settled.is_empty() {
+            text.push(*c);
+            marks.push(mark.clone());
+            continue;
+        }
+        let goes = settled.iter().any(|s| match s.change {
+            Change::Insertion => !accept,
+            Change::Deletion => accept,
+            Change::Style { .. } => false,
+        });
+        if goes {
+            continue;
+        }
+        let mut kept = mark.clone();
+        for suggestion in &settled {
+            if let (true, Change::Style { style, on }) = (accept, &suggestion.change) {
+                if *on {
+                    kept.styles.insert(style.clone());
+                } else {
+                    kept.styles.remove(style);
+                }
+            }
+        }
+        kept.annotations.retain(|a| match a {
+            Annotation::Suggestion(s) => !which.takes(s),
+            Annotation::Note(_) => true,
+        });
+        text.push(*c);
+        marks.push(kept);
+    }
+    Block {
+        text,
+        marks,
+        ..block.clone()
+    }
+}
+
+/// The text as it prints: every suggestion rejected and no note.
+pub fn as_printed(text: &RichText) -> RichText {
+    let mut printed = settle(text, Which::All, false);
+    for block in &mut printed.blocks {
+        for mark in &mut block.marks {
+            if !mark.annotations.is_empty() {
+                mark.annotations.clear();
+            }
+        }
+    }
+    printed
+}
+
+/// A note as the text holds it: its id and the words it is on now, in
+/// order (its runs joined by a space where they are apart).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NoteInText {
+    pub id: String,
+    pub words: String,
+}
+
+/// A pending suggestion as the text holds it: what it is, and its words.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PendingSuggestion {
+    pub suggestion: Suggestion,
+    pub words: String,
+}
+
+/// The notes anchored in the text and the pending suggestions, each once,
+/// in the order they first appear.
+pub fn listed(text: &RichText) -> (Vec<NoteInText>, Vec<PendingSuggestion>) {
+    let mut notes: Vec<NoteInText> = Vec::new();
+    let mut suggestions: Vec<PendingSuggestion> = Vec::new();
+    for block in &text.blocks {
+        // What each annotation held at the character before, to tell runs apart.
+        let mut open: BTreeSet<&Annotation> = BTreeSet::new();
+        for (c, mark) in block.text.iter().zip(&block.marks) {
+            for annotation in &mark.annotations {
+                let words = match annotation {
+                    Annotation::Note(id) => match notes.iter_mut().position(|n| &n.id == id) {
+                        Some(at) => &mut notes[at].words,
+                        None => {
+                            notes.push(NoteInText {
+                                id: id.clone(),
+                                words: String::new(),
+                            });
+                            &mut notes.last_mut().expect("just pushed").words
+                        }
+                    },
+                    Annotation::Suggestion(s) => {
+                        match suggestions.iter_mut().position(|p| p.suggestion.id == s.id) {
+                            Some(at) => &mut suggestions[at].words,
+                            None => {
+                                suggestions.push(PendingSuggestion {
+                                    suggestion: s.clone(),
+                                    words: String::new(),
+                                });
+                                &mut suggestions.last_mut().expect("just pushed").words
+                            }
+                        }
+                    }
+                };
+                if !open.contains(annotation) && !words.is_empty() {
+                    words.push(' ');
+                }
+                words.push(*c);
+            }
+            open = mark.annotations.iter().collect();
+        }
+    }
+    (notes, suggestions)
+}
+
+#[cfg(test)]
+mod tests;
