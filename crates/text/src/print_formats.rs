@@ -5,6 +5,9 @@
 //! with `quick-xml`, so every character that needs escaping is escaped by the
 //! library, never by string concatenation.
 //!
+//! Every format prints the text as it would be with each pending suggested
+//! edit rejected, and says when some are pending; notes never print.
+//!
 //! A photo placed in the body (`<figure><img src alt></figure>`, an image
 //! block of its own) stays a photo in HTML; plain text writes its caption as
 //! `[Photo: caption]`; ICML writes that line in the paragraph style `Photo`
@@ -16,6 +19,9 @@ use quick_xml::Writer;
 use quick_xml::events::{BytesDecl, BytesEnd, BytesPI, BytesStart, BytesText, Event};
 use scraper::{Html, Node};
 
+use std::collections::BTreeSet;
+
+use crate::annotations::{Annotation, Change, Suggestion};
 use crate::error::{Result, TextError};
 use crate::sanitize::{clean_body, safe_image_src};
 
@@ -46,6 +52,18 @@ pub struct Run {
     pub italic: bool,
     pub underline: bool,
     pub link: Option<String>,
+    /// The notes on the run and the suggested edits pending on it.
+    pub annotations: BTreeSet<Annotation>,
+}
+
+impl Run {
+    /// Whether the run is words someone suggested inserting (left out of
+    /// the text as it prints).
+    pub fn is_suggested_insertion(&self) -> bool {
+        self.annotations
+            .iter()
+            .any(|a| matches!(a, Annotation::Suggestion(s) if s.change == Change::Insertion))
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -81,6 +99,7 @@ struct Style {
     italic: bool,
     underline: bool,
     link: Option<String>,
+    annotations: BTreeSet<Annotation>,
 }
 
 struct Reader {
@@ -163,7 +182,8 @@ impl Reader {
                 if last.bold == style.bold
                     && last.italic == style.italic
                     && last.underline == style.underline
-                    && last.link == style.link =>
+                    && last.link == style.link
+                    && last.annotations == style.annotations =>
             {
                 last.text.push_str(&collapsed);
             }
@@ -173,6 +193,7 @@ impl Reader {
                 italic: style.italic,
                 underline: style.underline,
                 link: style.link.clone(),
+                annotations: style.annotations.clone(),
             }),
         }
     }
@@ -213,6 +234,19 @@ impl Reader {
                             }
                             continue;
                         }
+                        "ins" | "del" | "span" if element.attr("data-suggestion").is_some() => {
+                            if let Some(suggestion) = suggestion_of(element) {
+                                inner.annotations.insert(Annotation::Suggestion(suggestion));
+                            }
+                        }
+                        "span" if element.attr("data-notes").is_some() => {
+                            let notes = element.attr("data-notes").unwrap_or("");
+                            inner.annotations.extend(
+                                notes
+                                    .split_whitespace()
+                                    .map(|id| Annotation::Note(id.to_owned())),
+                            );
+                        }
                         "b" | "strong" => inner.bold = true,
                         "i" | "em" => inner.italic = true,
                         "u" | "ins" => inner.underline = true,
@@ -240,6 +274,26 @@ impl Reader {
             }
         }
     }
+}
+
+/// The suggested edit an `<ins>`, `<del>` or `<span>` with
+/// `data-suggestion` stands for (see `merge::html`), when it is one.
+fn suggestion_of(element: &scraper::node::Element) -> Option<Suggestion> {
+    let attr = |name: &str| element.attr(name).map(str::to_owned);
+    let change = match element.name() {
+        "ins" => Change::Insertion,
+        "del" => Change::Deletion,
+        _ => Change::Style {
+            style: attr("data-style").filter(|s| !s.is_empty())?,
+            on: element.attr("data-on") != Some("false"),
+        },
+    };
+    Some(Suggestion {
+        id: attr("data-suggestion").filter(|id| !id.is_empty())?,
+        change,
+        author: attr("data-author").unwrap_or_default(),
+        at: attr("data-at").unwrap_or_default(),
+    })
 }
 
 /// Removes spaces and line breaks at the edges of a block.
@@ -282,13 +336,105 @@ pub struct Story<'a> {
     pub html: &'a str,
 }
 
-/// Plain text: headline, byline, then the paragraphs separated by blank lines.
+/// What a printed text says when its story has suggested edits pending.
+pub const PENDING_NOTICE: &str = "Suggested edits are pending: this text is printed without them.";
+
+/// Whether the HTML holds suggested edits no one has accepted or rejected.
+pub fn has_pending_suggestions(html: &str) -> bool {
+    read_blocks(html).iter().any(|block| {
+        block.runs.iter().any(|run| {
+            run.annotations
+                .iter()
+                .any(|a| matches!(a, Annotation::Suggestion(_)))
+        })
+    })
+}
+
+/// The blocks as they print: every suggested edit rejected (suggested
+/// words left out, words suggested for deletion kept, styles as they
+/// were), notes unmarked.
+pub fn read_printed(html: &str) -> Vec<Block> {
+    let mut blocks = read_blocks(html);
+    for block in &mut blocks {
+        let had_runs = !block.runs.is_empty();
+        block.runs.retain(|run| !run.is_suggested_insertion());
+        let runs = std::mem::take(&mut block.runs);
+        for mut run in runs {
+            run.annotations.clear();
+            match block.runs.last_mut() {
+                // Runs apart only by their notes or suggestions are one now.
+                Some(last)
+                    if (&last.bold, &last.italic, &last.underline, &last.link)
+                        == (&run.bold, &run.italic, &run.underline, &run.link) =>
+                {
+                    last.text.push_str(&run.text);
+                }
+                _ => block.runs.push(run),
+            }
+        }
+        if had_runs {
+            trim_block(block);
+        }
+    }
+    blocks.retain(|block| block.image.is_some() || !block.runs.is_empty());
+    blocks
+}
+
+/// The HTML as it prints (see [`read_printed`]), before it is sanitised:
+/// each suggested insertion taken out with its words, each suggested
+/// deletion, style change and note's span left as its words.
+fn html_printed(html: &str) -> String {
+    if !html.contains("data-suggestion") && !html.contains("data-notes") {
+        return html.to_owned();
+    }
+    let mut fragment = Html::parse_fragment(html);
+    let marked: Vec<(ego_tree::NodeId, bool)> = fragment
+        .tree
+        .nodes()
+        .filter_map(|node| {
+            let element = node.value().as_element()?;
+            let suggested = element.attr("data-suggestion").is_some();
+            let noted = element.name() == "span" && element.attr("data-notes").is_some();
+            if element.name() == "ins" && suggested {
+                Some((node.id(), true))
+            } else if suggested || noted {
+                Some((node.id(), false))
+            } else {
+                None
+            }
+        })
+        .collect();
+    for (id, with_words) in marked {
+        if !with_words {
+            let children: Vec<ego_tree::NodeId> = fragment
+                .tree
+                .get(id)
+                .map(|node| node.children().map(|child| child.id()).collect())
+                .unwrap_or_default();
+            for child in children {
+                if let Some(mut node) = fragment.tree.get_mut(id) {
+                    node.insert_id_before(child);
+                }
+            }
+        }
+        if let Some(mut node) = fragment.tree.get_mut(id) {
+            node.detach();
+        }
+    }
+    fragment.root_element().inner_html()
+}
+
+/// Plain text: headline, byline, then the paragraphs separated by blank
+/// lines; with a line saying so when suggested edits are pending.
 pub fn to_text(story: &Story<'_>) -> String {
     let mut parts = vec![story.headline.trim().to_owned()];
     if let Some(byline) = &story.byline {
         parts.push(byline.clone());
     }
-    for block in read_blocks(story.html) {
+    if has_pending_suggestions(story.html) {
+        parts.push(format!("[{PENDING_NOTICE}]"));
+    }
+    for block in read_printed(story.html) {
         if let Some(picture) = &block.image {
             parts.push(Block::photo_line(picture));
             continue;
@@ -304,7 +450,9 @@ pub fn to_text(story: &Story<'_>) -> String {
     out
 }
 
-/// A complete HTML document with the headline, the byline and the sanitised text.
+/// A complete HTML document with the headline, the byline and the sanitised
+/// text as it prints (see [`read_printed`]), with a line saying so when
+/// suggested edits are pending.
 pub fn to_html(story: &Story<'_>) -> String {
     let title = quick_xml::escape::escape(story.headline.trim());
     let byline = story
@@ -312,9 +460,14 @@ pub fn to_html(story: &Story<'_>) -> String {
         .as_deref()
         .map(|b| format!("<p class=\"byline\">{}</p>\n", quick_xml::escape::escape(b)))
         .unwrap_or_default();
-    let body = clean_body(story.html);
+    let pending = if has_pending_suggestions(story.html) {
+        format!("<p class=\"pending-suggestions\">{PENDING_NOTICE}</p>\n")
+    } else {
+        String::new()
+    };
+    let body = clean_body(&html_printed(story.html));
     format!(
-        "<!DOCTYPE html>\n<html>\n<head>\n<meta charset=\"utf-8\">\n<title>{title}</title>\n</head>\n<body>\n<article>\n<h1>{title}</h1>\n{byline}{body}\n</article>\n</body>\n</html>\n"
+        "<!DOCTYPE html>\n<html>\n<head>\n<meta charset=\"utf-8\">\n<title>{title}</title>\n</head>\n<body>\n<article>\n<h1>{title}</h1>\n{byline}{pending}{body}\n</article>\n</body>\n</html>\n"
     )
 }
 
@@ -519,7 +672,7 @@ pub fn to_icml(story: &Story<'_>) -> Result<String> {
     }
     close(&mut writer, "RootParagraphStyleGroup")?;
 
-    let blocks = read_blocks(story.html);
+    let blocks = read_printed(story.html);
     let mut paragraphs: Vec<(&str, Vec<Run>)> = vec![(
         "ParagraphStyle/Headline",
         vec![Run {
@@ -623,6 +776,52 @@ pub fn to_icml(story: &Story<'_>) -> Result<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A story with a suggested insertion, a suggested deletion, a
+    /// suggested bold and a note, as the merge writes them.
+    const SUGGESTED: &str = "<p><span data-notes=\"n1\">Fees</span> \
+        <ins data-suggestion=\"s1\" data-author=\"Desk\" data-at=\"2026-11-28T08:00:00Z\">sharply </ins>rise \
+        <del data-suggestion=\"s2\" data-author=\"Desk\" data-at=\"2026-11-28T08:00:00Z\">today</del> \
+        <span data-suggestion=\"s3\" data-style=\"BOLD\" data-on=\"true\" data-author=\"Ana\" data-at=\"\">again</span>.</p>\
+        <p><ins data-suggestion=\"s4\" data-author=\"Desk\" data-at=\"\">A paragraph suggested whole.</ins></p>";
+
+    #[test]
+    fn print_formats_print_every_suggestion_rejected_and_say_some_are_pending() {
+        assert!(has_pending_suggestions(SUGGESTED));
+        assert!(!has_pending_suggestions(
+            "<p><ins>underlined</ins> and <del>struck</del></p>"
+        ));
+        let story = Story {
+            headline: "Fees",
+            byline: None,
+            html: SUGGESTED,
+        };
+        let text = to_text(&story);
+        assert_eq!(
+            text,
+            format!("Fees\n\n[{PENDING_NOTICE}]\n\nFees rise today again.\n")
+        );
+        let html = to_html(&story);
+        assert!(html.contains(PENDING_NOTICE), "{html}");
+        assert!(html.contains("<p>Fees rise today again.</p>"), "{html}");
+        for gone in ["sharply", "suggested whole", "<ins", "<del", "data-"] {
+            assert!(!html.contains(gone), "{gone} in {html}");
+        }
+        let icml = to_icml(&story).expect("ICML");
+        assert!(icml.contains("Fees rise today again."), "{icml}");
+        assert!(
+            !icml.contains("sharply") && !icml.contains("suggested whole"),
+            "{icml}"
+        );
+        // A story without suggestions prints as before, with no notice.
+        let plain = Story {
+            headline: "Fees",
+            byline: None,
+            html: "<p>Fees <ins>rise</ins>.</p>",
+        };
+        assert!(!to_text(&plain).contains(PENDING_NOTICE));
+        assert!(to_html(&plain).contains("<ins>rise</ins>"));
+    }
 
     #[test]
     fn reads_blocks_and_styles() {

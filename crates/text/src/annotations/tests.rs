@@ -367,3 +367,56 @@ fn notes_put_on_one_word_by_both_sides_are_both_kept_and_one_taken_off_goes() {
     // Theirs took the note off "today"; mine left it: it goes.
     assert_eq!(shown(&merged.text, 0, &note), "Fees rise today.");
 }
+
+#[test]
+fn notes_and_suggestions_come_back_from_the_html() {
+    let mut text = doc(&["Fees rise sharply today."]);
+    mark(
+        &mut text,
+        0,
+        "rise",
+        &suggestion("s1", Change::Insertion, "Desk <copy>"),
+    );
+    mark(
+        &mut text,
+        0,
+        "today",
+        &suggestion("s2", Change::Deletion, "Desk"),
+    );
+    mark(
+        &mut text,
+        0,
+        "Fees",
+        &suggestion(
+            "s3",
+            Change::Style {
+                style: "BOLD".into(),
+                on: true,
+            },
+            "Ana",
+        ),
+    );
+    mark(&mut text, 0, "rise sharply", &Annotation::Note(NOTE.into()));
+    mark(
+        &mut text,
+        0,
+        "sharply",
+        &Annotation::Note(OTHER_NOTE.into()),
+    );
+    let written = html::to_html(&text);
+    let back = html::from_html(&written);
+    assert_eq!(back.blocks[0].text(), text.blocks[0].text());
+    assert_eq!(back.blocks[0].marks, text.blocks[0].marks);
+    // An HTML-only client's save of it merges word by word.
+    let stored = crate::merge::StoredText {
+        html: &written,
+        raw: None,
+    };
+    assert!(stored.parse().1, "{written}");
+    // A <del> of its own is strike-through, which the merge does not read.
+    let struck = crate::merge::StoredText {
+        html: "<p>Fees <del>rise</del></p>",
+        raw: None,
+    };
+    assert!(!struck.parse().1);
+}

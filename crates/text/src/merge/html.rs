@@ -58,6 +58,7 @@ pub fn from_html_counting(html: &str) -> (RichText, bool) {
                     }
                 }
                 mark.entity = run.link.as_deref().map(link);
+                mark.annotations.clone_from(&run.annotations);
                 for c in run.text.chars() {
                     text.push(if c == '\u{2028}' { '\n' } else { c });
                     marks.push(mark.clone());

@@ -137,7 +137,14 @@ fn tags_mergeable(html: &str) -> bool {
             .take_while(char::is_ascii_alphanumeric)
             .collect::<String>()
             .to_ascii_lowercase();
-        if !name.is_empty() && !MERGEABLE_TAGS.contains(&name.as_str()) {
+        // A `<del>` is a suggested deletion when it says so (else it is
+        // strike-through, which the merge does not read).
+        let suggested_deletion = name == "del"
+            && (rest.starts_with('/') || {
+                let tag_end = rest.find('>').unwrap_or(rest.len());
+                rest[..tag_end].contains("data-suggestion=")
+            });
+        if !name.is_empty() && !MERGEABLE_TAGS.contains(&name.as_str()) && !suggested_deletion {
             return false;
         }
     }
