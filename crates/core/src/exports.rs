@@ -293,10 +293,13 @@ impl Cms {
             [one] => Some(format!("By {one}")),
             [rest @ .., last] => Some(format!("By {} and {last}", rest.join(", "))),
         };
+        // Notes' threads are not read here yet: ICML carries each note
+        // where its words start, without its words.
         let story = copydesk_text::print_formats::Story {
             headline: &item.record.title,
             byline,
             html,
+            notes: &[],
         };
         let body = match format {
             ExportFormat::Icml => copydesk_text::print_formats::to_icml(&story)?,

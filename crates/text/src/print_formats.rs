@@ -334,6 +334,19 @@ pub struct Story<'a> {
     pub headline: &'a str,
     pub byline: Option<String>,
     pub html: &'a str,
+    /// The notes anchored in the text, for ICML (which carries them as
+    /// InCopy notes); a note not among them is carried without its words.
+    pub notes: &'a [PrintedNote],
+}
+
+/// A note as ICML carries it: its id (as the text anchors it), who wrote
+/// it, when (RFC 3339) and what it says (plain text).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PrintedNote {
+    pub id: String,
+    pub author: String,
+    pub at: String,
+    pub text: String,
 }
 
 /// What a printed text says when its story has suggested edits pending.
@@ -532,10 +545,107 @@ fn content(writer: &mut XmlWriter, text: &str) -> Result<()> {
     close(writer, "Content")
 }
 
+/// A time as ICML writes it: to the second, with no zone (`2026-11-28T08:00:00`).
+fn icml_date(rfc3339: &str) -> String {
+    rfc3339.chars().take(19).collect()
+}
+
+/// What a story's runs carry for ICML besides their text: the notes (and
+/// which are written already: each once, where its words start).
+struct Tracked<'a> {
+    notes: &'a [PrintedNote],
+    written: BTreeSet<String>,
+}
+
+/// An InCopy note, anchored where the run starts.
+fn write_note(writer: &mut XmlWriter, note: Option<&PrintedNote>) -> Result<()> {
+    let date = note.map(|n| icml_date(&n.at)).unwrap_or_default();
+    let user = note.map_or("", |n| n.author.as_str());
+    open(
+        writer,
+        "Note",
+        &[
+            ("Collapsed", "false"),
+            ("CreationDate", &date),
+            ("ModificationDate", &date),
+            ("UserName", user),
+        ],
+    )?;
+    open(
+        writer,
+        "ParagraphStyleRange",
+        &[(
+            "AppliedParagraphStyle",
+            "ParagraphStyle/$ID/[No paragraph style]",
+        )],
+    )?;
+    open(
+        writer,
+        "CharacterStyleRange",
+        &[("AppliedCharacterStyle", NO_CHARACTER_STYLE)],
+    )?;
+    content(writer, note.map_or("", |n| n.text.as_str()))?;
+    close(writer, "CharacterStyleRange")?;
+    close(writer, "ParagraphStyleRange")?;
+    close(writer, "Note")
+}
+
+/// The run's text as InCopy tracks it: a suggested insertion in a
+/// `Change` of `InsertedText` around its content; a suggested deletion in a
+/// `Change` of `DeletedText` holding its own paragraph and character style
+/// ranges (the shapes InDesign itself writes); else the content alone.
+fn write_tracked_content(
+    writer: &mut XmlWriter,
+    run: &Run,
+    paragraph_style: &str,
+    attributes: &[(&str, &str)],
+) -> Result<()> {
+    let change = run.annotations.iter().find_map(|a| match a {
+        Annotation::Suggestion(s) if matches!(s.change, Change::Insertion | Change::Deletion) => {
+            Some(s)
+        }
+        _ => None,
+    });
+    let Some(suggestion) = change else {
+        return content(writer, &run.text);
+    };
+    let date = icml_date(&suggestion.at);
+    let kind = if suggestion.change == Change::Insertion {
+        "InsertedText"
+    } else {
+        "DeletedText"
+    };
+    open(
+        writer,
+        "Change",
+        &[
+            ("Date", &date),
+            ("ChangeType", kind),
+            ("UserName", &suggestion.author),
+        ],
+    )?;
+    if suggestion.change == Change::Insertion {
+        content(writer, &run.text)?;
+    } else {
+        open(
+            writer,
+            "ParagraphStyleRange",
+            &[("AppliedParagraphStyle", paragraph_style)],
+        )?;
+        open(writer, "CharacterStyleRange", attributes)?;
+        content(writer, &run.text)?;
+        close(writer, "CharacterStyleRange")?;
+        close(writer, "ParagraphStyleRange")?;
+    }
+    close(writer, "Change")
+}
+
 /// One run as a character style range; a linked run sits in a hyperlink text source.
 fn write_run(
     writer: &mut XmlWriter,
     run: &Run,
+    paragraph_style: &str,
+    tracked: &mut Tracked<'_>,
     link_number: &mut usize,
     links: &mut Vec<(String, String)>,
 ) -> Result<()> {
@@ -557,7 +667,14 @@ fn write_run(
         )?;
     }
     open(writer, "CharacterStyleRange", &attributes)?;
-    content(writer, &run.text)?;
+    for annotation in &run.annotations {
+        if let Annotation::Note(id) = annotation
+            && tracked.written.insert(id.clone())
+        {
+            write_note(writer, tracked.notes.iter().find(|n| &n.id == id))?;
+        }
+    }
+    write_tracked_content(writer, run, paragraph_style, &attributes)?;
     close(writer, "CharacterStyleRange")?;
     if source.is_some() {
         close(writer, "HyperlinkTextSource")?;
@@ -570,6 +687,7 @@ fn write_paragraph(
     style: &str,
     runs: &[Run],
     last: bool,
+    tracked: &mut Tracked<'_>,
     link_number: &mut usize,
     links: &mut Vec<(String, String)>,
 ) -> Result<()> {
@@ -579,7 +697,7 @@ fn write_paragraph(
         &[("AppliedParagraphStyle", style)],
     )?;
     for run in runs {
-        write_run(writer, run, link_number, links)?;
+        write_run(writer, run, style, tracked, link_number, links)?;
     }
     if !last {
         open(
@@ -672,7 +790,18 @@ pub fn to_icml(story: &Story<'_>) -> Result<String> {
     }
     close(&mut writer, "RootParagraphStyleGroup")?;
 
-    let blocks = read_printed(story.html);
+    // InCopy shows the pending suggestions as its own tracked changes and
+    // the notes as its notes.
+    let blocks = read_blocks(story.html);
+    let tracks_changes = blocks.iter().flat_map(|b| &b.runs).any(|run| {
+        run.annotations.iter().any(|a| {
+            matches!(a, Annotation::Suggestion(s) if matches!(s.change, Change::Insertion | Change::Deletion))
+        })
+    });
+    let mut tracked = Tracked {
+        notes: story.notes,
+        written: BTreeSet::new(),
+    };
     let mut paragraphs: Vec<(&str, Vec<Run>)> = vec![(
         "ParagraphStyle/Headline",
         vec![Run {
@@ -709,7 +838,10 @@ pub fn to_icml(story: &Story<'_>) -> Result<String> {
         &[
             ("Self", "copydesk_story"),
             ("AppliedTOCStyle", "n"),
-            ("TrackChanges", "false"),
+            (
+                "TrackChanges",
+                if tracks_changes { "true" } else { "false" },
+            ),
             ("StoryTitle", story.headline.trim()),
             ("AppliedNamedGrid", "n"),
         ],
@@ -732,6 +864,7 @@ pub fn to_icml(story: &Story<'_>) -> Result<String> {
             style,
             runs,
             index + 1 == count,
+            &mut tracked,
             &mut link_number,
             &mut links,
         )?;
@@ -774,146 +907,4 @@ pub fn to_icml(story: &Story<'_>) -> Result<String> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A story with a suggested insertion, a suggested deletion, a
-    /// suggested bold and a note, as the merge writes them.
-    const SUGGESTED: &str = "<p><span data-notes=\"n1\">Fees</span> \
-        <ins data-suggestion=\"s1\" data-author=\"Desk\" data-at=\"2026-11-28T08:00:00Z\">sharply </ins>rise \
-        <del data-suggestion=\"s2\" data-author=\"Desk\" data-at=\"2026-11-28T08:00:00Z\">today</del> \
-        <span data-suggestion=\"s3\" data-style=\"BOLD\" data-on=\"true\" data-author=\"Ana\" data-at=\"\">again</span>.</p>\
-        <p><ins data-suggestion=\"s4\" data-author=\"Desk\" data-at=\"\">A paragraph suggested whole.</ins></p>";
-
-    #[test]
-    fn print_formats_print_every_suggestion_rejected_and_say_some_are_pending() {
-        assert!(has_pending_suggestions(SUGGESTED));
-        assert!(!has_pending_suggestions(
-            "<p><ins>underlined</ins> and <del>struck</del></p>"
-        ));
-        let story = Story {
-            headline: "Fees",
-            byline: None,
-            html: SUGGESTED,
-        };
-        let text = to_text(&story);
-        assert_eq!(
-            text,
-            format!("Fees\n\n[{PENDING_NOTICE}]\n\nFees rise today again.\n")
-        );
-        let html = to_html(&story);
-        assert!(html.contains(PENDING_NOTICE), "{html}");
-        assert!(html.contains("<p>Fees rise today again.</p>"), "{html}");
-        for gone in ["sharply", "suggested whole", "<ins", "<del", "data-"] {
-            assert!(!html.contains(gone), "{gone} in {html}");
-        }
-        let icml = to_icml(&story).expect("ICML");
-        assert!(icml.contains("Fees rise today again."), "{icml}");
-        assert!(
-            !icml.contains("sharply") && !icml.contains("suggested whole"),
-            "{icml}"
-        );
-        // A story without suggestions prints as before, with no notice.
-        let plain = Story {
-            headline: "Fees",
-            byline: None,
-            html: "<p>Fees <ins>rise</ins>.</p>",
-        };
-        assert!(!to_text(&plain).contains(PENDING_NOTICE));
-        assert!(to_html(&plain).contains("<ins>rise</ins>"));
-    }
-
-    #[test]
-    fn reads_blocks_and_styles() {
-        let blocks = read_blocks(
-            "<h2>Sub</h2><p>One <b>bold</b> and <i>it</i><br>next &amp; <a href=\"https://x.org\">link</a></p><ul><li>a</li></ul>",
-        );
-        assert_eq!(blocks.len(), 3);
-        assert_eq!(blocks[0].kind, BlockKind::Heading(2));
-        assert_eq!(blocks[1].text(), "One bold and it\u{2028}next & link");
-        assert!(blocks[1].runs.iter().any(|r| r.bold && r.text == "bold"));
-        assert!(
-            blocks[1]
-                .runs
-                .iter()
-                .any(|r| r.link.as_deref() == Some("https://x.org"))
-        );
-        assert_eq!(blocks[2].kind, BlockKind::ListItem);
-    }
-
-    #[test]
-    fn collapses_whitespace_and_skips_scripts() {
-        let blocks = read_blocks("<p>  a \n\n b  </p><script>evil()</script><p>c</p>");
-        let texts: Vec<String> = blocks.iter().map(Block::text).collect();
-        assert_eq!(texts, ["a b", "c"]);
-    }
-
-    #[test]
-    fn plain_text() {
-        let story = Story {
-            headline: "Storm",
-            byline: Some("By Ann".into()),
-            html: "<p>Winds &lt;100&gt; km/h</p><p>Line<br>break</p>",
-        };
-        assert_eq!(
-            to_text(&story),
-            "Storm\n\nBy Ann\n\nWinds <100> km/h\n\nLine\nbreak\n"
-        );
-    }
-
-    #[test]
-    fn a_photo_is_a_block_of_its_own_in_every_format() {
-        let html = "<p>Before</p><figure><img src=\"/files/s1/public.png\" alt=\"Dock  workers\"></figure><p>After <img src=\"javascript:x()\" alt=\"no\">end</p>";
-        let blocks = read_blocks(html);
-        let kinds: Vec<BlockKind> = blocks.iter().map(|b| b.kind).collect();
-        assert_eq!(
-            kinds,
-            [BlockKind::Paragraph, BlockKind::Image, BlockKind::Paragraph]
-        );
-        assert_eq!(
-            blocks[1].image,
-            Some(Picture {
-                src: "/files/s1/public.png".into(),
-                alt: "Dock  workers".into()
-            })
-        );
-        // An image in the middle of a paragraph splits it; an unsafe one is dropped.
-        assert_eq!(
-            read_blocks("<p>a <img src=\"/files/s/p.png\" alt=\"x\"> b</p>").len(),
-            3
-        );
-        assert_eq!(blocks[2].text(), "After end");
-        let story = Story {
-            headline: "Strike",
-            byline: None,
-            html,
-        };
-        assert_eq!(
-            to_text(&story),
-            "Strike\n\nBefore\n\n[Photo: Dock workers]\n\nAfter end\n"
-        );
-        let page = to_html(&story);
-        assert!(
-            page.contains(
-                "<figure><img src=\"/files/s1/public.png\" alt=\"Dock  workers\"></figure>"
-            ),
-            "{page}"
-        );
-        assert!(!page.contains("javascript"), "{page}");
-        let icml = to_icml(&story).expect("ICML");
-        assert!(
-            icml.contains("AppliedParagraphStyle=\"ParagraphStyle/Photo\""),
-            "{icml}"
-        );
-        assert!(
-            icml.contains("[Photo: Dock workers] /files/s1/public.png"),
-            "{icml}"
-        );
-    }
-
-    #[test]
-    fn javascript_links_are_not_links() {
-        let blocks = read_blocks("<p><a href=\"javascript:x()\">no</a></p>");
-        assert!(blocks[0].runs[0].link.is_none());
-    }
-}
+mod tests;
