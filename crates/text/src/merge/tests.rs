@@ -644,6 +644,27 @@ fn merged_raw_content_fixture_for_draft_js_is_current() {
             with_photos(&["Dockers walk out.", "img:s1", "The port is shut."]),
             with_photos(&["Dockers walk out at dawn.", "The port is shut."]),
         ),
+        (
+            "the desk's note and suggestions over a link while the reporter edits the next paragraph",
+            with_link(
+                doc(&["The council voted to raise fees.", "More soon."]),
+                0,
+                "council",
+                "https://example.org/c",
+            ),
+            with_link(
+                doc(&["The council voted to raise fees.", "More tonight."]),
+                0,
+                "council",
+                "https://example.org/c",
+            ),
+            annotated(with_link(
+                doc(&["The council narrowly voted to raise fees.", "More soon."]),
+                0,
+                "council",
+                "https://example.org/c",
+            )),
+        ),
     ];
     let fixtures: Vec<serde_json::Value> = cases
         .into_iter()
@@ -667,6 +688,49 @@ fn merged_raw_content_fixture_for_draft_js_is_current() {
         committed == written,
         "ui/test/fixtures/merged-raw.json is not what the merge writes: run `UPDATE_FIXTURES=1 cargo test -p copydesk-core merge` and review"
     );
+}
+
+/// `text` (its first paragraph "The council narrowly voted to raise
+/// fees.") with the desk's note over "council narrowly", "narrowly "
+/// suggested, "to raise" suggested for deletion and "fees" suggested bold.
+fn annotated(mut text: RichText) -> RichText {
+    use crate::annotations::{Annotation, Change, Suggestion};
+    let suggestion = |id: &str, change| {
+        Annotation::Suggestion(Suggestion {
+            id: id.to_owned(),
+            change,
+            author: "Desk".to_owned(),
+            at: "2026-11-28T08:00:00Z".to_owned(),
+        })
+    };
+    let marks: [(&str, Annotation); 4] = [
+        (
+            "council narrowly",
+            Annotation::Note("3b0f5c1e-8d4a-4f7e-9a51-2c6d8e0f1a2b".to_owned()),
+        ),
+        ("narrowly ", suggestion("s-insert", Change::Insertion)),
+        ("to raise ", suggestion("s-delete", Change::Deletion)),
+        (
+            "fees",
+            suggestion(
+                "s-bold",
+                Change::Style {
+                    style: "BOLD".to_owned(),
+                    on: true,
+                },
+            ),
+        ),
+    ];
+    let block = &mut text.blocks[0];
+    for (words, annotation) in marks {
+        let start = block.text()[..block.text().find(words).expect("the words")]
+            .chars()
+            .count();
+        for mark in &mut block.marks[start..start + words.chars().count()] {
+            mark.annotations.insert(annotation.clone());
+        }
+    }
+    text
 }
 
 /// Blocks keyed by their position, as our editor writes `content_raw`.
