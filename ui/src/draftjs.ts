@@ -11,6 +11,8 @@
 // makes it and draft-convert writes it as `<figure><img></figure>`). Offsets
 // and lengths count Unicode code points, as Draft.js's `convertToRaw` writes
 // them, so an emoji counts as one (not as its two JavaScript string units).
+// Notes and suggested edits (src/annotation-marks.ts) ride in each
+// character's one entity, as the server writes them.
 // Each block's Draft.js `key` is the editor block's own (`blockKey`, which
 // src/block-keys.ts keeps with the block as it is edited and moved), both
 // ways, so the server's merge knows a block by its key in every version.
@@ -166,6 +168,67 @@ function addRange<T extends RawRange>(ranges: T[], make: (offset: number, length
   }
 }
 
+/**
+ * The one entity a run's marks give its characters, as the server writes
+ * it (crates/text/src/annotations.rs): a link's `LINK` entity, with the
+ * notes and suggestions on its words added to its data (`notes`,
+ * `suggestions`); without a link, a `SUGGESTION` entity when there are
+ * suggestions, else a `NOTE` entity; none for a run with none of these.
+ */
+function entityOfMarks(marks: PmMark[]): RawEntity | undefined {
+  const link = marks.find((m) => m.type === 'link');
+  const notes = marks
+    .filter((m) => m.type === 'note')
+    .flatMap((m) => String(m.attrs?.ids ?? '').split(/\s+/))
+    .filter((id) => id.length > 0);
+  const suggestions = marks
+    .filter((m) => m.type === 'suggestion')
+    .map((m) => suggestionData(m.attrs ?? {}));
+  if (!link && notes.length === 0 && suggestions.length === 0) return undefined;
+  const data: Record<string, unknown> = link ? { url: String(link.attrs?.href ?? '') } : {};
+  if (notes.length) data.notes = [...new Set(notes)].sort();
+  if (suggestions.length) data.suggestions = suggestions;
+  const type = link ? 'LINK' : suggestions.length ? 'SUGGESTION' : 'NOTE';
+  return { type, mutability: 'MUTABLE', data };
+}
+
+/** A suggestion mark's attributes as raw content's entity data holds them. */
+function suggestionData(attrs: Record<string, unknown>): Record<string, unknown> {
+  const data: Record<string, unknown> = {
+    id: String(attrs.id ?? ''),
+    kind: String(attrs.kind ?? 'insertion'),
+    author: String(attrs.author ?? ''),
+    at: String(attrs.at ?? ''),
+  };
+  if (data.kind === 'style') {
+    data.style = String(attrs.style ?? '');
+    data.on = attrs.on !== false;
+  }
+  return data;
+}
+
+/** The note and suggestion marks an entity's data carries. */
+function annotationMarks(data: Record<string, unknown> | undefined): PmMark[] {
+  const marks: PmMark[] = [];
+  const notes = Array.isArray(data?.notes) ? data.notes.filter((id): id is string => typeof id === 'string' && id.length > 0) : [];
+  if (notes.length) marks.push({ type: 'note', attrs: { ids: notes.join(' ') } });
+  const suggestions = Array.isArray(data?.suggestions) ? data.suggestions : [];
+  for (const s of suggestions as Record<string, unknown>[]) {
+    const kind = s?.kind;
+    if (typeof s?.id !== 'string' || !s.id || (kind !== 'insertion' && kind !== 'deletion' && kind !== 'style')) continue;
+    const attrs: Record<string, unknown> = {
+      id: s.id,
+      kind,
+      author: String(s.author ?? ''),
+      at: String(s.at ?? ''),
+      style: kind === 'style' ? String(s.style ?? '') : null,
+      on: kind === 'style' ? s.on !== false : null,
+    };
+    marks.push({ type: 'suggestion', attrs });
+  }
+  return marks;
+}
+
 /** The editor's document as Draft.js raw content. */
 export function toRaw(doc: PmNode): RawContent {
   const flat: Flat[] = [];
@@ -196,7 +259,8 @@ export function toRaw(doc: PmNode): RawContent {
     let points = 0;
     const inlineStyleRanges: RawBlock['inlineStyleRanges'] = [];
     const entityRanges: RawBlock['entityRanges'] = [];
-    let openLink: { href: string; key: number } | undefined;
+    // The entity of the run before: the same entity goes on (one range).
+    let open: { same: string; key: number } | undefined;
     for (const inline of block.inline) {
       const piece = inline.type === 'hardBreak' ? '\n' : inline.type === 'text' ? inline.text ?? '' : '';
       const start = points;
@@ -210,17 +274,17 @@ export function toRaw(doc: PmNode): RawContent {
           addRange(inlineStyleRanges, (offset, length) => ({ offset, length, style }), (r) => r.style === style, start, end);
         }
       }
-      const link = (inline.marks ?? []).find((m) => m.type === 'link');
-      const href = link ? String(link.attrs?.href ?? '') : undefined;
-      if (href !== undefined) {
-        if (!openLink || openLink.href !== href) {
-          openLink = { href, key: entities++ };
-          entityMap[String(openLink.key)] = { type: 'LINK', mutability: 'MUTABLE', data: { url: href } };
+      const entity = entityOfMarks(inline.marks ?? []);
+      if (entity) {
+        const same = JSON.stringify(entity);
+        if (!open || open.same !== same) {
+          open = { same, key: entities++ };
+          entityMap[String(open.key)] = entity;
         }
-        const key = openLink.key;
+        const key = open.key;
         addRange(entityRanges, (offset, length) => ({ offset, length, key }), (r) => r.key === key, start, end);
       } else {
-        openLink = undefined;
+        open = undefined;
       }
     }
     return { key: keys[index], text, type: block.type, depth: block.depth, inlineStyleRanges, entityRanges, data: {} };
@@ -263,9 +327,11 @@ function inlineOf(block: RawBlock, entityMap: Record<string, RawEntity> | RawEnt
     }
     for (const r of block.entityRanges ?? []) {
       const entity = (entityMap as Record<string, RawEntity>)[String(r.key)];
-      if (entity?.type === 'LINK' && covers(r)) {
+      if (!entity || !covers(r)) continue;
+      if (entity.type === 'LINK') {
         marks.push({ type: 'link', attrs: { href: String(entity.data?.url ?? entity.data?.href ?? '') } });
       }
+      marks.push(...annotationMarks(entity.data));
     }
     nodes.push(marks.length ? { type: 'text', text: piece, marks } : { type: 'text', text: piece });
   }

@@ -9,6 +9,7 @@ import { GapCursor } from '@tiptap/pm/gapcursor';
 import { NodeSelection, TextSelection, type Transaction } from '@tiptap/pm/state';
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { NoteMark, SuggestionMark } from './annotation-marks';
 import { BlockKeys, startingDoc } from './block-keys';
 import type { PmNode, RawContent } from './draftjs';
 import { FindHighlight, findKey, findMatches, replaceAllIn, type FindQuery, type Match } from './find';
@@ -76,6 +77,9 @@ export function RichText({ initial, keysFrom, label, editable, onChange, onStart
       BodyPhoto.configure({ base: fileBase }),
       FindHighlight,
       BlockKeys,
+      // Notes and suggested edits stay on their words through a save.
+      NoteMark,
+      SuggestionMark,
     ];
     const made = new TipTap({
       element: host.current!,
