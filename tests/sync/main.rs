@@ -5,6 +5,7 @@ use copydesk_tests::{KeyPair, TestServer};
 use copydesk_wire as wire;
 
 mod access;
+mod annotations;
 mod convergence;
 mod https;
 mod merge;

@@ -90,6 +90,14 @@ impl Desk {
         central["content"].as_str().expect("a body").to_owned()
     }
 
+    pub(super) fn central(&self) -> &TestServer {
+        &self.central
+    }
+
+    pub(super) fn replica(&self) -> &TestServer {
+        &self.replica
+    }
+
     pub(super) fn conflicts(&self) -> Vec<Value> {
         self.replica.get("/v3/sync/conflicts").expect(200).body["items"]
             .as_array()
