@@ -12,9 +12,14 @@ fn suggestion(id: &str, kind: &str) -> Value {
     json!({"id": id, "kind": kind, "author": "Desk", "at": "2026-11-28T08:00:00Z"})
 }
 
-/// One paragraph of raw content: its key and text, and entities over words
-/// (each: the words, the entity's type and data).
-fn block(key: &str, text: &str, entities: &[(&str, &str, Value)], map: &mut Vec<Value>) -> Value {
+/// An entity over words: the words, the entity's type and its data.
+type Over<'a> = (&'a str, &'a str, Value);
+
+/// A paragraph as raw content gives it: its key, its text, its entities.
+type Paragraph<'a> = (&'a str, &'a str, Vec<Over<'a>>);
+
+/// One paragraph of raw content, its entities added to `map`.
+fn block(key: &str, text: &str, entities: &[Over<'_>], map: &mut Vec<Value>) -> Value {
     let ranges: Vec<Value> = entities
         .iter()
         .map(|(words, kind, data)| {
@@ -29,7 +34,7 @@ fn block(key: &str, text: &str, entities: &[(&str, &str, Value)], map: &mut Vec<
 }
 
 /// A body as the editor saves it: raw content and its HTML.
-fn body(blocks: &[(&str, &str, Vec<(&str, &str, Value)>)], html: &str) -> Value {
+fn body(blocks: &[Paragraph<'_>], html: &str) -> Value {
     let mut map = Vec::new();
     let blocks: Vec<Value> = blocks
         .iter()
