@@ -317,28 +317,24 @@ pub fn listed(text: &RichText) -> (Vec<NoteInText>, Vec<PendingSuggestion>) {
         for (c, mark) in block.text.iter().zip(&block.marks) {
             for annotation in &mark.annotations {
                 let words = match annotation {
-                    Annotation::Note(id) => match notes.iter_mut().position(|n| &n.id == id) {
-                        Some(at) => &mut notes[at].words,
-                        None => {
-                            notes.push(NoteInText {
-                                id: id.clone(),
-                                words: String::new(),
-                            });
-                            &mut notes.last_mut().expect("just pushed").words
-                        }
-                    },
-                    Annotation::Suggestion(s) => {
-                        match suggestions.iter_mut().position(|p| p.suggestion.id == s.id) {
-                            Some(at) => &mut suggestions[at].words,
-                            None => {
-                                suggestions.push(PendingSuggestion {
-                                    suggestion: s.clone(),
-                                    words: String::new(),
-                                });
-                                &mut suggestions.last_mut().expect("just pushed").words
-                            }
-                        }
-                    }
+                    Annotation::Note(id) => words_in(
+                        &mut notes,
+                        |n| &n.id == id,
+                        || NoteInText {
+                            id: id.clone(),
+                            words: String::new(),
+                        },
+                        |n| &mut n.words,
+                    ),
+                    Annotation::Suggestion(s) => words_in(
+                        &mut suggestions,
+                        |p| p.suggestion.id == s.id,
+                        || PendingSuggestion {
+                            suggestion: s.clone(),
+                            words: String::new(),
+                        },
+                        |p| &mut p.words,
+                    ),
                 };
                 if !open.contains(annotation) && !words.is_empty() {
                     words.push(' ');
@@ -349,6 +345,24 @@ pub fn listed(text: &RichText) -> (Vec<NoteInText>, Vec<PendingSuggestion>) {
         }
     }
     (notes, suggestions)
+}
+
+/// The words of the entry of `list` that `is` finds, made by `make` at the
+/// end of the list when there is none.
+fn words_in<T>(
+    list: &mut Vec<T>,
+    is: impl Fn(&T) -> bool,
+    make: impl FnOnce() -> T,
+    words: impl Fn(&mut T) -> &mut String,
+) -> &mut String {
+    let at = match list.iter().position(is) {
+        Some(at) => at,
+        None => {
+            list.push(make());
+            list.len() - 1
+        }
+    };
+    words(&mut list[at])
 }
 
 #[cfg(test)]

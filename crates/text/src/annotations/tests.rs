@@ -214,9 +214,10 @@ fn notes_and_suggestions_are_listed_with_their_words() {
     assert_eq!(suggestions[0].words, "five");
 }
 
-#[test]
-fn the_html_holds_suggestions_as_ins_and_del_and_notes_as_spans() {
-    let mut text = doc(&["Fees rise today."]);
+/// `paragraph` with "rise" suggested, "today" suggested for deletion and
+/// a note on "Fees".
+fn marked(paragraph: &str) -> RichText {
+    let mut text = doc(&[paragraph]);
     mark(
         &mut text,
         0,
@@ -230,6 +231,12 @@ fn the_html_holds_suggestions_as_ins_and_del_and_notes_as_spans() {
         &suggestion("s2", Change::Deletion, "Desk"),
     );
     mark(&mut text, 0, "Fees", &Annotation::Note(NOTE.into()));
+    text
+}
+
+#[test]
+fn the_html_holds_suggestions_as_ins_and_del_and_notes_as_spans() {
+    let text = marked("Fees rise today.");
     let written = html::to_html(&text);
     assert_eq!(
         written,
@@ -370,19 +377,7 @@ fn notes_put_on_one_word_by_both_sides_are_both_kept_and_one_taken_off_goes() {
 
 #[test]
 fn notes_and_suggestions_come_back_from_the_html() {
-    let mut text = doc(&["Fees rise sharply today."]);
-    mark(
-        &mut text,
-        0,
-        "rise",
-        &suggestion("s1", Change::Insertion, "Desk <copy>"),
-    );
-    mark(
-        &mut text,
-        0,
-        "today",
-        &suggestion("s2", Change::Deletion, "Desk"),
-    );
+    let mut text = marked("Fees rise sharply today.");
     mark(
         &mut text,
         0,
