@@ -3,7 +3,7 @@
 // the server writes (`<span data-notes>`, `<ins>`/`<del>`/`<span>` with
 // `data-suggestion`) and in Draft.js raw content (src/draftjs.ts, which
 // carries them in each character's one entity as the server does:
-// crates/text/src/annotations.rs).
+// crates/text/src/merge/annotated.rs).
 //
 // A note mark holds the ids of every note on its words (space apart), so a
 // word under two notes carries one mark. A suggestion mark holds one

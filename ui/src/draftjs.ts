@@ -170,7 +170,7 @@ function addRange<T extends RawRange>(ranges: T[], make: (offset: number, length
 
 /**
  * The one entity a run's marks give its characters, as the server writes
- * it (crates/text/src/annotations.rs): a link's `LINK` entity, with the
+ * it (crates/text/src/merge/annotated.rs): a link's `LINK` entity, with the
  * notes and suggestions on its words added to its data (`notes`,
  * `suggestions`); without a link, a `SUGGESTION` entity when there are
  * suggestions, else a `NOTE` entity; none for a run with none of these.

@@ -12,8 +12,8 @@ use serde::ser::SerializeMap;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
+use super::annotated::{joined_entity, split_entity};
 use super::rich_text::{Annotation, Block, Entity, Marks, RichText};
-use crate::annotations::{joined_entity, split_entity};
 
 /// Canonical JSON of a value: object keys sorted (serde_json's map is ordered).
 fn canonical(value: Option<&Value>) -> String {

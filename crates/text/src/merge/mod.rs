@@ -13,6 +13,7 @@
 //! merged character by character, and a side that changed it wins whole.
 
 mod align;
+pub mod annotated;
 pub mod diff3;
 pub mod draft_raw;
 pub mod fields;
