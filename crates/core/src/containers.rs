@@ -162,7 +162,7 @@ impl Cms {
             .query_map([container.id], |row| self.content_from_row(row))?
             .collect::<Result<_, _>>()?;
         // What each held item shows, one query per kind over all of them.
-        let ids = crate::content_embeds::id_array(records.iter().map(|r| r.id));
+        let ids = crate::db::id_array(records.iter().map(|r| r.id));
         let attachments = self.attachments_of_items(tx, &ids)?;
         let urls = self.urls_of_items(tx, &ids)?;
         let locks = self.locks_of_items(tx, &ids)?;

@@ -5,8 +5,7 @@
 
 use std::collections::HashMap;
 
-pub(crate) use crate::db::id_array;
-use crate::db::{Row, Transaction};
+use crate::db::{Row, Transaction, id_array};
 use crate::record_type::RecordType;
 
 use crate::Cms;

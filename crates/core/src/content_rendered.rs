@@ -17,14 +17,13 @@ use crate::access::Action;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::db::{OptionalExtension as _, Transaction};
+use crate::db::{OptionalExtension as _, Transaction, id_array};
 
 use crate::Cms;
 pub use crate::Renderer;
 use crate::Rendering;
 use crate::access::Principal;
 use crate::content::ContentFilter;
-use crate::content_embeds::id_array;
 use crate::error::{CoreError, Result};
 use crate::model::content::{COLUMNS, CONTENT, ContentRecord};
 use crate::paging::{ListQuery, Page};

@@ -5,8 +5,10 @@
 //! with `quick-xml`, so every character that needs escaping is escaped by the
 //! library, never by string concatenation.
 //!
-//! Every format prints the text as it would be with each pending suggested
-//! edit rejected, and says when some are pending; notes never print.
+//! HTML and plain text print the text as it would be with each pending
+//! suggested edit rejected, and say when some are pending; ICML hands them
+//! to InCopy as its own tracked changes, and notes as its notes. Notes
+//! never print.
 //!
 //! A photo placed in the body (`<figure><img src alt></figure>`, an image
 //! block of its own) stays a photo in HTML; plain text writes its caption as
@@ -354,7 +356,13 @@ pub const PENDING_NOTICE: &str = "Suggested edits are pending: this text is prin
 
 /// Whether the HTML holds suggested edits no one has accepted or rejected.
 pub fn has_pending_suggestions(html: &str) -> bool {
-    read_blocks(html).iter().any(|block| {
+    // Most stories have none, and are not read for them.
+    html.contains("data-suggestion") && pending_in(&read_blocks(html))
+}
+
+/// Whether the blocks hold suggested edits.
+fn pending_in(blocks: &[Block]) -> bool {
+    blocks.iter().any(|block| {
         block.runs.iter().any(|run| {
             run.annotations
                 .iter()
@@ -366,8 +374,7 @@ pub fn has_pending_suggestions(html: &str) -> bool {
 /// The blocks as they print: every suggested edit rejected (suggested
 /// words left out, words suggested for deletion kept, styles as they
 /// were), notes unmarked.
-pub fn read_printed(html: &str) -> Vec<Block> {
-    let mut blocks = read_blocks(html);
+fn printed(mut blocks: Vec<Block>) -> Vec<Block> {
     for block in &mut blocks {
         let had_runs = !block.runs.is_empty();
         block.runs.retain(|run| !run.is_suggested_insertion());
@@ -393,7 +400,7 @@ pub fn read_printed(html: &str) -> Vec<Block> {
     blocks
 }
 
-/// The HTML as it prints (see [`read_printed`]), before it is sanitised:
+/// The HTML as it prints (see [`printed`]), before it is sanitised:
 /// each suggested insertion taken out with its words, each suggested
 /// deletion, style change and note's span left as its words.
 fn html_printed(html: &str) -> String {
@@ -444,10 +451,11 @@ pub fn to_text(story: &Story<'_>) -> String {
     if let Some(byline) = &story.byline {
         parts.push(byline.clone());
     }
-    if has_pending_suggestions(story.html) {
+    let blocks = read_blocks(story.html);
+    if pending_in(&blocks) {
         parts.push(format!("[{PENDING_NOTICE}]"));
     }
-    for block in read_printed(story.html) {
+    for block in printed(blocks) {
         if let Some(picture) = &block.image {
             parts.push(Block::photo_line(picture));
             continue;
@@ -464,7 +472,7 @@ pub fn to_text(story: &Story<'_>) -> String {
 }
 
 /// A complete HTML document with the headline, the byline and the sanitised
-/// text as it prints (see [`read_printed`]), with a line saying so when
+/// text as it prints (see [`printed`]), with a line saying so when
 /// suggested edits are pending.
 pub fn to_html(story: &Story<'_>) -> String {
     let title = quick_xml::escape::escape(story.headline.trim());

@@ -175,9 +175,12 @@ fn settle_block(block: &Block, which: Which<'_>, accept: bool) -> Block {
         marks.push(kept);
     }
     Block {
+        key: block.key.clone(),
+        kind: block.kind.clone(),
+        depth: block.depth,
+        data: block.data.clone(),
         text,
         marks,
-        ..block.clone()
     }
 }
 

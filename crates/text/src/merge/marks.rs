@@ -103,20 +103,12 @@ pub(super) fn inserted_marks(
             }
             // A note, like a link, covers words typed inside it, not at its
             // edges; a suggestion never covers the other side's words.
-            for annotation in now.annotations.intersection(&now_right.annotations) {
-                let added = !was.annotations.contains(annotation)
-                    && !was_right.annotations.contains(annotation);
-                if added && matches!(annotation, Annotation::Note(_)) {
-                    marks.annotations.insert(annotation.clone());
-                }
-            }
-            for annotation in was.annotations.intersection(&was_right.annotations) {
-                let removed = !now.annotations.contains(annotation)
-                    && !now_right.annotations.contains(annotation);
-                if removed && matches!(annotation, Annotation::Note(_)) {
-                    marks.annotations.remove(annotation);
-                }
-            }
+            FlagChange::find(
+                &[(was, now), (was_right, now_right)],
+                |m| &m.annotations,
+                is_note,
+            )
+            .apply(&mut marks.annotations);
         }
     }
     marks
@@ -187,16 +179,70 @@ impl Renames {
     }
 }
 
-/// The style and link a side put on every non-space character of a run of
-/// base characters, where it changed them alike.
+/// Whether an annotation is a note (which, unlike a suggestion, follows
+/// the words around it).
+fn is_note(annotation: &Annotation) -> bool {
+    matches!(annotation, Annotation::Note(_))
+}
+
+/// Flags (styles, notes) a side put on or took off every one of a run's
+/// characters.
+struct FlagChange<T> {
+    added: BTreeSet<T>,
+    removed: BTreeSet<T>,
+}
+
+impl<T> Default for FlagChange<T> {
+    fn default() -> Self {
+        Self {
+            added: BTreeSet::new(),
+            removed: BTreeSet::new(),
+        }
+    }
+}
+
+impl<T: Ord + Clone> FlagChange<T> {
+    /// The flags of `set_of` that `counts` takes, changed alike on every
+    /// pair of base and side marks.
+    fn find(
+        pairs: &[(&Marks, &Marks)],
+        set_of: impl Fn(&Marks) -> &BTreeSet<T>,
+        counts: impl Fn(&T) -> bool,
+    ) -> Self {
+        let every = |test: &dyn Fn(&BTreeSet<T>, &BTreeSet<T>) -> bool| {
+            pairs.iter().all(|(b, s)| test(set_of(b), set_of(s)))
+        };
+        let flags: BTreeSet<&T> = pairs
+            .iter()
+            .flat_map(|(b, s)| set_of(b).iter().chain(set_of(s)))
+            .filter(|flag| counts(flag))
+            .collect();
+        let mut change = Self::default();
+        for flag in flags {
+            if every(&|b, s| !b.contains(flag) && s.contains(flag)) {
+                change.added.insert(flag.clone());
+            } else if every(&|b, s| b.contains(flag) && !s.contains(flag)) {
+                change.removed.insert(flag.clone());
+            }
+        }
+        change
+    }
+
+    fn apply(&self, set: &mut BTreeSet<T>) {
+        set.extend(self.added.iter().cloned());
+        for flag in &self.removed {
+            set.remove(flag);
+        }
+    }
+}
+
+/// The styles, link and notes a side put on every non-space character of a
+/// run of base characters, where it changed them alike.
 #[derive(Default)]
 pub(super) struct RunChange {
-    added: BTreeSet<String>,
-    removed: BTreeSet<String>,
+    styles: FlagChange<String>,
     entity: Option<Option<Entity>>,
-    /// Notes put on or taken off every one of the words.
-    notes_added: BTreeSet<Annotation>,
-    notes_removed: BTreeSet<Annotation>,
+    notes: FlagChange<Annotation>,
 }
 
 impl RunChange {
@@ -213,31 +259,11 @@ impl RunChange {
         let Some(((first_was, first_now), rest)) = pairs.split_first() else {
             return Self::default();
         };
-        let every = |test: &dyn Fn(&Marks, &Marks) -> bool| pairs.iter().all(|(b, s)| test(b, s));
-        let styles: BTreeSet<&String> = pairs
-            .iter()
-            .flat_map(|(b, s)| b.styles.iter().chain(&s.styles))
-            .collect();
-        let mut change = Self::default();
-        for style in styles {
-            if every(&|b, s| !b.styles.contains(style) && s.styles.contains(style)) {
-                change.added.insert(style.clone());
-            } else if every(&|b, s| b.styles.contains(style) && !s.styles.contains(style)) {
-                change.removed.insert(style.clone());
-            }
-        }
-        let notes: BTreeSet<&Annotation> = pairs
-            .iter()
-            .flat_map(|(b, s)| b.annotations.iter().chain(&s.annotations))
-            .filter(|a| matches!(a, Annotation::Note(_)))
-            .collect();
-        for note in notes {
-            if every(&|b, s| !b.annotations.contains(note) && s.annotations.contains(note)) {
-                change.notes_added.insert(note.clone());
-            } else if every(&|b, s| b.annotations.contains(note) && !s.annotations.contains(note)) {
-                change.notes_removed.insert(note.clone());
-            }
-        }
+        let mut change = Self {
+            styles: FlagChange::find(&pairs, |m| &m.styles, |_| true),
+            entity: None,
+            notes: FlagChange::find(&pairs, |m| &m.annotations, is_note),
+        };
         let alike = rest
             .iter()
             .all(|(b, s)| b.entity == first_was.entity && s.entity == first_now.entity);
@@ -248,21 +274,11 @@ impl RunChange {
     }
 
     fn apply(&self, marks: &mut Marks) {
-        for style in &self.added {
-            marks.styles.insert(style.clone());
-        }
-        for style in &self.removed {
-            marks.styles.remove(style);
-        }
+        self.styles.apply(&mut marks.styles);
         if let Some(entity) = &self.entity {
             marks.entity.clone_from(entity);
         }
-        for note in &self.notes_added {
-            marks.annotations.insert(note.clone());
-        }
-        for note in &self.notes_removed {
-            marks.annotations.remove(note);
-        }
+        self.notes.apply(&mut marks.annotations);
     }
 }
 
