@@ -1,4 +1,4 @@
-//! Notes and suggested edits through real `copydesk-server sync` runs: a note made offline reaches the server with its replies, the desk's suggestion and the laptop's edit elsewhere both survive, one suggestion settled on each side converges.
+//! Notes and suggested edits through real `copydesk-server sync` runs: a note made offline reaches the server with its replies, the desk's suggestion and the laptop's edit elsewhere both survive, one suggestion settled on each side converges, a note whose words were deleted stays listed.
 
 use copydesk_tests::TestServer;
 use serde_json::{Value, json};
@@ -6,6 +6,7 @@ use serde_json::{Value, json};
 use super::merge::Desk;
 
 const NOTE: &str = "5d0c9a3e-1f2b-4c6d-8e7f-90a1b2c3d4e5";
+const OTHER_NOTE: &str = "7a1e4b2c-3d5f-4e60-9a8b-c1d2e3f40516";
 
 /// A suggestion's entity data as the server writes it.
 fn suggestion(id: &str, kind: &str) -> Value {
@@ -239,4 +240,76 @@ fn a_note_made_offline_reaches_the_server_with_its_replies() {
         "{thread}"
     );
     assert_eq!(items[1]["parent_id"], items[0]["id"], "{thread}");
+}
+
+/// A story's notes as `/v3/content/{uuid}/notes` lists them: UUID, words, whether in the text.
+fn notes_listed(server: &TestServer, story: &Value) -> Vec<(String, String, bool)> {
+    let uuid = story["uuid"].as_str().expect("uuid");
+    let listed = server
+        .get(&format!("/v3/content/{uuid}/notes"))
+        .expect(200)
+        .body;
+    listed["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .map(|n| {
+            (
+                n["uuid"].as_str().unwrap_or("").to_owned(),
+                n["words"].as_str().unwrap_or("").to_owned(),
+                n["in_text"].as_bool().expect("in_text"),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_note_whose_words_the_laptop_deleted_offline_stays_listed_on_both_sides() {
+    let desk = Desk::with_story(body(
+        &[(
+            "p1",
+            "The council voted to raise fees. Parking stays free.",
+            vec![],
+        )],
+        "<p>The council voted to raise fees. Parking stays free.</p>",
+    ));
+    // The desk puts two notes in the text; the laptop has them after a sync.
+    desk.desk_edits(body(
+        &[(
+            "p1",
+            "The council voted to raise fees. Parking stays free.",
+            vec![
+                ("raise fees", "NOTE", json!({"notes": [NOTE]})),
+                ("stays free", "NOTE", json!({"notes": [OTHER_NOTE]})),
+            ],
+        )],
+        &format!(
+            "<p>The council voted to <span data-notes=\"{NOTE}\">raise fees</span>. \
+             Parking <span data-notes=\"{OTHER_NOTE}\">stays free</span>.</p>"
+        ),
+    ));
+    desk.sync();
+    // Offline, the reporter deletes the first note's words.
+    desk.reporter_edits(body(
+        &[(
+            "p1",
+            "The council voted. Parking stays free.",
+            vec![("stays free", "NOTE", json!({"notes": [OTHER_NOTE]}))],
+        )],
+        &format!(
+            "<p>The council voted. Parking <span data-notes=\"{OTHER_NOTE}\">stays free</span>.</p>"
+        ),
+    ));
+    let out = desk.sync();
+    assert!(out.contains("conflicts 0"), "{out}");
+    assert!(!desk.body().contains(NOTE), "the words are gone");
+    let expected = [
+        (OTHER_NOTE.to_owned(), "stays free".to_owned(), true),
+        (NOTE.to_owned(), "raise fees".to_owned(), false),
+    ];
+    assert_eq!(
+        notes_listed(desk.central(), &desk.central_story()),
+        expected
+    );
+    assert_eq!(notes_listed(desk.replica(), &desk.local_story()), expected);
 }

@@ -25,6 +25,8 @@ type Params = Record<string, string | number | undefined>;
 export const content = {
   /** `GET /v3/content/{uuid}` */
   get: (api: Api, uuid: string) => api.get<ContentItem>(`/v3/content/${uuid}`),
+  /** `GET /v3/content/{uuid}/notes`: the story's in-content notes, those no longer on its words too. */
+  notes: (api: Api, uuid: string) => api.get<Items<'StoryNote'>>(`/v3/content/${uuid}/notes`),
   /** `GET /v3/content` */
   list: (api: Api, params: Params) => api.get<Page<'Content'>>(`/v3/content${query(params)}`),
   /** `POST /v3/content` */

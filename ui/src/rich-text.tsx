@@ -2,6 +2,8 @@
 // stays in view, a link dialog, a dialog that places a photo at the cursor,
 // find and replace, and keyboard shortcuts. Every block keeps a key of its
 // own (src/block-keys.ts), the Draft.js key its raw content is written with.
+// In Suggest mode typing, deleting and styling become suggested edits
+// (src/suggesting.ts); notes go on selected words.
 
 import { Editor as TipTap } from '@tiptap/core';
 import StarterKit from '@tiptap/starter-kit';
@@ -12,6 +14,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { NoteMark, SuggestionMark } from './annotation-marks';
 import { BlockKeys, startingDoc } from './block-keys';
 import type { PmNode, RawContent } from './draftjs';
+import { addNote, isSuggesting, setSuggesting, suggestStyle, SuggestEdits, type Suggester } from './suggesting';
 import { FindHighlight, findKey, findMatches, replaceAllIn, type FindQuery, type Match } from './find';
 import { BodyPhoto, type Photo } from './photo-node';
 
@@ -39,6 +42,12 @@ interface Props {
   photos?: (place: (photo: Photo) => void) => ComponentChildren;
   /** The service's address, for showing photos stored as `/files/…` paths ('' for this page's origin). */
   fileBase?: string;
+  /** Who suggests edits and makes notes; without it the toolbar offers neither. */
+  suggester?: Suggester;
+  /** Starts a note's thread with its first words; the note goes on the selected words once it has. */
+  startNote?: (note: string, words: string, said: string) => Promise<boolean>;
+  /** The suggestions and notes panel, drawn again after every change to the text. */
+  review?: (editor: TipTap) => ComponentChildren;
 }
 
 /** The key that goes with S, K and F in the shortcuts: ⌘ on a Mac, Ctrl elsewhere. */
@@ -55,15 +64,17 @@ export const SHORTCUTS: [string, string][] = [
   ['Escape', 'Close the find panel or a dialog'],
 ];
 
-export function RichText({ initial, keysFrom, label, editable, onChange, onStart, onText, photos, fileBase = '' }: Props) {
+export function RichText({ initial, keysFrom, label, editable, onChange, onStart, onText, photos, fileBase = '', suggester, startNote, review }: Props) {
   const host = useRef<HTMLDivElement>(null);
   const editor = useRef<TipTap | undefined>(undefined);
   const [, setTick] = useState(0);
   const changed = useRef(onChange);
   const texted = useRef(onText);
   const baseline = useRef<string | undefined>(undefined);
+  const suggesting = useRef(suggester);
   changed.current = onChange;
   texted.current = onText;
+  suggesting.current = suggester;
 
   useEffect(() => {
     const extensions = [
@@ -80,6 +91,7 @@ export function RichText({ initial, keysFrom, label, editable, onChange, onStart
       // Notes and suggested edits stay on their words through a save.
       NoteMark,
       SuggestionMark,
+      SuggestEdits.configure({ suggester: () => suggesting.current ?? { author: '', newId: () => crypto.randomUUID(), now: () => new Date().toISOString() } }),
     ];
     const made = new TipTap({
       element: host.current!,
@@ -115,8 +127,19 @@ export function RichText({ initial, keysFrom, label, editable, onChange, onStart
   const [placing, setPlacing] = useState(false);
   const [finding, setFinding] = useState(false);
   const [helping, setHelping] = useState(false);
+  const [noting, setNoting] = useState(false);
 
   const e = editor.current;
+  const suggestMode = e ? isSuggesting(e.state) : false;
+  /** Bold, italic or underline: put on, or in Suggest mode suggested. */
+  const styled = (mark: string, run: () => void) => () => {
+    if (!e) return;
+    if (suggestMode && suggester) {
+      const { from, to } = e.state.selection;
+      e.view.dispatch(suggestStyle(e.state, from, to, mark, suggester));
+      e.commands.focus();
+    } else run();
+  };
   const button = (name: string, active: boolean, run: () => void) => (
     <button type="button" aria-pressed={active} disabled={!editable} onClick={run} key={name}>
       {name}
@@ -142,9 +165,9 @@ export function RichText({ initial, keysFrom, label, editable, onChange, onStart
       <div class="rich-text-head">
         <div role="toolbar" aria-label={`${label}: formatting`} class="toolbar">
           {e && [
-            button('Bold', e.isActive('bold'), () => e.chain().focus().toggleBold().run()),
-            button('Italic', e.isActive('italic'), () => e.chain().focus().toggleItalic().run()),
-            button('Underline', e.isActive('underline'), () => e.chain().focus().toggleUnderline().run()),
+            button('Bold', e.isActive('bold'), styled('bold', () => e.chain().focus().toggleBold().run())),
+            button('Italic', e.isActive('italic'), styled('italic', () => e.chain().focus().toggleItalic().run())),
+            button('Underline', e.isActive('underline'), styled('underline', () => e.chain().focus().toggleUnderline().run())),
             button('Heading', e.isActive('heading', { level: 2 }), () => e.chain().focus().toggleHeading({ level: 2 }).run()),
             button('Bullet list', e.isActive('bulletList'), () => e.chain().focus().toggleBulletList().run()),
             button('Numbered list', e.isActive('orderedList'), () => e.chain().focus().toggleOrderedList().run()),
@@ -154,6 +177,25 @@ export function RichText({ initial, keysFrom, label, editable, onChange, onStart
           {e && photos && (
             <button type="button" disabled={!editable} onClick={() => setPlacing(true)} aria-haspopup="dialog">
               Insert photo
+            </button>
+          )}
+          {e && suggester && (
+            <button
+              type="button"
+              aria-pressed={suggestMode}
+              disabled={!editable}
+              title="Typing, deleting and bold, italic or underline become suggestions the writer accepts or rejects"
+              onClick={() => {
+                e.view.dispatch(setSuggesting(e.state, !suggestMode));
+                e.commands.focus();
+              }}
+            >
+              Suggest
+            </button>
+          )}
+          {e && startNote && (
+            <button type="button" disabled={!editable || e.state.selection.empty} onClick={() => setNoting(true)} aria-haspopup="dialog">
+              Add note
             </button>
           )}
           <button type="button" aria-pressed={finding} onClick={() => setFinding(!finding)} aria-keyshortcuts="Control+F Meta+F">
@@ -166,9 +208,11 @@ export function RichText({ initial, keysFrom, label, editable, onChange, onStart
         {finding && e && <FindPanel editor={e} editable={editable} close={() => setFinding(false)} />}
       </div>
       <div ref={host} />
+      {e && review?.(e)}
       {linking && e && <LinkDialog editor={e} close={() => setLinking(false)} />}
       {placing && e && photos && <PhotoDialog editor={e} choose={photos} close={() => setPlacing(false)} />}
       {helping && <ShortcutsDialog close={() => setHelping(false)} />}
+      {noting && e && startNote && <NoteDialog editor={e} start={startNote} close={() => setNoting(false)} />}
     </div>
   );
 }
@@ -293,6 +337,42 @@ function PhotoDialog({ editor, choose, close }: { editor: TipTap; choose: (place
       <button type="button" onClick={close}>
         Cancel
       </button>
+    </Dialog>
+  );
+}
+
+/** Asks for a note's first words, starts its thread, then puts the note on the words that were selected. */
+function NoteDialog({ editor, start, close }: { editor: TipTap; start: (note: string, words: string, said: string) => Promise<boolean>; close: () => void }) {
+  const [said, setSaid] = useState('');
+  const [busy, setBusy] = useState(false);
+  const { from, to } = editor.state.selection;
+  const words = editor.state.doc.textBetween(from, to, ' ');
+  return (
+    <Dialog title="Add a note" id="note" close={close} back={() => !editor.isDestroyed && editor.commands.focus()}>
+      <form
+        onSubmit={async (event) => {
+          event.preventDefault();
+          if (!said.trim() || busy) return;
+          setBusy(true);
+          const note = crypto.randomUUID();
+          const started = await start(note, words, said);
+          setBusy(false);
+          if (!started || editor.isDestroyed) return;
+          editor.view.dispatch(addNote(editor.state, from, to, note));
+          close();
+        }}
+      >
+        <p class="hint">On “{words}”. Notes never print.</p>
+        <label>
+          Note <textarea name="note" rows={3} value={said} autoFocus onInput={(event) => setSaid(event.currentTarget.value)} />
+        </label>
+        <button type="submit" disabled={busy}>
+          Add note
+        </button>
+        <button type="button" onClick={close}>
+          Cancel
+        </button>
+      </form>
     </Dialog>
   );
 }

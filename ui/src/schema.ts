@@ -303,6 +303,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v3/content/{uuid}/notes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Access action: CONTENT get. A Copydesk extension: the story's in-content notes, those on its words first (in the order they stand), then those no longer on any (resolved, or their words deleted), newest first, each with the words it is or was last on. */
+        get: operations["content_notes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v3/assignment-comment/{uuid}": {
         parameters: {
             query?: never;
@@ -1514,6 +1531,10 @@ export interface components {
             items: components["schemas"]["NoteComment"][];
         };
         /** @description Lists that carry only `items` (comments). */
+        Items_StoryNote: {
+            items: components["schemas"]["StoryNote"][];
+        };
+        /** @description Lists that carry only `items` (comments). */
         Items_SyncConflict: {
             items: components["schemas"]["SyncConflict"][];
         };
@@ -1715,6 +1736,23 @@ export interface components {
         SignedOut: {
             /** @description The public key of the revoked key pair. */
             revoked: string;
+        };
+        /**
+         * @description An in-content note of a story (`GET /v3/content/{uuid}/notes`, a
+         *     Copydesk extension): its thread is `/v3/note-comment/{uuid}`.
+         */
+        StoryNote: {
+            /** @description The note's UUID, the reference of its thread. */
+            uuid: string;
+            /** @description The words it is on, or was last on. */
+            words: string;
+            /**
+             * @description Whether it is on words of the story now; `false` once it is resolved
+             *     (taken off its words) or its words are deleted.
+             */
+            in_text: boolean;
+            /** @description The last version that had it on its words. */
+            version: string;
         };
         /**
          * @description A conflict sync found: one field changed on both sides (or an edit
@@ -2983,6 +3021,36 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Items_NoteComment"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["MissingAction"];
+            403: components["responses"]["BadToken"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["NotJson"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    content_notes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The record's UUID */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Items_StoryNote"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -411,6 +411,15 @@ fn commenter(found: Option<User>) -> Option<wire::User> {
     })
 }
 
+pub fn story_note(note: copydesk_core::text_notes::StoryNote) -> wire::StoryNote {
+    wire::StoryNote {
+        uuid: note.uuid,
+        words: note.words,
+        in_text: note.in_text,
+        version: note.version.to_string(),
+    }
+}
+
 pub fn note_comment(note: NoteComment) -> wire::NoteComment {
     wire::NoteComment {
         id: id(note.id),

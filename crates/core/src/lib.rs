@@ -30,6 +30,7 @@ pub mod skipped;
 pub mod story_merge;
 pub mod synced;
 pub mod tags;
+pub mod text_notes;
 pub mod text_size;
 pub mod users;
 pub mod versions;

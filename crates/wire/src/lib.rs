@@ -633,6 +633,21 @@ pub struct NoteComment {
     pub user: Option<User>,
 }
 
+/// An in-content note of a story (`GET /v3/content/{uuid}/notes`, a
+/// Copydesk extension): its thread is `/v3/note-comment/{uuid}`.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, ToSchema)]
+pub struct StoryNote {
+    /// The note's UUID, the reference of its thread.
+    pub uuid: String,
+    /// The words it is on, or was last on.
+    pub words: String,
+    /// Whether it is on words of the story now; `false` once it is resolved
+    /// (taken off its words) or its words are deleted.
+    pub in_text: bool,
+    /// The last version that had it on its words.
+    pub version: String,
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, ToSchema)]
 pub struct AssignmentComment {
     pub id: String,

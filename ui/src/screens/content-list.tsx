@@ -15,6 +15,7 @@ import { textOf } from '../text';
 import { localDayEnd, localDayStart } from '../time';
 import { When } from '../when';
 import * as ops from '../operations';
+import { reviewCountWords } from '../suggesting';
 
 const TYPES = ['article', 'post', 'media', 'page'];
 const PER_PAGE = 20;
@@ -210,6 +211,7 @@ export function ContentList() {
             <tr key={item.uuid}>
               <td>
                 <a href={`#/content/${item.uuid}`}>{item.title || '(untitled)'}</a>
+                {reviewCountWords(item.content) && <span class="review-counts"> {reviewCountWords(item.content)}</span>}
                 {words.length > 0 && <Snippet item={item} words={words} />}
               </td>
               <td>{item.type}</td>

@@ -21,11 +21,11 @@ import { useEffect, useState } from 'preact/hooks';
 import type { ContentItem, Draft, MergedDraft } from '../api';
 import type { components } from '../schema';
 import { useDesk } from '../context';
-import { textOf } from '../text';
+import { paragraphsOf, textOf } from '../text';
 import { serviceTime } from '../time';
 import { When } from '../when';
 import { fromRaw, parseRaw, type PmNode } from '../draftjs';
-import { Problem, useLoad } from '../load';
+import { attempt, Problem, useLoad } from '../load';
 import { MissingPermission } from '../permission';
 import { useNamedSearch } from '../picker';
 import { RichText } from '../rich-text';
@@ -33,6 +33,7 @@ import { PhotoChooser } from '../photo-choice';
 import { readUnsaved, type UnsavedText } from '../unsaved';
 import { AttachmentPanel } from './attachment';
 import { Comments } from './comments';
+import { Review } from './review';
 import { LeadPhoto, useLeadNamed, type Lead } from './lead-photo';
 import { StoryContainers } from './story-containers';
 import { Versions } from './versions';
@@ -328,6 +329,14 @@ function Story(props: {
               </>
             )}
             onChange={saving.bodyChanged}
+            suggester={{ author: me.user.name, newId: () => crypto.randomUUID(), now: () => new Date().toISOString() }}
+            startNote={
+              may('NOTECOMMENT create')
+                ? async (note, _words, said) =>
+                    !(await attempt(() => ops.comments.add(api, 'root', { comment: paragraphsOf(said), reference: note, version: Number(item.version) })))
+                : undefined
+            }
+            review={(editor) => <Review editor={editor} item={item} editable={editable} />}
           />
           <p class="count" id="body-count">
             Body: {countsOf(bodyText)}

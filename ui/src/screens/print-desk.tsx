@@ -14,6 +14,7 @@ import { StoryPicker, type PickedStory } from '../picker';
 import { RichText } from '../rich-text';
 import { serviceMoment, serviceTime } from '../time';
 import * as ops from '../operations';
+import { reviewCounts } from '../suggesting';
 
 interface Plan {
   workflows: Workflow[];
@@ -236,6 +237,7 @@ function ExportPanel({ plan }: { plan?: Plan }) {
   const [done, setDone] = useState('');
   const exported = useLoad(() => (uuid ? ops.print.export(api, uuid) : Promise.resolve(undefined)), [uuid]);
   const notice = printNoticeOf(exported.data);
+  const pending = exported.data ? reviewCounts(exported.data.content ?? '').suggestions : 0;
   const run = async (what: string, action: () => Promise<unknown>) => {
     const failed = await attempt(action);
     setProblem(failed);
@@ -264,6 +266,12 @@ function ExportPanel({ plan }: { plan?: Plan }) {
             {/* The print text in the same rich editor as the story (a fresh one per story picked). */}
             <RichText key={uuid} initial="" label="Export content" editable={may('EXPORT update')} onChange={(body) => setText(body.html)} />
           </div>
+          {pending > 0 && (
+            <p class="pending-warning" role="note">
+              This story has {pending === 1 ? 'a suggested edit' : `${pending} suggested edits`} not yet accepted or rejected: HTML and text print it without
+              them, and ICML carries them as InCopy tracked changes.
+            </p>
+          )}
           <p class="print-notice">
             {notice
               ? `${notice.user?.name ?? 'Someone'} works on this story in print${notice.locked_at ? ` (since ${serviceTime(notice.locked_at)})` : ''}.`

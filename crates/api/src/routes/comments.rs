@@ -9,7 +9,7 @@ use copydesk_wire as wire;
 use crate::AppState;
 use crate::error::ApiResult;
 use crate::extract::{Bearer, RawJson};
-use crate::openapi::{IdempotencyKey, Refusals};
+use crate::openapi::{IdempotencyKey, RecordUuid, Refusals};
 use crate::present;
 
 #[utoipa::path(
@@ -31,6 +31,28 @@ pub async fn notes(
         .await?;
     Ok(Json(wire::Items {
         items: notes.into_iter().map(present::note_comment).collect(),
+    }))
+}
+
+#[utoipa::path(
+    get,
+    path = "/v3/content/{uuid}/notes",
+    tag = "note-comment",
+    operation_id = "content_notes",
+    description = "Access action: CONTENT get. A Copydesk extension: the story's in-content notes, those on its words first (in the order they stand), then those no longer on any (resolved, or their words deleted), newest first, each with the words it is or was last on.",
+    params(RecordUuid),
+    responses((status = 200, body = wire::Items<wire::StoryNote>), Refusals)
+)]
+pub async fn story_notes(
+    State(state): State<AppState>,
+    bearer: Bearer,
+    Path(uuid): Path<String>,
+) -> ApiResult<Json<wire::Items<wire::StoryNote>>> {
+    let notes = state
+        .call(bearer, move |cms, who| cms.story_notes(who, &uuid))
+        .await?;
+    Ok(Json(wire::Items {
+        items: notes.into_iter().map(present::story_note).collect(),
     }))
 }
 

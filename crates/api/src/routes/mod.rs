@@ -51,6 +51,7 @@ pub(crate) fn documented() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(locks::create))
         .routes(routes!(locks::get, locks::delete))
         .routes(routes!(comments::notes, comments::create_note))
+        .routes(routes!(comments::story_notes))
         .routes(routes!(
             comments::assignment_comments,
             comments::create_assignment_comment

@@ -1,0 +1,93 @@
+//! The in-content notes of a story: those on its words now, and those whose words are gone, listed with the words they were last on.
+//!
+//! A note's anchor lives in the body, so the body is the one truth for
+//! where a note is; what a note was on before its words were deleted (or
+//! before it was resolved, which takes it off its words) is in the
+//! versions, which every node keeps. So the list is worked out from the
+//! text and the versions, on every node alike, and needs no record of its
+//! own to sync.
+
+use copydesk_text::merge::annotated::{self, NoteInText};
+use copydesk_text::merge::{RawContent, StoredText};
+
+use crate::Cms;
+use crate::access::{Action, Principal};
+use crate::db::Transaction;
+use crate::error::Result;
+use crate::model::content::CONTENT;
+
+/// A note of a story, as the notes list gives it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoryNote {
+    /// The note's UUID: its thread is `/v3/note-comment/{uuid}`.
+    pub uuid: String,
+    /// The words it is on, or was last on.
+    pub words: String,
+    /// Whether it is on words of the story now (else resolved, or its words deleted).
+    pub in_text: bool,
+    /// The last version that had it on its words (the story's version now when `in_text`).
+    pub version: i64,
+}
+
+/// The notes in one body (HTML and its raw content), each with its words.
+fn notes_in(html: &str, raw: Option<&str>) -> Vec<NoteInText> {
+    let raw = raw.and_then(RawContent::read);
+    let text = StoredText {
+        html,
+        raw: raw.as_ref(),
+    }
+    .read();
+    annotated::listed(&text).0
+}
+
+impl Cms {
+    /// `GET /v3/content/{uuid}/notes`: the story's notes on its words, in
+    /// the order they stand, then those no longer on any, newest first.
+    pub fn story_notes(&self, who: &Principal, uuid: &str) -> Result<Vec<StoryNote>> {
+        who.require(Action::ContentGet)?;
+        self.read(|tx| story_notes_in(tx, CONTENT.id_of(tx, uuid)?))
+    }
+}
+
+fn story_notes_in(tx: &Transaction<'_>, content_id: i64) -> Result<Vec<StoryNote>> {
+    let (html, raw, version): (String, Option<String>, i64) = tx
+        .prepare_cached("SELECT content, content_raw, version FROM content WHERE id = ?1")?
+        .query_row([content_id], |row| {
+            Ok((row.get(0)?, row.get(1)?, row.get(2)?))
+        })?;
+    let mut notes: Vec<StoryNote> = notes_in(&html, raw.as_deref())
+        .into_iter()
+        .map(|note| StoryNote {
+            uuid: note.id,
+            words: note.words,
+            in_text: true,
+            version,
+        })
+        .collect();
+    let mut stmt = tx.prepare_cached(
+        "SELECT content, content_raw, version FROM versions WHERE content_id = +?1 ORDER BY version DESC, id DESC",
+    )?;
+    let older: Vec<(String, Option<String>, i64)> = stmt
+        .query_map([content_id], |row| {
+            Ok((row.get(0)?, row.get(1)?, row.get(2)?))
+        })?
+        .collect::<Result<_, _>>()?;
+    for (html, raw, version) in older {
+        // Most versions hold no note: those are not read as text.
+        if !html.contains("data-notes") && !raw.as_deref().is_some_and(|r| r.contains("\"notes\""))
+        {
+            continue;
+        }
+        for note in notes_in(&html, raw.as_deref()) {
+            if notes.iter().all(|known| known.uuid != note.id) {
+                notes.push(StoryNote {
+                    uuid: note.id,
+                    words: note.words,
+                    in_text: false,
+                    version,
+                });
+            }
+        }
+    }
+    Ok(notes)
+}

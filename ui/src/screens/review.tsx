@@ -1,0 +1,167 @@
+// The copy desk's marks on a story, beside its body: each suggested edit
+// with its author, accepted or rejected one at a time or all of one
+// author's at once, and each note with its words and its thread
+// (`/v3/note-comment/{note uuid}`), answered in place. Accepting and
+// rejecting are edits of the body, saved like any other.
+
+import type { Editor as TipTap } from '@tiptap/core';
+import { TextSelection } from '@tiptap/pm/state';
+import { useState } from 'preact/hooks';
+import type { ContentItem, NoteComment } from '../api';
+import { useDesk } from '../context';
+import { attempt, Problem, useLoad } from '../load';
+import { describeSuggestion, inText, removeNote, settleSuggestions, type NoteInText, type SuggestionInText } from '../suggesting';
+import { paragraphsOf, textOf } from '../text';
+import { When } from '../when';
+import * as ops from '../operations';
+
+interface Props {
+  editor: TipTap;
+  item: ContentItem;
+  editable: boolean;
+}
+
+export function Review({ editor, item, editable }: Props) {
+  const { api } = useDesk();
+  const { suggestions, notes } = inText(editor.state.doc);
+  // Notes of this story no longer on its words (resolved, or their words deleted), as the service lists them.
+  const listed = useLoad(() => ops.content.notes(api, item.uuid), [item.uuid, item.version]);
+  const gone: NoteInText[] = (listed.data?.items ?? [])
+    .filter((n) => notes.every((here) => here.id !== n.uuid))
+    .map((n) => ({ id: n.uuid, words: n.words }));
+  if (!suggestions.length && !notes.length && !gone.length) return null;
+  const settle = (which: (s: SuggestionInText) => boolean, accept: boolean) => {
+    editor.view.dispatch(settleSuggestions(editor.state, (s) => which({ ...s, words: '' }), accept));
+  };
+  const authors = [...new Set(suggestions.map((s) => s.author))];
+  return (
+    <section class="review" aria-labelledby="review-heading">
+      <h3 id="review-heading">Suggestions and notes</h3>
+      {suggestions.length > 0 && (
+        <>
+          <ul class="suggestions" aria-label="Suggested edits">
+            {suggestions.map((s) => (
+              <li key={s.id} class={`suggestion ${s.kind}`}>
+                <span class="what">{describeSuggestion(s)}</span> “{s.words}” <span class="who">{s.author || 'Someone'}</span>
+                {s.at && (
+                  <>
+                    {' · '}
+                    <When stamp={s.at} />
+                  </>
+                )}{' '}
+                <button type="button" disabled={!editable} onClick={() => settle((x) => x.id === s.id, true)} aria-label={`Accept: ${describeSuggestion(s)} “${s.words}”`}>
+                  Accept
+                </button>
+                <button type="button" disabled={!editable} onClick={() => settle((x) => x.id === s.id, false)} aria-label={`Reject: ${describeSuggestion(s)} “${s.words}”`}>
+                  Reject
+                </button>
+              </li>
+            ))}
+          </ul>
+          {authors.map((author) => (
+            <p key={author} class="by-author">
+              All by {author || 'someone'}:{' '}
+              <button type="button" disabled={!editable} onClick={() => settle((x) => x.author === author, true)}>
+                Accept all by {author || 'someone'}
+              </button>
+              <button type="button" disabled={!editable} onClick={() => settle((x) => x.author === author, false)}>
+                Reject all by {author || 'someone'}
+              </button>
+            </p>
+          ))}
+        </>
+      )}
+      {notes.length > 0 && (
+        <ul class="text-notes" aria-label="Notes">
+          {notes.map((note) => (
+            <TextNote key={note.id} note={note} item={item} editor={editor} editable={editable} />
+          ))}
+        </ul>
+      )}
+      {gone.length > 0 && (
+        <details class="gone-notes">
+          <summary>Notes no longer in the text ({gone.length})</summary>
+          <ul aria-label="Notes no longer in the text">
+            {gone.map((note) => (
+              <TextNote key={note.id} note={note} item={item} editor={editor} editable={false} />
+            ))}
+          </ul>
+        </details>
+      )}
+    </section>
+  );
+}
+
+function TextNote({ note, item, editor, editable }: { note: NoteInText; item: ContentItem; editor: TipTap; editable: boolean }) {
+  const { api, may } = useDesk();
+  const thread = useLoad(() => ops.comments.thread(api, note.id), [note.id]);
+  const comments = thread.data?.items ?? [];
+  const [reply, setReply] = useState('');
+  const [problem, setProblem] = useState<string>();
+  const show = () => {
+    let from = -1;
+    let to = -1;
+    editor.state.doc.descendants((node, pos) => {
+      if (node.isText && node.marks.some((m) => m.type.name === 'note' && String(m.attrs.ids).split(' ').includes(note.id))) {
+        if (from === -1) from = pos;
+        to = pos + node.nodeSize;
+      }
+      return true;
+    });
+    if (from !== -1) editor.chain().focus().setTextSelection({ from, to }).run();
+    else editor.view.dispatch(editor.state.tr.setSelection(TextSelection.atStart(editor.state.doc)));
+  };
+  return (
+    <li class="text-note">
+      <p class="on">
+        On “{note.words}”{' '}
+        {editable && (
+          <button type="button" onClick={show}>
+            Show in text
+          </button>
+        )}
+      </p>
+      <Problem message={thread.error} />
+      <ul class="thread">
+        {comments.map((c: NoteComment) => (
+          <li class="note" key={c.uuid}>
+            <p class="who">
+              {c.user?.name ?? 'Someone'} · <When stamp={c.created_at} />
+            </p>
+            <p class="said">{textOf(c.comment)}</p>
+          </li>
+        ))}
+      </ul>
+      {may('NOTECOMMENT create') && (
+        <form
+          class="comment-form"
+          onSubmit={async (event) => {
+            event.preventDefault();
+            if (!reply.trim()) return;
+            const root = comments.find((c) => c.parent_id === '0');
+            const failed = await attempt(() =>
+              ops.comments.add(api, root?.uuid ?? 'root', { comment: paragraphsOf(reply), reference: note.id, version: Number(item.version) }),
+            );
+            setProblem(failed);
+            if (!failed) {
+              setReply('');
+              thread.reload();
+            }
+          }}
+        >
+          <label>
+            Answer the note on “{note.words}”
+            <textarea rows={2} value={reply} onInput={(event) => setReply(event.currentTarget.value)} />
+          </label>
+          <button type="submit">Answer</button>
+          <Problem message={problem} />
+        </form>
+      )}
+      {editable && (
+        <button type="button" onClick={() => editor.view.dispatch(removeNote(editor.state, note.id))} title="Takes the note off its words; its thread stays">
+          Resolve
+        </button>
+      )}
+    </li>
+  );
+}
