@@ -458,3 +458,79 @@ fn export_actions() {
         );
     }
 }
+
+#[test]
+fn icml_carries_a_notes_thread_and_a_suggestion_and_html_says_suggestions_are_pending() {
+    const NOTE: &str = "9e8d7c6b-5a49-4382-9170-6f5e4d3c2b1a";
+    let server = TestServer::start();
+    let item = story(
+        &server,
+        &format!(
+            "<p>Fees rise <span data-notes=\"{NOTE}\">six per cent</span>\
+             <ins data-suggestion=\"s1\" data-author=\"Gil Desk\" data-at=\"2026-11-28T08:00:00Z\"> in May</ins>.</p>"
+        ),
+    );
+    let uuid = item["uuid"].as_str().expect("uuid");
+    let root = server
+        .post(
+            "/v3/note-comment/root",
+            &json!({"comment": "<p>Source?</p>", "reference": NOTE}),
+        )
+        .expect(200)
+        .body;
+    let root_uuid = root["items"][0]["uuid"].as_str().expect("uuid").to_owned();
+    server
+        .post(
+            &format!("/v3/note-comment/{root_uuid}"),
+            &json!({"comment": "<p>The <b>council</b>'s figures.</p>", "reference": NOTE}),
+        )
+        .expect(200);
+    let who = root["items"][0]["user"]["name"]
+        .as_str()
+        .expect("a name")
+        .to_owned();
+
+    let icml = server
+        .get(&format!("/v3/export/{uuid}/as/icml"))
+        .expect(200);
+    let text = String::from_utf8(icml.bytes.clone()).expect("UTF-8");
+    let doc = roxmltree::Document::parse(&text).expect("ICML is well-formed XML");
+    let note = doc
+        .descendants()
+        .find(|n| n.has_tag_name("Note"))
+        .expect("an InCopy note");
+    assert_eq!(note.attribute("UserName"), Some(who.as_str()));
+    let lines: Vec<&str> = note
+        .descendants()
+        .filter(|n| n.has_tag_name("Content"))
+        .filter_map(|n| n.text())
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            format!("{who}: Source?"),
+            format!("{who}: The council's figures.")
+        ]
+    );
+    assert_eq!(
+        note.descendants().filter(|n| n.has_tag_name("Br")).count(),
+        1
+    );
+    let change = doc
+        .descendants()
+        .find(|n| n.has_tag_name("Change"))
+        .expect("a tracked change");
+    assert_eq!(change.attribute("ChangeType"), Some("InsertedText"));
+    assert_eq!(change.attribute("UserName"), Some("Gil Desk"));
+
+    let html = server
+        .get(&format!("/v3/export/{uuid}/as/html"))
+        .expect(200);
+    let html = String::from_utf8(html.bytes).expect("UTF-8");
+    assert!(html.contains("Suggested edits are pending"), "{html}");
+    assert!(
+        !html.contains("in May"),
+        "printed without the suggestion: {html}"
+    );
+    assert!(!html.contains("Source?"), "notes never print: {html}");
+}

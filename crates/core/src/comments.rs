@@ -84,7 +84,11 @@ fn parse_reference(raw: &str) -> Result<String> {
 }
 
 impl Cms {
-    fn notes_of(&self, tx: &Transaction<'_>, reference: &str) -> Result<Vec<NoteComment>> {
+    pub(crate) fn notes_of(
+        &self,
+        tx: &Transaction<'_>,
+        reference: &str,
+    ) -> Result<Vec<NoteComment>> {
         let mut stmt = tx.prepare_cached(
             "SELECT id, uuid, reference, user_id, comment, version, draft_uuid, parent_id, created_at
              FROM note_comments WHERE reference = +?1 ORDER BY id",

@@ -5,6 +5,10 @@
 //! version; pull copies the web text into it as a new export version. Its lock
 //! is a notice of who works on it; it blocks nothing.
 
+use copydesk_text::merge::StoredText;
+use copydesk_text::merge::annotated;
+use copydesk_text::print_formats::PrintedNote;
+
 use crate::access::Action;
 use crate::db::{OptionalExtension as _, Transaction, params};
 
@@ -279,9 +283,18 @@ impl Cms {
     pub fn dump_export(&self, who: &Principal, uuid: &str, format: &str) -> Result<Dump> {
         who.require(Action::ExportDump)?;
         let format = ExportFormat::parse(format)?;
-        let item = self.read(|tx| {
+        let (item, notes) = self.read(|tx| {
             let id = self.content_for_export(tx, uuid)?;
-            self.content_item(tx, id)
+            let item = self.content_item(tx, id)?;
+            let html = item
+                .export
+                .as_ref()
+                .map_or(item.record.body.as_str(), |e| e.body.as_str());
+            let notes = match format {
+                ExportFormat::Icml => self.printed_notes(tx, html)?,
+                ExportFormat::Html | ExportFormat::Text => Vec::new(),
+            };
+            Ok((item, notes))
         })?;
         let html = item
             .export
@@ -293,13 +306,11 @@ impl Cms {
             [one] => Some(format!("By {one}")),
             [rest @ .., last] => Some(format!("By {} and {last}", rest.join(", "))),
         };
-        // Notes' threads are not read here yet: ICML carries each note
-        // where its words start, without its words.
         let story = copydesk_text::print_formats::Story {
             headline: &item.record.title,
             byline,
             html,
-            notes: &[],
+            notes: &notes,
         };
         let body = match format {
             ExportFormat::Icml => copydesk_text::print_formats::to_icml(&story)?,
@@ -311,5 +322,47 @@ impl Cms {
             file_name: format!("{}.{}", item.record.slug, format.extension()),
             body,
         })
+    }
+
+    /// The notes in the text with their threads, as ICML prints them: the
+    /// note's first writer and time, and each comment of its thread a line
+    /// ("Name: words").
+    fn printed_notes(&self, tx: &Transaction<'_>, html: &str) -> Result<Vec<PrintedNote>> {
+        if !html.contains("data-notes") {
+            return Ok(Vec::new());
+        }
+        let text = StoredText { html, raw: None }.read();
+        let mut printed = Vec::new();
+        for note in annotated::listed(&text).0 {
+            let thread = self.notes_of(tx, &note.id)?;
+            let name = |c: &crate::comments::NoteComment| {
+                c.user
+                    .as_ref()
+                    .map_or_else(|| "Someone".to_owned(), |u| u.name.clone())
+            };
+            let lines: Vec<String> = thread
+                .iter()
+                .map(|c| {
+                    let said = StoredText {
+                        html: &c.comment,
+                        raw: None,
+                    }
+                    .read()
+                    .plain_text()
+                    .replace('\n', " ");
+                    format!("{}: {said}", name(c))
+                })
+                .collect();
+            printed.push(PrintedNote {
+                author: thread.first().map(name).unwrap_or_default(),
+                at: thread
+                    .first()
+                    .map(|c| c.created_at.clone())
+                    .unwrap_or_default(),
+                text: lines.join("\n"),
+                id: note.id,
+            });
+        }
+        Ok(printed)
     }
 }

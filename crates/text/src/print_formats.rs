@@ -592,7 +592,13 @@ fn write_note(writer: &mut XmlWriter, note: Option<&PrintedNote>) -> Result<()> 
         "CharacterStyleRange",
         &[("AppliedCharacterStyle", NO_CHARACTER_STYLE)],
     )?;
-    content(writer, note.map_or("", |n| n.text.as_str()))?;
+    // A line of the note (a comment of its thread) each, apart as InCopy's paragraphs are.
+    for (i, line) in note.map_or("", |n| n.text.as_str()).split('\n').enumerate() {
+        if i > 0 {
+            empty(writer, "Br", &[])?;
+        }
+        content(writer, line)?;
+    }
     close(writer, "CharacterStyleRange")?;
     close(writer, "ParagraphStyleRange")?;
     close(writer, "Note")
