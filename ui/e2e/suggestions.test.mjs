@@ -2,7 +2,8 @@
 // person signed in with their own password: the desk suggests an
 // insertion, a deletion and a bold and puts a note on words; the reporter
 // accepts one, rejects one, answers the note and saves; the page, the
-// saved version and the note's thread show the result.
+// saved version, the versions' comparison, the content list's counts and
+// the note's thread show the result.
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -151,6 +152,17 @@ describe('suggested edits and notes', () => {
         ['Rita Reporter', '<p>Mortgage rates; the central bank, 2 June.</p>'],
       ],
     );
+    // The versions show what was settled since the desk's version.
+    await rita.page.getByRole('button', { name: /^Version 2 · saved/ }).click();
+    const since = rita.page.getByRole('region', { name: 'Suggested edits and notes: changes' });
+    assert.deepEqual(await since.getByRole('listitem').allInnerTexts(), [
+      'Delete “on Friday ” by Dana Desk: pending in version 2, accepted or rejected since.',
+      'Insert “ again” by Dana Desk: pending in version 2, accepted or rejected since.',
+    ]);
+    // The content list counts what is left: the bold and the note.
+    await rita.page.goto(`${srv.base}/#/`);
+    await rita.page.getByRole('row', { name: /Council budget/ }).getByText('1 suggested edit · 1 note').waitFor();
+    await rita.page.goto(`${srv.base}/#/content/${story.uuid}`);
     // The page after a reload shows the saved version.
     await rita.page.reload();
     await ritaBody.waitFor();

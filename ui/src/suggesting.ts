@@ -324,3 +324,37 @@ export function reviewCountWords(html: string): string {
   if (notes) said.push(notes === 1 ? '1 note' : `${notes} notes`);
   return said.join(' · ');
 }
+
+/** A body's suggested edits and notes read from its HTML, each with its words (for comparing versions). */
+export function reviewOf(html: string): { suggestions: SuggestionInText[]; notes: NoteInText[] } {
+  const doc = new DOMParser().parseFromString(html, 'text/html');
+  const suggestions = new Map<string, SuggestionInText>();
+  const notes = new Map<string, NoteInText>();
+  for (const el of Array.from(doc.querySelectorAll<HTMLElement>('[data-suggestion]'))) {
+    const id = el.getAttribute('data-suggestion') ?? '';
+    const had = suggestions.get(id);
+    if (had) {
+      had.words += el.textContent ?? '';
+      continue;
+    }
+    const tag = el.tagName.toLowerCase();
+    const kind: SuggestionKind = tag === 'ins' ? 'insertion' : tag === 'del' ? 'deletion' : 'style';
+    suggestions.set(id, {
+      id,
+      kind,
+      author: el.getAttribute('data-author') ?? '',
+      at: el.getAttribute('data-at') ?? '',
+      style: el.getAttribute('data-style') ?? undefined,
+      on: kind === 'style' ? el.getAttribute('data-on') !== 'false' : undefined,
+      words: el.textContent ?? '',
+    });
+  }
+  for (const el of Array.from(doc.querySelectorAll<HTMLElement>('[data-notes]'))) {
+    for (const id of (el.getAttribute('data-notes') ?? '').split(' ').filter(Boolean)) {
+      const had = notes.get(id);
+      if (had) had.words += el.textContent ?? '';
+      else notes.set(id, { id, words: el.textContent ?? '' });
+    }
+  }
+  return { suggestions: [...suggestions.values()], notes: [...notes.values()] };
+}

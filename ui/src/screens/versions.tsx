@@ -1,7 +1,7 @@
 // An item's versions: who saved each and when, what changed in the headline,
 // the abstract and the body, word by word, which authors and tags were added
 // or removed, and a restore (which brings the version's authors and tags back
-// too).
+// too), and the suggested edits and notes settled, made or taken off since.
 
 import { diffWords } from 'diff';
 import { useState } from 'preact/hooks';
@@ -10,6 +10,7 @@ import { useDesk } from '../context';
 import { linkChanges, sameLinks, type Linked } from '../link-changes';
 import { attempt, Problem, useLoad } from '../load';
 import { MissingPermission } from '../permission';
+import { describeSuggestion, reviewOf } from '../suggesting';
 import { textOf } from '../text';
 import { When } from '../when';
 import * as ops from '../operations';
@@ -54,6 +55,36 @@ function LinkDiff({ name, before, after }: { name: string; before: Linked[]; aft
   );
 }
 
+/** The suggested edits and notes of a version against the page's: those settled or taken off since, and those new. */
+function ReviewDiff({ version, before, after }: { version: string; before: string; after: string }) {
+  const then = reviewOf(before);
+  const now = reviewOf(after);
+  const lines: string[] = [];
+  for (const s of then.suggestions) {
+    if (!now.suggestions.some((x) => x.id === s.id)) lines.push(`${describeSuggestion(s)} “${s.words}” by ${s.author || 'someone'}: pending in version ${version}, accepted or rejected since.`);
+  }
+  for (const s of now.suggestions) {
+    if (!then.suggestions.some((x) => x.id === s.id)) lines.push(`${describeSuggestion(s)} “${s.words}” by ${s.author || 'someone'}: suggested since version ${version}, pending.`);
+  }
+  for (const n of then.notes) {
+    if (!now.notes.some((x) => x.id === n.id)) lines.push(`Note on “${n.words}”: in version ${version}, no longer in the text.`);
+  }
+  for (const n of now.notes) {
+    if (!then.notes.some((x) => x.id === n.id)) lines.push(`Note on “${n.words}”: added since version ${version}.`);
+  }
+  if (!lines.length) return null;
+  return (
+    <section aria-label="Suggested edits and notes: changes">
+      <h3>Suggested edits and notes</h3>
+      <ul>
+        {lines.map((line) => (
+          <li key={line}>{line}</li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
 /** Whether a version's authors and tags match the item's (a server that does not store them says nothing of them). */
 function linksAsNow(version: Version, item: ContentItem): boolean {
   return (!version.authors || sameLinks(version.authors, item.authors)) && (!version.tags || sameLinks(version.tags, item.tags));
@@ -93,6 +124,7 @@ export function Versions({ item, onRestored }: { item: ContentItem; onRestored: 
           <FieldDiff name="Headline" before={open.title} after={item.title} />
           <FieldDiff name="Abstract" before={textOf(open.abstract)} after={textOf(item.abstract ?? '')} />
           <FieldDiff name="Body" before={textOf(open.content)} after={textOf(item.content ?? '')} />
+          <ReviewDiff version={open.version} before={open.content} after={item.content ?? ''} />
           {open.authors && <LinkDiff name="Authors" before={open.authors} after={item.authors} />}
           {open.tags && <LinkDiff name="Tags" before={open.tags} after={item.tags} />}
           {open.title === item.title && textOf(open.abstract) === textOf(item.abstract ?? '') && textOf(open.content) === textOf(item.content ?? '') && (
