@@ -1,4 +1,4 @@
-//! Notes and suggested edits through real `copydesk-server sync` runs: a note made offline reaches the server with its replies, the desk's suggestion and the laptop's edit elsewhere both survive, one suggestion settled on each side converges, a note whose words were deleted stays listed.
+//! Notes and suggested edits through real `copydesk-server sync` runs: a note made offline reaches the server with its replies, the desk's suggestion and the laptop's edit elsewhere both survive, one suggestion settled on each side converges, a note whose words were deleted stays listed while another is resolved.
 
 use copydesk_tests::TestServer;
 use serde_json::{Value, json};
@@ -242,8 +242,8 @@ fn a_note_made_offline_reaches_the_server_with_its_replies() {
     assert_eq!(items[1]["parent_id"], items[0]["id"], "{thread}");
 }
 
-/// A story's notes as `/v3/content/{uuid}/notes` lists them: UUID, words, whether in the text.
-fn notes_listed(server: &TestServer, story: &Value) -> Vec<(String, String, bool)> {
+/// A story's notes as `/v3/content/{uuid}/notes` lists them: UUID, words, state.
+fn notes_listed(server: &TestServer, story: &Value) -> Vec<(String, String, String)> {
     let uuid = story["uuid"].as_str().expect("uuid");
     let listed = server
         .get(&format!("/v3/content/{uuid}/notes"))
@@ -257,14 +257,15 @@ fn notes_listed(server: &TestServer, story: &Value) -> Vec<(String, String, bool
             (
                 n["uuid"].as_str().unwrap_or("").to_owned(),
                 n["words"].as_str().unwrap_or("").to_owned(),
-                n["in_text"].as_bool().expect("in_text"),
+                n["state"].as_str().unwrap_or("").to_owned(),
             )
         })
         .collect()
 }
 
 #[test]
-fn a_note_whose_words_the_laptop_deleted_offline_stays_listed_on_both_sides() {
+fn a_note_whose_words_the_laptop_deleted_offline_stays_listed_and_one_the_desk_resolved_stays_resolved()
+ {
     let desk = Desk::with_story(body(
         &[(
             "p1",
@@ -300,12 +301,44 @@ fn a_note_whose_words_the_laptop_deleted_offline_stays_listed_on_both_sides() {
             "<p>The council voted. Parking <span data-notes=\"{OTHER_NOTE}\">stays free</span>.</p>"
         ),
     ));
+    // Meanwhile the desk resolves the other note, which stays on its words.
+    desk.desk_edits(body(
+        &[(
+            "p1",
+            "The council voted to raise fees. Parking stays free.",
+            vec![
+                ("raise fees", "NOTE", json!({"notes": [NOTE]})),
+                (
+                    "stays free",
+                    "NOTE",
+                    json!({"resolved_notes": [OTHER_NOTE]}),
+                ),
+            ],
+        )],
+        &format!(
+            "<p>The council voted to <span data-notes=\"{NOTE}\">raise fees</span>. \
+             Parking <span data-resolved-notes=\"{OTHER_NOTE}\">stays free</span>.</p>"
+        ),
+    ));
     let out = desk.sync();
     assert!(out.contains("conflicts 0"), "{out}");
-    assert!(!desk.body().contains(NOTE), "the words are gone");
+    assert_eq!(
+        desk.body(),
+        format!(
+            "<p>The council voted. Parking <span data-resolved-notes=\"{OTHER_NOTE}\">stays free</span>.</p>"
+        )
+    );
     let expected = [
-        (OTHER_NOTE.to_owned(), "stays free".to_owned(), true),
-        (NOTE.to_owned(), "raise fees".to_owned(), false),
+        (
+            OTHER_NOTE.to_owned(),
+            "stays free".to_owned(),
+            "resolved".to_owned(),
+        ),
+        (
+            NOTE.to_owned(),
+            "raise fees".to_owned(),
+            "words_deleted".to_owned(),
+        ),
     ];
     assert_eq!(
         notes_listed(desk.central(), &desk.central_story()),

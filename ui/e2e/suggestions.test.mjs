@@ -1,7 +1,7 @@
 // Copy editing in a real browser against a real copydesk-server, each
 // person signed in with their own password: the desk suggests an
 // insertion, a deletion and a bold and puts a note on words; the reporter
-// accepts one, rejects one, answers the note and saves; the page, the
+// accepts one, rejects one, answers the note, resolves it and saves; the page, the
 // saved version, the versions' comparison, the content list's counts and
 // the note's thread show the result.
 
@@ -130,6 +130,9 @@ describe('suggested edits and notes', () => {
     await ritaReview.getByLabel('Answer the note on “Rates rose 6%”').fill('Mortgage rates; the central bank, 2 June.');
     await ritaReview.getByRole('button', { name: 'Answer' }).click();
     await ritaReview.getByText('Mortgage rates; the central bank, 2 June.').waitFor();
+    // Answered, the note is resolved: it leaves the page and stays on its words, listed as resolved.
+    await ritaReview.getByRole('button', { name: 'Resolve' }).click();
+    await ritaReview.getByText('Resolved notes (1)').waitFor();
     const ritaBody = rita.page.getByRole('textbox', { name: 'Body' });
     assert.equal(await ritaBody.locator('ins, del').count(), 0);
     assert.equal(await ritaBody.locator('p').first().innerText(), 'The council met on Friday to discuss the budget again.');
@@ -142,7 +145,7 @@ describe('suggested edits and notes', () => {
     assert.equal(settled.version, '3');
     assert.match(
       settled.content,
-      /^<p>The council met on Friday to discuss the <span data-suggestion="[0-9a-f-]{36}" data-style="BOLD" data-on="true" data-author="Dana Desk" data-at="[^"]+">budget<\/span> again\.<\/p><p><span data-notes="[0-9a-f-]{36}">Rates rose 6%<\/span> in May\.<\/p>$/,
+      /^<p>The council met on Friday to discuss the <span data-suggestion="[0-9a-f-]{36}" data-style="BOLD" data-on="true" data-author="Dana Desk" data-at="[^"]+">budget<\/span> again\.<\/p><p><span data-resolved-notes="[0-9a-f-]{36}">Rates rose 6%<\/span> in May\.<\/p>$/,
     );
     const thread = await srv.call(admin, 'GET', `/v3/note-comment/${noteId}`);
     assert.deepEqual(
@@ -158,16 +161,23 @@ describe('suggested edits and notes', () => {
     assert.deepEqual(await since.getByRole('listitem').allInnerTexts(), [
       'Delete “on Friday ” by Dana Desk: pending in version 2, accepted or rejected since.',
       'Insert “ again” by Dana Desk: pending in version 2, accepted or rejected since.',
+      'Note on “Rates rose 6%”: resolved since version 2.',
     ]);
-    // The content list counts what is left: the bold and the note.
+    // The content list counts what is left open: the bold.
     await rita.page.goto(`${srv.base}/#/`);
-    await rita.page.getByRole('row', { name: /Council budget/ }).getByText('1 suggested edit · 1 note').waitFor();
+    await rita.page.getByRole('row', { name: /Council budget/ }).getByText('1 suggested edit', { exact: true }).waitFor();
     await rita.page.goto(`${srv.base}/#/content/${story.uuid}`);
     // The page after a reload shows the saved version.
     await rita.page.reload();
     await ritaBody.waitFor();
     assert.equal(await ritaBody.locator('p').first().innerText(), 'The council met on Friday to discuss the budget again.');
-    assert.equal(await ritaBody.locator('[data-notes]').innerText(), 'Rates rose 6%');
+    assert.equal(await ritaBody.locator('[data-notes]').count(), 0);
+    assert.equal(await ritaBody.locator('[data-resolved-notes]').innerText(), 'Rates rose 6%');
+    const notes = await srv.call(admin, 'GET', `/v3/content/${story.uuid}/notes`);
+    assert.deepEqual(
+      notes.items.map((n) => [n.uuid, n.words, n.state]),
+      [[noteId, 'Rates rose 6%', 'resolved']],
+    );
     await rita.context.close();
   });
 });

@@ -6,7 +6,8 @@
 // crates/text/src/merge/annotated.rs).
 //
 // A note mark holds the ids of every note on its words (space apart), so a
-// word under two notes carries one mark. A suggestion mark holds one
+// word under two notes carries one mark; resolved notes' ids ride in its
+// `resolved` (`<span data-resolved-notes>`), on their words but not shown. A suggestion mark holds one
 // suggestion; words under two suggestions carry two (`excludes: ''`).
 
 import { Mark } from '@tiptap/core';
@@ -93,22 +94,25 @@ export const NoteMark = Mark.create({
   inclusive: false,
 
   addAttributes() {
-    return { ids: { default: '' } };
+    return { ids: { default: '' }, resolved: { default: '' } };
   },
 
   parseHTML() {
+    const noted = (element: HTMLElement) => {
+      const ids = (element.getAttribute('data-notes') ?? '').trim();
+      const resolved = (element.getAttribute('data-resolved-notes') ?? '').trim();
+      return ids || resolved ? { ids, resolved } : false;
+    };
     return [
-      {
-        tag: 'span[data-notes]',
-        getAttrs: (element: HTMLElement) => {
-          const ids = (element.getAttribute('data-notes') ?? '').trim();
-          return ids ? { ids } : false;
-        },
-      },
+      { tag: 'span[data-notes]', getAttrs: noted },
+      { tag: 'span[data-resolved-notes]', getAttrs: noted },
     ];
   },
 
   renderHTML({ mark }) {
-    return ['span', { 'data-notes': String(mark.attrs.ids ?? '') }, 0];
+    const html: Record<string, string> = {};
+    if (mark.attrs.ids) html['data-notes'] = String(mark.attrs.ids);
+    if (mark.attrs.resolved) html['data-resolved-notes'] = String(mark.attrs.resolved);
+    return ['span', html, 0];
   },
 });

@@ -172,21 +172,25 @@ function addRange<T extends RawRange>(ranges: T[], make: (offset: number, length
  * The one entity a run's marks give its characters, as the server writes
  * it (crates/text/src/merge/annotated.rs): a link's `LINK` entity, with the
  * notes and suggestions on its words added to its data (`notes`,
- * `suggestions`); without a link, a `SUGGESTION` entity when there are
+ * `resolved_notes`, `suggestions`); without a link, a `SUGGESTION` entity when there are
  * suggestions, else a `NOTE` entity; none for a run with none of these.
  */
 function entityOfMarks(marks: PmMark[]): RawEntity | undefined {
   const link = marks.find((m) => m.type === 'link');
-  const notes = marks
-    .filter((m) => m.type === 'note')
-    .flatMap((m) => String(m.attrs?.ids ?? '').split(/\s+/))
-    .filter((id) => id.length > 0);
+  const idsOf = (attr: string) =>
+    marks
+      .filter((m) => m.type === 'note')
+      .flatMap((m) => String(m.attrs?.[attr] ?? '').split(/\s+/))
+      .filter((id) => id.length > 0);
+  const notes = idsOf('ids');
+  const resolved = idsOf('resolved');
   const suggestions = marks
     .filter((m) => m.type === 'suggestion')
     .map((m) => suggestionData(m.attrs ?? {}));
-  if (!link && notes.length === 0 && suggestions.length === 0) return undefined;
+  if (!link && notes.length === 0 && resolved.length === 0 && suggestions.length === 0) return undefined;
   const data: Record<string, unknown> = link ? { url: String(link.attrs?.href ?? '') } : {};
   if (notes.length) data.notes = [...new Set(notes)].sort();
+  if (resolved.length) data.resolved_notes = [...new Set(resolved)].sort();
   if (suggestions.length) data.suggestions = suggestions;
   const type = link ? 'LINK' : suggestions.length ? 'SUGGESTION' : 'NOTE';
   return { type, mutability: 'MUTABLE', data };
@@ -210,8 +214,10 @@ function suggestionData(attrs: Record<string, unknown>): Record<string, unknown>
 /** The note and suggestion marks an entity's data carries. */
 function annotationMarks(data: Record<string, unknown> | undefined): PmMark[] {
   const marks: PmMark[] = [];
-  const notes = Array.isArray(data?.notes) ? data.notes.filter((id): id is string => typeof id === 'string' && id.length > 0) : [];
-  if (notes.length) marks.push({ type: 'note', attrs: { ids: notes.join(' ') } });
+  const idsIn = (list: unknown) => (Array.isArray(list) ? list.filter((id): id is string => typeof id === 'string' && id.length > 0) : []);
+  const notes = idsIn(data?.notes);
+  const resolved = idsIn(data?.resolved_notes);
+  if (notes.length || resolved.length) marks.push({ type: 'note', attrs: { ids: notes.join(' '), resolved: resolved.join(' ') } });
   const suggestions = Array.isArray(data?.suggestions) ? data.suggestions : [];
   for (const s of suggestions as Record<string, unknown>[]) {
     const kind = s?.kind;

@@ -310,7 +310,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Access action: CONTENT get. A Copydesk extension: the story's in-content notes, those on its words first (in the order they stand), then those no longer on any (resolved, or their words deleted), newest first, each with the words it is or was last on. */
+        /** @description Access action: CONTENT get. A Copydesk extension: the story's in-content notes: those on its words first, in the order they stand, `open` or `resolved` (a resolved note stays on its words, hidden from the page); then those whose words were deleted (`words_deleted`), the most recently seen first; each with the words it is or was last on. */
         get: operations["content_notes"];
         put?: never;
         post?: never;
@@ -1747,10 +1747,10 @@ export interface components {
             /** @description The words it is on, or was last on. */
             words: string;
             /**
-             * @description Whether it is on words of the story now; `false` once it is resolved
-             *     (taken off its words) or its words are deleted.
+             * @description `open` (on its words), `resolved` (on its words, hidden from the
+             *     page) or `words_deleted` (its words are no longer in the story).
              */
-            in_text: boolean;
+            state: string;
             /** @description The last version that had it on its words. */
             version: string;
         };

@@ -136,40 +136,42 @@ export function settleSuggestions(state: EditorState, which: (s: SuggestionAttrs
   return tr;
 }
 
-/** Puts the note `id` on the selected words, beside any note already there. */
-export function addNote(state: EditorState, from: number, to: number, id: string): Transaction {
+/** Changes the notes on the text of from..to: `change` is given each run's open and resolved note ids to change. */
+function changeNotes(state: EditorState, from: number, to: number, change: (open: Set<string>, resolved: Set<string>) => boolean): Transaction {
   const tr = state.tr;
   const type = state.schema.marks.note;
+  const idsOf = (mark: Mark | undefined, attr: string) => new Set(String(mark?.attrs[attr] ?? '').split(' ').filter(Boolean));
   state.doc.nodesBetween(from, to, (node, pos) => {
     if (!node.isText) return true;
     const start = Math.max(pos, from);
     const end = Math.min(pos + node.nodeSize, to);
     const had = node.marks.find((m) => m.type === type);
-    const ids = new Set(String(had?.attrs.ids ?? '').split(' ').filter(Boolean));
-    ids.add(id);
+    const open = idsOf(had, 'ids');
+    const resolved = idsOf(had, 'resolved');
+    if (!change(open, resolved)) return false;
     if (had) tr.removeMark(start, end, type);
-    tr.addMark(start, end, type.create({ ids: [...ids].sort().join(' ') }));
+    if (open.size || resolved.size) tr.addMark(start, end, type.create({ ids: [...open].sort().join(' '), resolved: [...resolved].sort().join(' ') }));
     return false;
   });
   return tr;
 }
 
-/** Takes the note `id` off its words (the others on them stay). */
-export function removeNote(state: EditorState, id: string): Transaction {
-  const tr = state.tr;
-  const type = state.schema.marks.note;
-  state.doc.descendants((node, pos) => {
-    if (!node.isText) return true;
-    const had = node.marks.find((m) => m.type === type);
-    const ids = String(had?.attrs.ids ?? '').split(' ').filter(Boolean);
-    if (!had || !ids.includes(id)) return false;
-    const end = pos + node.nodeSize;
-    tr.removeMark(pos, end, type);
-    const left = ids.filter((other) => other !== id);
-    if (left.length) tr.addMark(pos, end, type.create({ ids: left.join(' ') }));
-    return false;
+/** Puts the note `id` on the selected words, beside any note already there. */
+export function addNote(state: EditorState, from: number, to: number, id: string): Transaction {
+  return changeNotes(state, from, to, (open) => {
+    open.add(id);
+    return true;
   });
-  return tr;
+}
+
+/** Resolves the note `id` (it stays on its words, hidden), or opens it again. */
+export function resolveNote(state: EditorState, id: string, resolve = true): Transaction {
+  return changeNotes(state, 0, state.doc.content.size, (open, resolved) => {
+    const [from, into] = resolve ? [open, resolved] : [resolved, open];
+    if (!from.delete(id)) return false;
+    into.add(id);
+    return true;
+  });
 }
 
 /** A suggestion as the review panel lists it: its words, in the order they stand. */
@@ -177,10 +179,11 @@ export interface SuggestionInText extends SuggestionAttrs {
   words: string;
 }
 
-/** A note as the review panel lists it. */
+/** A note as the review panel lists it: resolved when none of its words has it open. */
 export interface NoteInText {
   id: string;
   words: string;
+  resolved: boolean;
 }
 
 /** The suggestions and notes in a document, each once, in the order their first words stand. */
@@ -200,10 +203,17 @@ export function inText(doc: ProseNode): { suggestions: SuggestionInText[]; notes
         if (had) had.words += (had.words ? gap : '') + node.text;
         else suggestions.set(s.id, { ...s, words: node.text ?? '' });
       } else if (mark.type.name === 'note') {
-        for (const id of String(mark.attrs.ids ?? '').split(' ').filter(Boolean)) {
-          const had = notes.get(id);
-          if (had) had.words += (had.words ? gap : '') + node.text;
-          else notes.set(id, { id, words: node.text ?? '' });
+        for (const [attr, isResolved] of [
+          ['ids', false],
+          ['resolved', true],
+        ] as const) {
+          for (const id of String(mark.attrs[attr] ?? '').split(' ').filter(Boolean)) {
+            const had = notes.get(id);
+            if (had) {
+              had.words += (had.words ? gap : '') + node.text;
+              had.resolved &&= isResolved;
+            } else notes.set(id, { id, words: node.text ?? '', resolved: isResolved });
+          }
         }
       }
     }
@@ -316,12 +326,12 @@ export function reviewCounts(html: string): { suggestions: number; notes: number
   return { suggestions: suggestions.size, notes: notes.size };
 }
 
-/** "2 suggested edits · 1 note", or '' for a body with neither. */
+/** "2 suggested edits · 1 open note", or '' for a body with neither. */
 export function reviewCountWords(html: string): string {
   const { suggestions, notes } = reviewCounts(html);
   const said = [];
   if (suggestions) said.push(suggestions === 1 ? '1 suggested edit' : `${suggestions} suggested edits`);
-  if (notes) said.push(notes === 1 ? '1 note' : `${notes} notes`);
+  if (notes) said.push(notes === 1 ? '1 open note' : `${notes} open notes`);
   return said.join(' · ');
 }
 
@@ -349,11 +359,18 @@ export function reviewOf(html: string): { suggestions: SuggestionInText[]; notes
       words: el.textContent ?? '',
     });
   }
-  for (const el of Array.from(doc.querySelectorAll<HTMLElement>('[data-notes]'))) {
-    for (const id of (el.getAttribute('data-notes') ?? '').split(' ').filter(Boolean)) {
-      const had = notes.get(id);
-      if (had) had.words += el.textContent ?? '';
-      else notes.set(id, { id, words: el.textContent ?? '' });
+  for (const el of Array.from(doc.querySelectorAll<HTMLElement>('[data-notes], [data-resolved-notes]'))) {
+    for (const [attr, resolved] of [
+      ['data-notes', false],
+      ['data-resolved-notes', true],
+    ] as const) {
+      for (const id of (el.getAttribute(attr) ?? '').split(' ').filter(Boolean)) {
+        const had = notes.get(id);
+        if (had) {
+          had.words += el.textContent ?? '';
+          had.resolved &&= resolved;
+        } else notes.set(id, { id, words: el.textContent ?? '', resolved });
+      }
     }
   }
   return { suggestions: [...suggestions.values()], notes: [...notes.values()] };

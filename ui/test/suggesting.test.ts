@@ -12,7 +12,9 @@ import {
   addNote,
   describeSuggestion,
   inText,
-  removeNote,
+  resolveNote,
+  reviewCountWords,
+  reviewOf,
   settleSuggestions,
   suggestDeletion,
   suggestInsertion,
@@ -125,18 +127,35 @@ describe('suggesting in the editor', () => {
     expect(e.getHTML()).toBe('<p>A <em>quoted</em> word.</p>');
   });
 
-  it('puts a note on selected words beside another, lists each with its words, and takes one off', () => {
+  it('puts a note on selected words beside another, lists each with its words, resolves one and opens it again', () => {
     const e = editorWith('<p>The budget rose by 4%.</p>');
     const budget = at(e, 'budget rose');
     e.view.dispatch(addNote(e.state, budget, budget + 'budget rose'.length, 'n1'));
     const rose = at(e, 'rose by 4%');
     e.view.dispatch(addNote(e.state, rose, rose + 'rose by 4%'.length, 'n2'));
     expect(inText(e.state.doc).notes).toEqual([
-      { id: 'n1', words: 'budget rose' },
-      { id: 'n2', words: 'rose by 4%' },
+      { id: 'n1', words: 'budget rose', resolved: false },
+      { id: 'n2', words: 'rose by 4%', resolved: false },
     ]);
     expect(e.getHTML()).toContain('<span data-notes="n1 n2">rose</span>');
-    e.view.dispatch(removeNote(e.state, 'n1'));
-    expect(inText(e.state.doc).notes).toEqual([{ id: 'n2', words: 'rose by 4%' }]);
+    e.view.dispatch(resolveNote(e.state, 'n1'));
+    expect(inText(e.state.doc).notes).toEqual([
+      { id: 'n1', words: 'budget rose', resolved: true },
+      { id: 'n2', words: 'rose by 4%', resolved: false },
+    ]);
+    const html = e.getHTML();
+    expect(html).toBe('<p>The <span data-resolved-notes="n1">budget </span><span data-notes="n2" data-resolved-notes="n1">rose</span><span data-notes="n2"> by 4%</span>.</p>');
+    expect(reviewCountWords(html)).toBe('1 open note');
+    expect(reviewOf(html).notes).toEqual([
+      { id: 'n1', words: 'budget rose', resolved: true },
+      { id: 'n2', words: 'rose by 4%', resolved: false },
+    ]);
+    // Opened from its HTML, the resolved note is still there, and reopens.
+    const again = editorWith(html);
+    again.view.dispatch(resolveNote(again.state, 'n1', false));
+    expect(inText(again.state.doc).notes.map((n) => [n.id, n.resolved])).toEqual([
+      ['n1', false],
+      ['n2', false],
+    ]);
   });
 });

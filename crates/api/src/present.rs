@@ -415,7 +415,7 @@ pub fn story_note(note: copydesk_core::text_notes::StoryNote) -> wire::StoryNote
     wire::StoryNote {
         uuid: note.uuid,
         words: note.words,
-        in_text: note.in_text,
+        state: note.state.as_str().to_owned(),
         version: note.version.to_string(),
     }
 }

@@ -333,7 +333,11 @@ impl Cms {
         }
         let text = StoredText { html, raw: None }.read();
         let mut printed = Vec::new();
-        for note in annotated::listed(&text).0 {
+        for note in annotated::listed(&text)
+            .0
+            .into_iter()
+            .filter(|n| !n.resolved)
+        {
             let thread = self.notes_of(tx, &note.id)?;
             let name = |c: &crate::comments::NoteComment| {
                 c.user

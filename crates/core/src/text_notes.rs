@@ -1,11 +1,11 @@
-//! The in-content notes of a story: those on its words now, and those whose words are gone, listed with the words they were last on.
+//! The in-content notes of a story: open, resolved, or with their words deleted, each listed with the words it is or was last on.
 //!
 //! A note's anchor lives in the body, so the body is the one truth for
-//! where a note is; what a note was on before its words were deleted (or
-//! before it was resolved, which takes it off its words) is in the
-//! versions, which every node keeps. So the list is worked out from the
-//! text and the versions, on every node alike, and needs no record of its
-//! own to sync.
+//! where a note is and whether it is resolved (a resolved note stays on its
+//! words, hidden from the page); what a note was on before its words were
+//! deleted is in the versions, which every node keeps. So the list is
+//! worked out from the text and the versions, on every node alike, and
+//! needs no record of its own to sync.
 
 use copydesk_text::merge::annotated::{self, NoteInText};
 use copydesk_text::merge::{RawContent, StoredText};
@@ -23,10 +23,30 @@ pub struct StoryNote {
     pub uuid: String,
     /// The words it is on, or was last on.
     pub words: String,
-    /// Whether it is on words of the story now (else resolved, or its words deleted).
-    pub in_text: bool,
+    pub state: NoteState,
     /// The last version that had it on its words (the story's version now when `in_text`).
     pub version: i64,
+}
+
+/// Where a note stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NoteState {
+    /// On its words, shown.
+    Open,
+    /// On its words, hidden: someone resolved it.
+    Resolved,
+    /// Its words are no longer in the story.
+    WordsDeleted,
+}
+
+impl NoteState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NoteState::Open => "open",
+            NoteState::Resolved => "resolved",
+            NoteState::WordsDeleted => "words_deleted",
+        }
+    }
 }
 
 /// The notes in one body (HTML and its raw content), each with its words.
@@ -41,8 +61,9 @@ fn notes_in(html: &str, raw: Option<&str>) -> Vec<NoteInText> {
 }
 
 impl Cms {
-    /// `GET /v3/content/{uuid}/notes`: the story's notes on its words, in
-    /// the order they stand, then those no longer on any, newest first.
+    /// `GET /v3/content/{uuid}/notes`: the story's notes on its words (open
+    /// or resolved), in the order they stand, then those whose words were
+    /// deleted, the most recently seen first.
     pub fn story_notes(&self, who: &Principal, uuid: &str) -> Result<Vec<StoryNote>> {
         who.require(Action::ContentGet)?;
         self.read(|tx| story_notes_in(tx, CONTENT.id_of(tx, uuid)?))
@@ -60,7 +81,11 @@ fn story_notes_in(tx: &Transaction<'_>, content_id: i64) -> Result<Vec<StoryNote
         .map(|note| StoryNote {
             uuid: note.id,
             words: note.words,
-            in_text: true,
+            state: if note.resolved {
+                NoteState::Resolved
+            } else {
+                NoteState::Open
+            },
             version,
         })
         .collect();
@@ -74,8 +99,7 @@ fn story_notes_in(tx: &Transaction<'_>, content_id: i64) -> Result<Vec<StoryNote
         .collect::<Result<_, _>>()?;
     for (html, raw, version) in older {
         // Most versions hold no note: those are not read as text.
-        if !html.contains("data-notes") && !raw.as_deref().is_some_and(|r| r.contains("\"notes\""))
-        {
+        if !html.contains("-notes=") && !raw.as_deref().is_some_and(|r| r.contains("notes\"")) {
             continue;
         }
         for note in notes_in(&html, raw.as_deref()) {
@@ -83,7 +107,7 @@ fn story_notes_in(tx: &Transaction<'_>, content_id: i64) -> Result<Vec<StoryNote
                 notes.push(StoryNote {
                     uuid: note.id,
                     words: note.words,
-                    in_text: false,
+                    state: NoteState::WordsDeleted,
                     version,
                 });
             }

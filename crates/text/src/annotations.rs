@@ -12,7 +12,9 @@
 //!
 //! **In raw content** a character carries one entity at most (Draft.js
 //! holds one per character), so a character's notes and suggestions ride
-//! in its entity's `data`: `"notes"` (note UUIDs) and `"suggestions"` (one
+//! in its entity's `data`: `"notes"` (note UUIDs), `"resolved_notes"`
+//! (resolved notes' UUIDs: a resolved note stays on its words, hidden from
+//! the page, so it can be reopened where it was) and `"suggestions"` (one
 //! object each). A character with a link keeps its `LINK` entity, with
 //! those members added, so that a client that knows only links still sees
 //! the link; a character with no other entity gets a `NOTE` entity (notes
@@ -31,6 +33,8 @@ pub const SUGGESTION_ENTITY: &str = "SUGGESTION";
 pub enum Annotation {
     /// An in-content note, by its UUID.
     Note(String),
+    /// A note someone resolved: still on its words, no longer shown on them.
+    ResolvedNote(String),
     Suggestion(Suggestion),
 }
 

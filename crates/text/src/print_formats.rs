@@ -241,12 +241,17 @@ impl Reader {
                                 inner.annotations.insert(Annotation::Suggestion(suggestion));
                             }
                         }
-                        "span" if element.attr("data-notes").is_some() => {
-                            let notes = element.attr("data-notes").unwrap_or("");
+                        "span"
+                            if element.attr("data-notes").is_some()
+                                || element.attr("data-resolved-notes").is_some() =>
+                        {
+                            let ids = |name| element.attr(name).unwrap_or("").split_whitespace();
                             inner.annotations.extend(
-                                notes
-                                    .split_whitespace()
-                                    .map(|id| Annotation::Note(id.to_owned())),
+                                ids("data-notes").map(|id| Annotation::Note(id.to_owned())),
+                            );
+                            inner.annotations.extend(
+                                ids("data-resolved-notes")
+                                    .map(|id| Annotation::ResolvedNote(id.to_owned())),
                             );
                         }
                         "b" | "strong" => inner.bold = true,
@@ -404,7 +409,7 @@ fn printed(mut blocks: Vec<Block>) -> Vec<Block> {
 /// each suggested insertion taken out with its words, each suggested
 /// deletion, style change and note's span left as its words.
 fn html_printed(html: &str) -> String {
-    if !html.contains("data-suggestion") && !html.contains("data-notes") {
+    if !html.contains("data-suggestion") && !html.contains("-notes") {
         return html.to_owned();
     }
     let mut fragment = Html::parse_fragment(html);
@@ -414,7 +419,9 @@ fn html_printed(html: &str) -> String {
         .filter_map(|node| {
             let element = node.value().as_element()?;
             let suggested = element.attr("data-suggestion").is_some();
-            let noted = element.name() == "span" && element.attr("data-notes").is_some();
+            let noted = element.name() == "span"
+                && (element.attr("data-notes").is_some()
+                    || element.attr("data-resolved-notes").is_some());
             if element.name() == "ins" && suggested {
                 Some((node.id(), true))
             } else if suggested || noted {

@@ -641,9 +641,9 @@ pub struct StoryNote {
     pub uuid: String,
     /// The words it is on, or was last on.
     pub words: String,
-    /// Whether it is on words of the story now; `false` once it is resolved
-    /// (taken off its words) or its words are deleted.
-    pub in_text: bool,
+    /// `open` (on its words), `resolved` (on its words, hidden from the
+    /// page) or `words_deleted` (its words are no longer in the story).
+    pub state: String,
     /// The last version that had it on its words.
     pub version: String,
 }

@@ -1,8 +1,10 @@
 // The copy desk's marks on a story, beside its body: each suggested edit
 // with its author, accepted or rejected one at a time or all of one
 // author's at once, and each note with its words and its thread
-// (`/v3/note-comment/{note uuid}`), answered in place. Accepting and
-// rejecting are edits of the body, saved like any other.
+// (`/v3/note-comment/{note uuid}`), answered in place, resolved (it stays
+// on its words, hidden) and opened again; below them the notes whose words
+// were deleted, as the service lists them from the versions. Accepting,
+// rejecting and resolving are edits of the body, saved like any other.
 
 import type { Editor as TipTap } from '@tiptap/core';
 import { TextSelection } from '@tiptap/pm/state';
@@ -10,7 +12,7 @@ import { useState } from 'preact/hooks';
 import type { ContentItem, NoteComment } from '../api';
 import { useDesk } from '../context';
 import { attempt, Problem, useLoad } from '../load';
-import { describeSuggestion, inText, removeNote, settleSuggestions, type NoteInText, type SuggestionInText } from '../suggesting';
+import { describeSuggestion, inText, resolveNote, settleSuggestions, type NoteInText, type SuggestionInText } from '../suggesting';
 import { paragraphsOf, textOf } from '../text';
 import { When } from '../when';
 import * as ops from '../operations';
@@ -23,13 +25,15 @@ interface Props {
 
 export function Review({ editor, item, editable }: Props) {
   const { api } = useDesk();
-  const { suggestions, notes } = inText(editor.state.doc);
-  // Notes of this story no longer on its words (resolved, or their words deleted), as the service lists them.
+  const { suggestions, notes: all } = inText(editor.state.doc);
+  const notes = all.filter((n) => !n.resolved);
+  const resolved = all.filter((n) => n.resolved);
+  // Notes whose words were deleted, as the service lists them (from the versions).
   const listed = useLoad(() => ops.content.notes(api, item.uuid), [item.uuid, item.version]);
   const gone: NoteInText[] = (listed.data?.items ?? [])
-    .filter((n) => notes.every((here) => here.id !== n.uuid))
-    .map((n) => ({ id: n.uuid, words: n.words }));
-  if (!suggestions.length && !notes.length && !gone.length) return null;
+    .filter((n) => n.state === 'words_deleted' && all.every((here) => here.id !== n.uuid))
+    .map((n) => ({ id: n.uuid, words: n.words, resolved: false }));
+  if (!suggestions.length && !all.length && !gone.length) return null;
   const settle = (which: (s: SuggestionInText) => boolean, accept: boolean) => {
     editor.view.dispatch(settleSuggestions(editor.state, (s) => which({ ...s, words: '' }), accept));
   };
@@ -78,10 +82,20 @@ export function Review({ editor, item, editable }: Props) {
           ))}
         </ul>
       )}
+      {resolved.length > 0 && (
+        <details class="gone-notes">
+          <summary>Resolved notes ({resolved.length})</summary>
+          <ul aria-label="Resolved notes">
+            {resolved.map((note) => (
+              <TextNote key={note.id} note={note} item={item} editor={editor} editable={editable} />
+            ))}
+          </ul>
+        </details>
+      )}
       {gone.length > 0 && (
         <details class="gone-notes">
-          <summary>Notes no longer in the text ({gone.length})</summary>
-          <ul aria-label="Notes no longer in the text">
+          <summary>Notes whose words were deleted ({gone.length})</summary>
+          <ul aria-label="Notes whose words were deleted">
             {gone.map((note) => (
               <TextNote key={note.id} note={note} item={item} editor={editor} editable={false} />
             ))}
@@ -157,9 +171,14 @@ function TextNote({ note, item, editor, editable }: { note: NoteInText; item: Co
           <Problem message={problem} />
         </form>
       )}
-      {editable && (
-        <button type="button" onClick={() => editor.view.dispatch(removeNote(editor.state, note.id))} title="Takes the note off its words; its thread stays">
+      {editable && !note.resolved && (
+        <button type="button" onClick={() => editor.view.dispatch(resolveNote(editor.state, note.id))} title="Hides the note; it stays on its words, with its thread">
           Resolve
+        </button>
+      )}
+      {editable && note.resolved && (
+        <button type="button" onClick={() => editor.view.dispatch(resolveNote(editor.state, note.id, false))}>
+          Reopen
         </button>
       )}
     </li>

@@ -67,10 +67,12 @@ function ReviewDiff({ version, before, after }: { version: string; before: strin
     if (!then.suggestions.some((x) => x.id === s.id)) lines.push(`${describeSuggestion(s)} “${s.words}” by ${s.author || 'someone'}: suggested since version ${version}, pending.`);
   }
   for (const n of then.notes) {
-    if (!now.notes.some((x) => x.id === n.id)) lines.push(`Note on “${n.words}”: in version ${version}, no longer in the text.`);
+    const here = now.notes.find((x) => x.id === n.id);
+    if (!here) lines.push(`Note on “${n.words}”: in version ${version}, its words deleted since.`);
+    else if (here.resolved !== n.resolved) lines.push(`Note on “${n.words}”: ${here.resolved ? 'resolved' : 'reopened'} since version ${version}.`);
   }
   for (const n of now.notes) {
-    if (!then.notes.some((x) => x.id === n.id)) lines.push(`Note on “${n.words}”: added since version ${version}.`);
+    if (!then.notes.some((x) => x.id === n.id)) lines.push(`Note on “${n.words}”: added since version ${version}${n.resolved ? ', resolved' : ''}.`);
   }
   if (!lines.length) return null;
   return (

@@ -39,7 +39,7 @@ pub async fn notes(
     path = "/v3/content/{uuid}/notes",
     tag = "note-comment",
     operation_id = "content_notes",
-    description = "Access action: CONTENT get. A Copydesk extension: the story's in-content notes, those on its words first (in the order they stand), then those no longer on any (resolved, or their words deleted), newest first, each with the words it is or was last on.",
+    description = "Access action: CONTENT get. A Copydesk extension: the story's in-content notes: those on its words first, in the order they stand, `open` or `resolved` (a resolved note stays on its words, hidden from the page); then those whose words were deleted (`words_deleted`), the most recently seen first; each with the words it is or was last on.",
     params(RecordUuid),
     responses((status = 200, body = wire::Items<wire::StoryNote>), Refusals)
 )]

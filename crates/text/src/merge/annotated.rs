@@ -16,16 +16,20 @@ pub fn split_entity(entity: Entity) -> (Option<Entity>, BTreeSet<Annotation>) {
         return (Some(entity), BTreeSet::new());
     };
     let mut annotations = BTreeSet::new();
-    let notes: Option<Vec<String>> = data.get("notes").and_then(|notes| {
-        notes
-            .as_array()?
-            .iter()
-            .map(|id| id.as_str().filter(|id| !id.is_empty()).map(str::to_owned))
-            .collect()
-    });
-    if let Some(notes) = notes {
-        data.remove("notes");
-        annotations.extend(notes.into_iter().map(Annotation::Note));
+    for (member, make) in [
+        ("notes", Annotation::Note as fn(String) -> Annotation),
+        ("resolved_notes", Annotation::ResolvedNote),
+    ] {
+        let ids: Option<Vec<String>> = data.get(member).and_then(|ids| {
+            ids.as_array()?
+                .iter()
+                .map(|id| id.as_str().filter(|id| !id.is_empty()).map(str::to_owned))
+                .collect()
+        });
+        if let Some(ids) = ids {
+            data.remove(member);
+            annotations.extend(ids.into_iter().map(make));
+        }
     }
     let suggestions: Option<Vec<Suggestion>> = data
         .get("suggestions")
@@ -54,10 +58,12 @@ pub fn joined_entity(own: Option<&Entity>, annotations: &BTreeSet<Annotation>) -
         return own.cloned();
     }
     let mut notes = Vec::new();
+    let mut resolved = Vec::new();
     let mut suggestions = Vec::new();
     for annotation in annotations {
         match annotation {
             Annotation::Note(id) => notes.push(Value::from(id.as_str())),
+            Annotation::ResolvedNote(id) => resolved.push(Value::from(id.as_str())),
             Annotation::Suggestion(suggestion) => suggestions.push(suggestion.to_json()),
         }
     }
@@ -69,6 +75,9 @@ pub fn joined_entity(own: Option<&Entity>, annotations: &BTreeSet<Annotation>) -
         .unwrap_or_default();
     if !notes.is_empty() {
         data.insert("notes".into(), Value::Array(notes));
+    }
+    if !resolved.is_empty() {
+        data.insert("resolved_notes".into(), Value::Array(resolved));
     }
     let kind = if suggestions.is_empty() {
         NOTE_ENTITY
@@ -169,7 +178,7 @@ fn settle_block(block: &Block, which: Which<'_>, accept: bool) -> Block {
         }
         kept.annotations.retain(|a| match a {
             Annotation::Suggestion(s) => !which.takes(s),
-            Annotation::Note(_) => true,
+            Annotation::Note(_) | Annotation::ResolvedNote(_) => true,
         });
         text.push(*c);
         marks.push(kept);
@@ -198,11 +207,13 @@ pub fn as_printed(text: &RichText) -> RichText {
 }
 
 /// A note as the text holds it: its id and the words it is on now, in
-/// order (its runs joined by a space where they are apart).
+/// order (its runs joined by a space where they are apart), and whether it
+/// is resolved (on none of its words is it open).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NoteInText {
     pub id: String,
     pub words: String,
+    pub resolved: bool,
 }
 
 /// A pending suggestion as the text holds it: what it is, and its words.
@@ -217,21 +228,28 @@ pub struct PendingSuggestion {
 pub fn listed(text: &RichText) -> (Vec<NoteInText>, Vec<PendingSuggestion>) {
     let mut notes: Vec<NoteInText> = Vec::new();
     let mut suggestions: Vec<PendingSuggestion> = Vec::new();
+    let mut open_notes: BTreeSet<&String> = BTreeSet::new();
     for block in &text.blocks {
         // What each annotation held at the character before, to tell runs apart.
         let mut open: BTreeSet<&Annotation> = BTreeSet::new();
         for (c, mark) in block.text.iter().zip(&block.marks) {
             for annotation in &mark.annotations {
                 let words = match annotation {
-                    Annotation::Note(id) => words_in(
-                        &mut notes,
-                        |n| &n.id == id,
-                        || NoteInText {
-                            id: id.clone(),
-                            words: String::new(),
-                        },
-                        |n| &mut n.words,
-                    ),
+                    Annotation::Note(id) | Annotation::ResolvedNote(id) => {
+                        if matches!(annotation, Annotation::Note(_)) {
+                            open_notes.insert(id);
+                        }
+                        words_in(
+                            &mut notes,
+                            |n| &n.id == id,
+                            || NoteInText {
+                                id: id.clone(),
+                                words: String::new(),
+                                resolved: false,
+                            },
+                            |n| &mut n.words,
+                        )
+                    }
                     Annotation::Suggestion(s) => words_in(
                         &mut suggestions,
                         |p| p.suggestion.id == s.id,
@@ -249,6 +267,9 @@ pub fn listed(text: &RichText) -> (Vec<NoteInText>, Vec<PendingSuggestion>) {
             }
             open = mark.annotations.iter().collect();
         }
+    }
+    for note in &mut notes {
+        note.resolved = !open_notes.contains(&note.id);
     }
     (notes, suggestions)
 }

@@ -147,12 +147,15 @@ fn write_inline(block: &Block, out: &mut String) {
 /// `inner` in the elements of its notes and suggested edits: an insertion
 /// in `<ins>`, a deletion in `<del>`, a style change in a `<span>`, each
 /// with `data-suggestion` (its id), `data-author` and `data-at`; the notes
-/// outermost, in a `<span data-notes>` of their ids.
+/// outermost, in a `<span data-notes>` of their ids (resolved ones in its
+/// `data-resolved-notes`).
 fn annotated(annotations: &BTreeSet<Annotation>, mut inner: String) -> String {
     let mut notes = Vec::new();
+    let mut resolved = Vec::new();
     for annotation in annotations.iter().rev() {
         match annotation {
             Annotation::Note(id) => notes.push(escape(id)),
+            Annotation::ResolvedNote(id) => resolved.push(escape(id)),
             Annotation::Suggestion(s) => {
                 let (tag, more) = match &s.change {
                     Change::Insertion => ("ins", String::new()),
@@ -171,11 +174,19 @@ fn annotated(annotations: &BTreeSet<Annotation>, mut inner: String) -> String {
             }
         }
     }
-    if notes.is_empty() {
+    if notes.is_empty() && resolved.is_empty() {
         return inner;
     }
     notes.reverse();
-    format!("<span data-notes=\"{}\">{inner}</span>", notes.join(" "))
+    resolved.reverse();
+    let mut attributes = String::new();
+    if !notes.is_empty() {
+        attributes.push_str(&format!(" data-notes=\"{}\"", notes.join(" ")));
+    }
+    if !resolved.is_empty() {
+        attributes.push_str(&format!(" data-resolved-notes=\"{}\"", resolved.join(" ")));
+    }
+    format!("<span{attributes}>{inner}</span>")
 }
 
 /// Writes the blocks as HTML: paragraphs, headings, quotes, lists, photos.

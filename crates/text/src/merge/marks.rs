@@ -182,7 +182,10 @@ impl Renames {
 /// Whether an annotation is a note (which, unlike a suggestion, follows
 /// the words around it).
 fn is_note(annotation: &Annotation) -> bool {
-    matches!(annotation, Annotation::Note(_))
+    matches!(
+        annotation,
+        Annotation::Note(_) | Annotation::ResolvedNote(_)
+    )
 }
 
 /// Flags (styles, notes) a side put on or took off every one of a run's

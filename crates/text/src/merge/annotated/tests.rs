@@ -207,7 +207,8 @@ fn notes_and_suggestions_are_listed_with_their_words() {
         notes,
         [NoteInText {
             id: NOTE.into(),
-            words: "three. Four".into()
+            words: "three. Four".into(),
+            resolved: false,
         }]
     );
     assert_eq!(suggestions.len(), 1);
@@ -414,4 +415,52 @@ fn notes_and_suggestions_come_back_from_the_html() {
         raw: None,
     };
     assert!(!struck.parse().1);
+}
+
+#[test]
+fn a_resolved_note_stays_on_its_words_through_raw_html_and_a_merge_and_is_listed_resolved() {
+    let open = Annotation::Note(NOTE.into());
+    let resolved = Annotation::ResolvedNote(NOTE.into());
+    let mut base = doc(&["Fees rise today.", "The council met."]);
+    mark(&mut base, 0, "rise today", &open);
+    // The desk resolves the note; the laptop, offline, edits the other paragraph.
+    let mut desk = doc(&["Fees rise today.", "The council met."]);
+    mark(&mut desk, 0, "rise today", &resolved);
+    let mut laptop = doc(&["Fees rise today.", "The council met on Tuesday."]);
+    mark(&mut laptop, 0, "rise today", &open);
+    let merged = merge(&base, &laptop, &desk);
+    assert!(merged.conflicts.is_empty());
+    assert_eq!(shown(&merged.text, 0, &resolved), "Fees [rise today].");
+    assert_eq!(shown(&merged.text, 0, &open), "Fees rise today.");
+    assert_eq!(merged.text.blocks[1].text(), "The council met on Tuesday.");
+    let (notes, _) = listed(&merged.text);
+    assert_eq!(
+        notes,
+        [NoteInText {
+            id: NOTE.into(),
+            words: "rise today".into(),
+            resolved: true,
+        }]
+    );
+    // Raw content and HTML both keep it, apart from open notes.
+    let raw = to_raw(&merged.text);
+    assert!(raw.contains("\"resolved_notes\""), "{raw}");
+    let parsed: serde_json::Value = serde_json::from_str(&raw).expect("JSON");
+    assert_eq!(from_raw(&parsed).expect("raw").blocks, merged.text.blocks);
+    let written = html::to_html(&merged.text);
+    assert!(
+        written.contains(&format!(
+            "<span data-resolved-notes=\"{NOTE}\">rise today</span>"
+        )),
+        "{written}"
+    );
+    assert_eq!(
+        html::from_html(&written).blocks[0].marks,
+        merged.text.blocks[0].marks
+    );
+    // It never prints.
+    assert_eq!(
+        as_printed(&merged.text).blocks[0].marks,
+        doc(&["Fees rise today."]).blocks[0].marks
+    );
 }

@@ -190,6 +190,7 @@ fn annotation_names(annotations: &BTreeSet<Annotation>) -> String {
         .iter()
         .map(|a| match a {
             Annotation::Note(id) => id.clone(),
+            Annotation::ResolvedNote(id) => format!("r:{id}"),
             Annotation::Suggestion(s) => format!("s:{}", s.id),
         })
         .collect();
@@ -421,6 +422,11 @@ enum Edit {
         word: Index,
         note: &'static str,
     },
+    /// The notes on a word resolved (each stays on it, resolved).
+    ResolveNote {
+        paragraph: Index,
+        word: Index,
+    },
     /// A word suggested for deletion (the side's one suggestion).
     SuggestDeletion {
         paragraph: Index,
@@ -463,6 +469,7 @@ fn edit() -> impl Strategy<Value = Edit> {
             .prop_map(|(paragraph, word, url)| Edit::Link { paragraph, word, url }),
         2 => (pick(), pick(), prop::sample::select(vec!["n1", "n2"]))
             .prop_map(|(paragraph, word, note)| Edit::Note { paragraph, word, note }),
+        1 => (pick(), pick()).prop_map(|(paragraph, word)| Edit::ResolveNote { paragraph, word }),
         2 => (pick(), pick()).prop_map(|(paragraph, word)| Edit::SuggestDeletion { paragraph, word }),
         1 => pick().prop_map(|at| Edit::PlacePhoto { at }),
         1 => (pick(), pick()).prop_map(|(photo, to)| Edit::MovePhoto { photo, to }),

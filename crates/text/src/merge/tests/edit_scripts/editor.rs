@@ -335,6 +335,24 @@ impl Editor<'_> {
                         .insert(Annotation::Note((*note).to_owned()));
                 }
             }
+            Edit::ResolveNote { paragraph, word } => {
+                if let Some(p) = self.paragraph(*paragraph)
+                    && let Some(w) = self.annotated_word(p, *word)
+                {
+                    let annotations = &mut self.words(p)[w].annotations;
+                    let open: Vec<String> = annotations
+                        .iter()
+                        .filter_map(|a| match a {
+                            Annotation::Note(id) => Some(id.clone()),
+                            _ => None,
+                        })
+                        .collect();
+                    for id in open {
+                        annotations.remove(&Annotation::Note(id.clone()));
+                        annotations.insert(Annotation::ResolvedNote(id));
+                    }
+                }
+            }
             Edit::SuggestDeletion { paragraph, word } => {
                 if let Some(p) = self.paragraph(*paragraph)
                     && let Some(w) = self.annotated_word(p, *word)
