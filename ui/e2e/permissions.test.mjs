@@ -92,7 +92,7 @@ describe('what a role may not do is said, with the permission it needs', () => {
     assert.ok(await page.getByRole('button', { name: 'Save as new version' }).isDisabled());
 
     // Comments: no form and no Reply, and one note saying why.
-    const comments = page.getByRole('complementary', { name: 'Comments' });
+    const comments = page.getByRole('complementary', { name: 'Notes and comments' });
     await comments.getByText('Check the figures.').waitFor();
     assert.deepEqual(await notes(comments), [needs('Commenting (or replying to a comment)', 'NOTECOMMENT create')]);
     assert.equal(await comments.getByRole('button', { name: 'Reply' }).count(), 0);

@@ -67,6 +67,28 @@ export async function launch() {
   });
 }
 
+/** Gives each named user of `srv` their password (`{ name: password }`). */
+export function setPasswords(srv, passwords) {
+  for (const [name, password] of Object.entries(passwords)) {
+    execFileSync(server, ['user', 'password', name, '--data', srv.dir], { input: `${password}\n` });
+  }
+}
+
+/** A fresh browser context signed in with `name`'s password, at the story `uuid`. */
+export async function openStoryAs(browser, srv, name, password, uuid, viewport = { width: 1280, height: 900 }) {
+  const context = await browser.newContext({ viewport });
+  const page = await context.newPage();
+  page.on('pageerror', (err) => console.error(`page error: ${err.message}`));
+  await page.goto(`${srv.base}/`);
+  await page.getByLabel('Name', { exact: true }).fill(name);
+  await page.getByLabel('Password', { exact: true }).fill(password);
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await page.getByRole('heading', { name: 'Content' }).waitFor();
+  await page.goto(`${srv.base}/#/content/${uuid}`);
+  await page.getByRole('textbox', { name: 'Body' }).waitFor();
+  return { context, page };
+}
+
 /** A browser context signed in as `key` on `srv`, at the content list; `options` go to the context (e.g. `timezoneId`). */
 export async function signedIn(browser, srv, key, options = {}) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, ...options });

@@ -7,8 +7,7 @@
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { launch, one, server, shot, startServer } from './support.mjs';
+import { launch, one, openStoryAs, setPasswords, shot, startServer } from './support.mjs';
 
 let srv;
 let admin;
@@ -21,9 +20,7 @@ before(async () => {
   admin = srv.key('Ada Admin', ['admin']);
   srv.key('Rita Reporter', ['journalist']);
   srv.key('Dana Desk', ['editor']);
-  for (const [name, password] of Object.entries(PASSWORDS)) {
-    execFileSync(server, ['user', 'password', name, '--data', srv.dir], { input: `${password}\n` });
-  }
+  setPasswords(srv, PASSWORDS);
   browser = await launch();
 });
 
@@ -33,19 +30,7 @@ after(async () => {
 });
 
 /** A fresh browser signed in with `name`'s password, at the story `uuid`. */
-async function openAs(name, uuid) {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  const page = await context.newPage();
-  page.on('pageerror', (err) => console.error(`page error: ${err.message}`));
-  await page.goto(`${srv.base}/`);
-  await page.getByLabel('Name', { exact: true }).fill(name);
-  await page.getByLabel('Password', { exact: true }).fill(PASSWORDS[name]);
-  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-  await page.getByRole('heading', { name: 'Content' }).waitFor();
-  await page.goto(`${srv.base}/#/content/${uuid}`);
-  await page.getByRole('textbox', { name: 'Body' }).waitFor();
-  return { context, page };
-}
+const openAs = (name, uuid) => openStoryAs(browser, srv, name, PASSWORDS[name], uuid);
 
 /** Types `words` at the end of the body's paragraph `index` (from 0). */
 async function typeInParagraph(page, index, words) {

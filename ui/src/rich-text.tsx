@@ -10,6 +10,7 @@ import StarterKit from '@tiptap/starter-kit';
 import { GapCursor } from '@tiptap/pm/gapcursor';
 import { NodeSelection, TextSelection, type Transaction } from '@tiptap/pm/state';
 import type { ComponentChildren } from 'preact';
+import { createPortal } from 'preact/compat';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { NoteMark, SuggestionMark } from './annotation-marks';
 import { BlockKeys, startingDoc } from './block-keys';
@@ -48,6 +49,8 @@ interface Props {
   startNote?: (note: string, words: string, said: string) => Promise<boolean>;
   /** The suggestions and notes panel, drawn again after every change to the text. */
   review?: (editor: TipTap) => ComponentChildren;
+  /** Where the panel goes (beside the text); under the editor without it. */
+  reviewHost?: HTMLElement | null;
 }
 
 /** The key that goes with S, K and F in the shortcuts: ⌘ on a Mac, Ctrl elsewhere. */
@@ -64,7 +67,7 @@ export const SHORTCUTS: [string, string][] = [
   ['Escape', 'Close the find panel or a dialog'],
 ];
 
-export function RichText({ initial, keysFrom, label, editable, onChange, onStart, onText, photos, fileBase = '', suggester, startNote, review }: Props) {
+export function RichText({ initial, keysFrom, label, editable, onChange, onStart, onText, photos, fileBase = '', suggester, startNote, review, reviewHost }: Props) {
   const host = useRef<HTMLDivElement>(null);
   const editor = useRef<TipTap | undefined>(undefined);
   const [, setTick] = useState(0);
@@ -208,7 +211,7 @@ export function RichText({ initial, keysFrom, label, editable, onChange, onStart
         {finding && e && <FindPanel editor={e} editable={editable} close={() => setFinding(false)} />}
       </div>
       <div ref={host} />
-      {e && review?.(e)}
+      {e && review && (reviewHost ? createPortal(<>{review(e)}</>, reviewHost) : review(e))}
       {linking && e && <LinkDialog editor={e} close={() => setLinking(false)} />}
       {placing && e && photos && <PhotoDialog editor={e} choose={photos} close={() => setPlacing(false)} />}
       {helping && <ShortcutsDialog close={() => setHelping(false)} />}

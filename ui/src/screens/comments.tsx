@@ -105,6 +105,22 @@ function CommentForm({ label, parent, item, onPosted }: { label: string; parent:
   );
 }
 
+/** Comments one under another, each with who wrote it and when (as text: nothing in them runs). */
+export function FlatThread({ comments }: { comments: { uuid: string; comment: string; created_at: string; user?: { name: string } | null }[] }) {
+  return (
+    <ul class="thread">
+      {comments.map((c) => (
+        <li class="note" key={c.uuid}>
+          <p class="who">
+            {c.user?.name ?? 'Someone'} · <When stamp={c.created_at} />
+          </p>
+          <p class="said">{textOf(c.comment)}</p>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
 function AssignmentComments({ item }: { item: ContentItem }) {
   const { api, may } = useDesk();
   const loaded = useLoad(async () => {
@@ -121,16 +137,7 @@ function AssignmentComments({ item }: { item: ContentItem }) {
   return (
     <section aria-labelledby="assignment-heading">
       <h3 id="assignment-heading">Assignment: {found.assignment.title}</h3>
-      <ul class="thread">
-        {found.comments.map((c) => (
-          <li class="note" key={c.uuid}>
-            <p class="who">
-              {c.user?.name ?? 'Someone'} · <When stamp={c.created_at} />
-            </p>
-            <p class="said">{textOf(c.comment)}</p>
-          </li>
-        ))}
-      </ul>
+      <FlatThread comments={found.comments} />
       <MissingPermission action="ASSIGNMENTCOMMENT create" doing="Commenting on the assignment" />
       {may('ASSIGNMENTCOMMENT create') && (
         <form

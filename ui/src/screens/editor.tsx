@@ -218,6 +218,8 @@ function Story(props: {
   const [chosenLead, setChosenLead] = useState<Lead | null>(item.dominantAttachment ?? null);
   const lead = useLeadNamed(leadUuid, chosenLead);
   const [bodyText, setBodyText] = useState('');
+  // The aside beside the text, where the suggestions and notes panel goes.
+  const [reviewSlot, setReviewSlot] = useState<HTMLDivElement | null>(null);
   // Stays until dismissed: the save the restore starts says "Draft saved"
   // within a moment, and the journalist should still learn where the text came from.
   const [restoredNote, setRestoredNote] = useState(
@@ -337,6 +339,7 @@ function Story(props: {
                 : undefined
             }
             review={(editor) => <Review editor={editor} item={item} editable={editable} />}
+            reviewHost={reviewSlot}
           />
           <p class="count" id="body-count">
             Body: {countsOf(bodyText)}
@@ -435,7 +438,8 @@ function Story(props: {
         <StoryContainers item={item} />
         <Versions item={item} onRestored={reopen} />
       </article>
-      <aside class="side" aria-label="Comments">
+      <aside class="side" aria-label="Notes and comments">
+        <div ref={setReviewSlot} />
         <Comments item={item} />
       </aside>
     </div>

@@ -9,11 +9,12 @@
 import type { Editor as TipTap } from '@tiptap/core';
 import { TextSelection } from '@tiptap/pm/state';
 import { useState } from 'preact/hooks';
-import type { ContentItem, NoteComment } from '../api';
+import type { ContentItem } from '../api';
 import { useDesk } from '../context';
 import { attempt, Problem, useLoad } from '../load';
 import { describeSuggestion, inText, resolveNote, settleSuggestions, type NoteInText, type SuggestionInText } from '../suggesting';
-import { paragraphsOf, textOf } from '../text';
+import { paragraphsOf } from '../text';
+import { FlatThread } from './comments';
 import { When } from '../when';
 import * as ops from '../operations';
 
@@ -136,16 +137,7 @@ function TextNote({ note, item, editor, editable }: { note: NoteInText; item: Co
         )}
       </p>
       <Problem message={thread.error} />
-      <ul class="thread">
-        {comments.map((c: NoteComment) => (
-          <li class="note" key={c.uuid}>
-            <p class="who">
-              {c.user?.name ?? 'Someone'} · <When stamp={c.created_at} />
-            </p>
-            <p class="said">{textOf(c.comment)}</p>
-          </li>
-        ))}
-      </ul>
+      <FlatThread comments={comments} />
       {may('NOTECOMMENT create') && (
         <form
           class="comment-form"
