@@ -407,3 +407,75 @@ fn assignments_and_their_comments() {
         .body;
     assert!(story_now["assignment_id"].is_null());
 }
+
+#[test]
+fn a_storys_notes_are_listed_open_resolved_and_with_their_words_deleted() {
+    const OPEN: &str = "1b2c3d4e-0000-4000-8000-00000000000a";
+    const RESOLVED: &str = "1b2c3d4e-0000-4000-8000-00000000000b";
+    const DELETED: &str = "1b2c3d4e-0000-4000-8000-00000000000c";
+    let server = TestServer::start();
+    let story = server
+        .post(
+            "/v3/content",
+            &json!({"title": "Fees", "type": "article", "content": format!(
+                "<p><span data-notes=\"{OPEN}\">Fees</span> rise \
+                 <span data-notes=\"{DELETED}\">six per cent</span> in \
+                 <span data-resolved-notes=\"{RESOLVED}\">May</span>.</p>"
+            )}),
+        )
+        .expect(200)
+        .body;
+    let uuid = story["uuid"].as_str().expect("uuid");
+    // The next version drops the words of one note.
+    server
+        .put(
+            &format!("/v3/content/{uuid}"),
+            &json!({"content": format!(
+                "<p><span data-notes=\"{OPEN}\">Fees</span> rise in \
+                 <span data-resolved-notes=\"{RESOLVED}\">May</span>.</p>"
+            )}),
+        )
+        .expect(200);
+    let listed = server
+        .get(&format!("/v3/content/{uuid}/notes"))
+        .expect(200)
+        .body;
+    let notes: Vec<(&str, &str, &str, &str)> = listed["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .map(|n| {
+            (
+                n["uuid"].as_str().unwrap_or(""),
+                n["words"].as_str().unwrap_or(""),
+                n["state"].as_str().unwrap_or(""),
+                n["version"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert_eq!(
+        notes,
+        [
+            (OPEN, "Fees", "open", "2"),
+            (RESOLVED, "May", "resolved", "2"),
+            (DELETED, "six per cent", "words_deleted", "1"),
+        ]
+    );
+    // Listing reads the story: CONTENT get, in the contract's shape when refused or unknown.
+    let outsider = server.key("outsider", &[], &["NOTECOMMENT get"]).token();
+    let refused = server.call(
+        Method::GET,
+        &format!("/v3/content/{uuid}/notes"),
+        Some(&outsider),
+        None,
+    );
+    assert!(
+        refused
+            .expect_error(401, "forbidden_action")
+            .message()
+            .contains("CONTENT get")
+    );
+    server
+        .get("/v3/content/00000000-0000-4000-8000-000000000000/notes")
+        .expect_error(404, "not_found");
+}
