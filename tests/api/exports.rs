@@ -523,6 +523,20 @@ fn icml_carries_a_notes_thread_and_a_suggestion_and_html_says_suggestions_are_pe
     assert_eq!(change.attribute("ChangeType"), Some("InsertedText"));
     assert_eq!(change.attribute("UserName"), Some("Gil Desk"));
 
+    // A key that may export but not read notes gets the note's place, not its thread.
+    let printer = server.key("printer", &[], &["EXPORT dump"]).token();
+    let icml = server
+        .call(
+            Method::GET,
+            &format!("/v3/export/{uuid}/as/icml"),
+            Some(&printer),
+            None,
+        )
+        .expect(200);
+    let text = String::from_utf8(icml.bytes).expect("UTF-8");
+    assert!(text.contains("<Note "), "{text}");
+    assert!(!text.contains("Source?"), "{text}");
+
     let html = server
         .get(&format!("/v3/export/{uuid}/as/html"))
         .expect(200);

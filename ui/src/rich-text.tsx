@@ -15,8 +15,9 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { NoteMark, SuggestionMark } from './annotation-marks';
 import { BlockKeys, startingDoc } from './block-keys';
 import type { PmNode, RawContent } from './draftjs';
-import { addNote, isSuggesting, setSuggesting, suggestStyle, SuggestEdits, type Suggester } from './suggesting';
+import { addNote, isSuggesting, removeNote, setSuggesting, suggestStyle, SuggestEdits, type Suggester } from './suggesting';
 import { FindHighlight, findKey, findMatches, replaceAllIn, type FindQuery, type Match } from './find';
+import { Problem } from './load';
 import { BodyPhoto, type Photo } from './photo-node';
 
 export interface Body {
@@ -45,8 +46,8 @@ interface Props {
   fileBase?: string;
   /** Who suggests edits and makes notes; without it the toolbar offers neither. */
   suggester?: Suggester;
-  /** Starts a note's thread with its first words; the note goes on the selected words once it has. */
-  startNote?: (note: string, words: string, said: string) => Promise<boolean>;
+  /** Starts a note's thread with its first words: what went wrong, or nothing. */
+  startNote?: (note: string, words: string, said: string) => Promise<string | undefined>;
   /** The suggestions and notes panel, drawn again after every change to the text. */
   review?: (editor: TipTap) => ComponentChildren;
   /** Where the panel goes (beside the text); under the editor without it. */
@@ -208,7 +209,7 @@ export function RichText({ initial, keysFrom, label, editable, onChange, onStart
             Shortcuts
           </button>
         </div>
-        {finding && e && <FindPanel editor={e} editable={editable} close={() => setFinding(false)} />}
+        {finding && e && <FindPanel editor={e} editable={editable && !suggestMode} close={() => setFinding(false)} />}
       </div>
       <div ref={host} />
       {e && review && (reviewHost ? createPortal(<>{review(e)}</>, reviewHost) : review(e))}
@@ -345,9 +346,10 @@ function PhotoDialog({ editor, choose, close }: { editor: TipTap; choose: (place
 }
 
 /** Asks for a note's first words, starts its thread, then puts the note on the words that were selected. */
-function NoteDialog({ editor, start, close }: { editor: TipTap; start: (note: string, words: string, said: string) => Promise<boolean>; close: () => void }) {
+function NoteDialog({ editor, start, close }: { editor: TipTap; start: (note: string, words: string, said: string) => Promise<string | undefined>; close: () => void }) {
   const [said, setSaid] = useState('');
   const [busy, setBusy] = useState(false);
+  const [problem, setProblem] = useState<string>();
   const { from, to } = editor.state.selection;
   const words = editor.state.doc.textBetween(from, to, ' ');
   return (
@@ -358,10 +360,16 @@ function NoteDialog({ editor, start, close }: { editor: TipTap; start: (note: st
           if (!said.trim() || busy) return;
           setBusy(true);
           const note = crypto.randomUUID();
-          const started = await start(note, words, said);
-          setBusy(false);
-          if (!started || editor.isDestroyed) return;
+          // On the words now, while they are where they were selected; taken off again if the thread cannot start.
           editor.view.dispatch(addNote(editor.state, from, to, note));
+          const failed = await start(note, words, said);
+          setBusy(false);
+          if (editor.isDestroyed) return;
+          setProblem(failed);
+          if (failed) {
+            editor.view.dispatch(removeNote(editor.state, note));
+            return;
+          }
           close();
         }}
       >
@@ -369,6 +377,7 @@ function NoteDialog({ editor, start, close }: { editor: TipTap; start: (note: st
         <label>
           Note <textarea name="note" rows={3} value={said} autoFocus onInput={(event) => setSaid(event.currentTarget.value)} />
         </label>
+        <Problem message={problem} />
         <button type="submit" disabled={busy}>
           Add note
         </button>

@@ -116,20 +116,22 @@ export function settleSuggestions(state: EditorState, which: (s: SuggestionAttrs
   const removing: [number, number][] = [];
   state.doc.descendants((node, pos) => {
     if (!node.isText) return true;
+    const end = pos + node.nodeSize;
+    let goes = false;
     for (const mark of node.marks) {
       if (mark.type !== type) continue;
       const s = mark.attrs as SuggestionAttrs;
       if (!which(s)) continue;
-      const end = pos + node.nodeSize;
       tr.removeMark(pos, end, mark);
-      const goes = (s.kind === 'insertion' && !accept) || (s.kind === 'deletion' && accept);
-      if (goes) removing.push([pos, end]);
+      goes ||= (s.kind === 'insertion' && !accept) || (s.kind === 'deletion' && accept);
       const styleType = s.kind === 'style' && accept ? state.schema.marks[MARK_OF_STYLE[s.style ?? ''] ?? ''] : undefined;
       if (styleType) {
         if (s.on !== false) tr.addMark(pos, end, styleType.create());
         else tr.removeMark(pos, end, styleType);
       }
     }
+    // Once, however many of its suggestions take it out.
+    if (goes) removing.push([pos, end]);
     return false;
   });
   for (const [start, end] of removing.reverse()) tr.delete(start, end);
@@ -231,6 +233,19 @@ export function describeSuggestion(s: SuggestionAttrs): string {
   return s.on === false ? `Not ${name}` : styled;
 }
 
+/** How many UTF-16 units the character before (`back`) or after `pos` takes: 2 for an emoji or another character past the BMP, else 1. */
+function widthAt(doc: ProseNode, pos: number, back: boolean): number {
+  const $pos = doc.resolve(pos);
+  const pair = back ? doc.textBetween(Math.max($pos.start(), pos - 2), pos) : doc.textBetween(pos, Math.min($pos.end(), pos + 2));
+  const surrogates = pair.length === 2 && /^[\uD800-\uDBFF][\uDC00-\uDFFF]$/.test(pair);
+  return surrogates ? 2 : 1;
+}
+
+/** Takes the note `id` off its words, open or resolved (a note whose thread could not be started). */
+export function removeNote(state: EditorState, id: string): Transaction {
+  return changeNotes(state, 0, state.doc.content.size, (open, resolved) => open.delete(id) || resolved.delete(id));
+}
+
 export const suggestKey = new PluginKey<boolean>('suggest-edits');
 
 /** Whether the editor is in Suggest mode. */
@@ -274,6 +289,24 @@ export const SuggestEdits = Extension.create<{ suggester: () => Suggester }>({
             if (text) view.dispatch(suggestInsertion(view.state, from, to, text, who()));
             return true;
           },
+          handleDOMEvents: {
+            // Cut copies the words and suggests their deletion.
+            cut(view, event) {
+              const { from, to, empty } = view.state.selection;
+              if (!isSuggesting(view.state) || empty) return false;
+              event.preventDefault();
+              event.clipboardData?.setData('text/plain', view.state.doc.textBetween(from, to, '\n'));
+              const tr = suggestDeletion(view.state, from, to, who());
+              view.dispatch(tr.setSelection(TextSelection.create(tr.doc, tr.mapping.map(from))));
+              return true;
+            },
+          },
+          // Dragging words to move them is off while suggesting: a move would apply at once.
+          handleDrop(view, event) {
+            if (!isSuggesting(view.state)) return false;
+            event.preventDefault();
+            return true;
+          },
           handleKeyDown(view, event) {
             if (!isSuggesting(view.state)) return false;
             const { state } = view;
@@ -283,6 +316,12 @@ export const SuggestEdits = Extension.create<{ suggester: () => Suggester }>({
             if (mod && !event.altKey && styleKey) {
               view.dispatch(suggestStyle(state, from, to, styleKey, who()));
               return true;
+            }
+            if (event.key === 'Enter' && !empty) {
+              // The selected words are suggested for deletion; the paragraph then breaks where they end, as usual.
+              const tr = suggestDeletion(state, from, to, who());
+              view.dispatch(tr.setSelection(TextSelection.create(tr.doc, tr.mapping.map(to))));
+              return false;
             }
             if (event.key !== 'Backspace' && event.key !== 'Delete') return false;
             if (!empty) {
@@ -303,9 +342,10 @@ export const SuggestEdits = Extension.create<{ suggester: () => Suggester }>({
                 return true;
               }
               if (!ofKind(node, 'deletion')) break;
-              pos += back ? -1 : 1;
+              pos += back ? -widthAt(state.doc, pos, true) : widthAt(state.doc, pos, false);
             }
-            const [start, end] = back ? [pos - 1, pos] : [pos, pos + 1];
+            const width = widthAt(state.doc, pos, back);
+            const [start, end] = back ? [pos - width, pos] : [pos, pos + width];
             const tr = suggestDeletion(state, start, end, who());
             const mapped = tr.mapping.map(back ? start : end, back ? -1 : 1);
             view.dispatch(tr.setSelection(TextSelection.create(tr.doc, mapped)));

@@ -19,11 +19,27 @@ import {
   suggestDeletion,
   suggestInsertion,
   suggestStyle,
+  setSuggesting,
+  SuggestEdits,
   type Suggester,
 } from '../src/suggesting';
 
 function editorWith(html: string): Editor {
   return new Editor({ extensions: [StarterKit, NoteMark, SuggestionMark], content: html });
+}
+
+/** An editor in Suggest mode, suggesting as `author`. */
+function suggestingEditor(html: string, author: string): Editor {
+  const who = suggester(author);
+  const e = new Editor({ extensions: [StarterKit, NoteMark, SuggestionMark, SuggestEdits.configure({ suggester: () => who })], content: html });
+  e.view.dispatch(setSuggesting(e.state, true));
+  return e;
+}
+
+/** Presses `key` in the editor as the keyboard would (through the plugins' key handlers). */
+function press(e: Editor, key: string): boolean {
+  const event = new KeyboardEvent('keydown', { key });
+  return e.view.someProp('handleKeyDown', (handle) => handle(e.view, event)) ?? false;
 }
 
 function suggester(author: string): Suggester {
@@ -157,5 +173,39 @@ describe('suggesting in the editor', () => {
       ['n1', false],
       ['n2', false],
     ]);
+  });
+
+  it('takes a word out once when two of its suggestions both take it out', () => {
+    const e = editorWith('<p>One two three.</p>');
+    const two = at(e, 'two');
+    e.view.dispatch(suggestDeletion(e.state, two, two + 3, suggester('Gil Desk')));
+    // The same words suggested for deletion again under another id (as two offline sides may).
+    e.view.dispatch(e.state.tr.addMark(two, two + 3, e.state.schema.marks.suggestion.create({ id: 'other', kind: 'deletion', author: 'Gil Desk', at: '' })));
+    expect(inText(e.state.doc).suggestions.map((s) => s.id)).toEqual(['Gil Desk-1', 'other']);
+    e.view.dispatch(settleSuggestions(e.state, (s) => s.author === 'Gil Desk', true));
+    expect(e.getText()).toBe('One  three.');
+  });
+
+  it('suggests deleting a whole emoji with Backspace, never half of one', () => {
+    const e = suggestingEditor('<p>Go 🚀 now</p>', 'Gil Desk');
+    const after = at(e, ' now');
+    e.commands.setTextSelection(after);
+    expect(press(e, 'Backspace')).toBe(true);
+    expect(inText(e.state.doc).suggestions.map((s) => [s.kind, s.words])).toEqual([['deletion', '🚀']]);
+    expect(e.state.selection.from).toBe(after - 2);
+    // Its own inserted emoji goes whole, too.
+    e.commands.setTextSelection(e.state.doc.content.size - 1);
+    e.view.dispatch(suggestInsertion(e.state, e.state.selection.from, e.state.selection.from, '🎉', suggester('Gil Desk')));
+    expect(press(e, 'Backspace')).toBe(true);
+    expect(e.getText()).toBe('Go 🚀 now');
+  });
+
+  it('suggests deleting the selected words before Enter breaks the paragraph after them', () => {
+    const e = suggestingEditor('<p>Keep this and that.</p>', 'Gil Desk');
+    const from = at(e, ' and');
+    e.commands.setTextSelection({ from, to: from + ' and'.length });
+    expect(press(e, 'Enter')).toBe(true);
+    expect(inText(e.state.doc).suggestions.map((s) => [s.kind, s.words])).toEqual([['deletion', ' and']]);
+    expect(e.getHTML()).toBe('<p>Keep this<del data-suggestion="Gil Desk-1" data-author="Gil Desk" data-at="2026-11-28T10:00:00Z"> and</del></p><p> that.</p>');
   });
 });

@@ -290,9 +290,12 @@ impl Cms {
                 .export
                 .as_ref()
                 .map_or(item.record.body.as_str(), |e| e.body.as_str());
+            // Notes' threads go into ICML only for a caller who may read them.
             let notes = match format {
-                ExportFormat::Icml => self.printed_notes(tx, html)?,
-                ExportFormat::Html | ExportFormat::Text => Vec::new(),
+                ExportFormat::Icml if who.may(Action::NoteCommentGet) => {
+                    self.printed_notes(tx, html)?
+                }
+                _ => Vec::new(),
             };
             Ok((item, notes))
         })?;

@@ -89,8 +89,11 @@ fn story_notes_in(tx: &Transaction<'_>, content_id: i64) -> Result<Vec<StoryNote
             version,
         })
         .collect();
+    // Only the versions that hold a note are read (most hold none).
     let mut stmt = tx.prepare_cached(
-        "SELECT content, content_raw, version FROM versions WHERE content_id = +?1 ORDER BY version DESC, id DESC",
+        "SELECT content, content_raw, version FROM versions WHERE content_id = +?1
+         AND (content LIKE '%-notes=%' OR content_raw LIKE '%notes\"%')
+         ORDER BY version DESC, id DESC",
     )?;
     let older: Vec<(String, Option<String>, i64)> = stmt
         .query_map([content_id], |row| {
@@ -98,10 +101,6 @@ fn story_notes_in(tx: &Transaction<'_>, content_id: i64) -> Result<Vec<StoryNote
         })?
         .collect::<Result<_, _>>()?;
     for (html, raw, version) in older {
-        // Most versions hold no note: those are not read as text.
-        if !html.contains("-notes=") && !raw.as_deref().is_some_and(|r| r.contains("notes\"")) {
-            continue;
-        }
         for note in notes_in(&html, raw.as_deref()) {
             if notes.iter().all(|known| known.uuid != note.id) {
                 notes.push(StoryNote {

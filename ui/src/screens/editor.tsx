@@ -334,8 +334,8 @@ function Story(props: {
             suggester={{ author: me.user.name, newId: () => crypto.randomUUID(), now: () => new Date().toISOString() }}
             startNote={
               may('NOTECOMMENT create')
-                ? async (note, _words, said) =>
-                    !(await attempt(() => ops.comments.add(api, 'root', { comment: paragraphsOf(said), reference: note, version: Number(item.version) })))
+                ? (note, _words, said) =>
+                    attempt(() => ops.comments.add(api, 'root', { comment: paragraphsOf(said), reference: note, version: Number(item.version) }))
                 : undefined
             }
             review={(editor) => <Review editor={editor} item={item} editable={editable} />}

@@ -117,7 +117,9 @@ function TextNote({ note, item, editor, editable }: { note: NoteInText; item: Co
     let from = -1;
     let to = -1;
     editor.state.doc.descendants((node, pos) => {
-      if (node.isText && node.marks.some((m) => m.type.name === 'note' && String(m.attrs.ids).split(' ').includes(note.id))) {
+      const onIt = (m: (typeof node.marks)[number]) =>
+        m.type.name === 'note' && `${String(m.attrs.ids)} ${String(m.attrs.resolved)}`.split(' ').includes(note.id);
+      if (node.isText && node.marks.some(onIt)) {
         if (from === -1) from = pos;
         to = pos + node.nodeSize;
       }
