@@ -4,6 +4,7 @@ mod access;
 mod attachments;
 mod authors;
 mod changes;
+mod changes_stream;
 mod comments;
 mod connections;
 mod containers;

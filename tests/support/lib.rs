@@ -14,6 +14,7 @@ use reqwest::{Method, StatusCode};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+pub mod event_stream;
 pub mod postgres;
 pub mod tls;
 

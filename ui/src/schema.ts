@@ -534,6 +534,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v3/changes/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Access action: CHANGES list. Server-Sent Events (`text/event-stream`): one `change` event per change-feed entry as it is written, its `seq` the event id and its data the entry as `GET /v3/changes` gives it; only changes of records the caller may read. Resumes after `Last-Event-ID` (or `since`); without either, starts with the changes made from now on. A comment line every 15 s while idle. The stream ends when the caller's token expires or its key is revoked: reconnect with a fresh token and the last id seen. At most 16 open streams per key (429 past it). */
+        get: operations["changes_stream"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v3/sync/status": {
         parameters: {
             query?: never;
@@ -3833,6 +3850,40 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ChangeFeed"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["MissingAction"];
+            403: components["responses"]["BadToken"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["NotJson"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    changes_stream: {
+        parameters: {
+            query?: {
+                /** @description Start after this position of the feed (an event's id); absent: only changes from now on */
+                since?: number;
+            };
+            header?: {
+                /** @description The id of the last event received: the stream resumes after it */
+                "Last-Event-ID"?: string | null;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `id: <seq>`, `event: change`, `data: <a change, as JSON>` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
                 };
             };
             400: components["responses"]["BadRequest"];

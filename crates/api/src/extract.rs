@@ -16,6 +16,7 @@ use crate::error::ApiError;
 
 /// The caller: the credential of `Authorization` (if any), and the
 /// idempotency key of a keyed write (set by the idempotency layer).
+#[derive(Clone)]
 pub struct Bearer {
     pub credential: Option<Credential>,
     pub keyed: Option<KeyedWrite>,

@@ -4,6 +4,7 @@
 //! `copydesk-core` on a blocking thread (the store is synchronous SQLite), and
 //! present its record in the wire shape.
 
+pub mod change_stream;
 pub mod error;
 pub mod extract;
 mod idempotency;
@@ -13,8 +14,8 @@ mod paths;
 pub mod present;
 mod routes;
 pub mod serve;
+mod slots;
 pub mod stop;
-mod upload_slots;
 
 use std::sync::Arc;
 
@@ -47,8 +48,12 @@ pub struct BodyLimit(pub usize);
 #[derive(Clone)]
 pub struct AppState {
     pub cms: Arc<Cms>,
-    /// The uploads in flight (see `upload_slots`).
-    uploads: upload_slots::UploadSlots,
+    /// The uploads in flight (see `slots`).
+    uploads: slots::Slots,
+    /// The change streams open (see `change_stream`).
+    streams: slots::Slots,
+    /// The change log's newest position, watched for the streams.
+    head: change_stream::Head,
 }
 
 impl AppState {
@@ -306,7 +311,9 @@ pub fn router(cms: Arc<Cms>, options: Options) -> Router {
     let body_limit = options.body_limit;
     let state = AppState {
         cms,
-        uploads: upload_slots::UploadSlots::default(),
+        uploads: slots::Slots::uploads(),
+        streams: slots::Slots::streams(),
+        head: change_stream::Head::default(),
     };
     let (documented, document) = routes::documented();
     let document = Arc::new(document);
@@ -333,7 +340,7 @@ pub fn router(cms: Arc<Cms>, options: Options) -> Router {
     // upload past the cap is refused before any of its body is read.
     app = app.layer(axum::middleware::from_fn_with_state(
         state.clone(),
-        upload_slots::layer,
+        slots::layer,
     ));
     if let Some(guard) = options.local_only {
         app = app.layer(axum::middleware::from_fn_with_state(

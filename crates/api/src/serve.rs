@@ -45,6 +45,8 @@ pub async fn serve(
 ) {
     let open = Arc::new(Semaphore::new(limits.max_open.max(1)));
     let graceful = GracefulShutdown::new();
+    // Told to every change stream, which ends so that the stop need not wait on it.
+    let (stopping, stopping_seen) = tokio::sync::watch::channel(false);
     let mut cap_logged: Option<Instant> = None;
     tokio::pin!(stop);
     loop {
@@ -81,12 +83,14 @@ pub async fn serve(
             () = &mut stop => break,
         };
         let _ = stream.set_nodelay(true);
-        let service = app
-            .clone()
-            .map_request(move |mut request: axum::http::Request<Incoming>| {
+        let service = app.clone().map_request({
+            let stopping = crate::change_stream::Stopping(stopping_seen.clone());
+            move |mut request: axum::http::Request<Incoming>| {
                 request.extensions_mut().insert(ConnectInfo(address));
+                request.extensions_mut().insert(stopping.clone());
                 request
-            });
+            }
+        });
         let mut http = hyper::server::conn::http1::Builder::new();
         http.timer(TokioTimer::new())
             .header_read_timeout(limits.header_timeout);
@@ -102,5 +106,6 @@ pub async fn serve(
         });
     }
     drop(listener);
+    let _ = stopping.send(true);
     graceful.shutdown().await;
 }

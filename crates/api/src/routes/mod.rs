@@ -75,6 +75,7 @@ pub(crate) fn documented() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(tags::get, tags::update, tags::delete))
         .routes(routes!(search::search))
         .routes(routes!(changes::since))
+        .routes(routes!(changes::stream))
         .routes(routes!(sync::status))
         .routes(routes!(sync::conflicts))
         .routes(routes!(sync::attention))

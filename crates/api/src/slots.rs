@@ -1,4 +1,4 @@
-//! A cap on the file uploads in flight, in total and per key, so that slow or many uploads cannot take the server.
+//! Caps on what holds a connection open, in total and per key (file uploads in flight, open change streams), so that slow or many of them cannot take the server.
 //!
 //! An upload (`PUT /v3/attachment/{uuid}/file`, or the same file as base64
 //! in `PUT /v3/attachment/{uuid}`) holds a connection, a file
@@ -23,13 +23,28 @@ use crate::extract::credential;
 pub const TOTAL_UPLOADS: usize = 64;
 /// Uploads one key takes at once: a photographer's batch, a replica's push.
 pub const UPLOADS_PER_KEY: usize = 8;
-/// What a refused upload is told to wait, in seconds.
+/// What a refused upload or stream is told to wait, in seconds.
 pub const RETRY_AFTER_SECS: u64 = 5;
 
-/// The uploads in flight, counted in total and per key.
-#[derive(Clone, Default)]
-pub struct UploadSlots {
+/// Change streams (`GET /v3/changes/stream`) the whole server keeps open.
+pub const TOTAL_STREAMS: usize = 5_000;
+/// Change streams one key keeps open: a journalist's windows and a replica.
+pub const STREAMS_PER_KEY: usize = 16;
+
+/// Things of one kind held open, counted in total and per key.
+#[derive(Clone)]
+pub struct Slots {
     counts: Arc<Mutex<Counts>>,
+    limits: Limits,
+}
+
+/// How many of a kind the server takes, and what they are called.
+#[derive(Clone, Copy)]
+struct Limits {
+    total: usize,
+    per_key: usize,
+    /// As in "this key already has 8 {noun}".
+    noun: &'static str,
 }
 
 #[derive(Default)]
@@ -38,46 +53,72 @@ struct Counts {
     per_key: HashMap<String, usize>,
 }
 
-/// One upload's place, given back when dropped.
-pub struct UploadSlot {
-    slots: UploadSlots,
+/// One place, given back when dropped.
+pub struct Slot {
+    slots: Slots,
     key: String,
 }
 
-impl UploadSlots {
-    /// A place for one more upload by `key`, or 429 when there is none.
-    pub fn take(&self, key: &str) -> Result<UploadSlot, ApiError> {
+impl Slots {
+    /// File uploads in flight.
+    pub fn uploads() -> Self {
+        Self::of(TOTAL_UPLOADS, UPLOADS_PER_KEY, "uploads in flight")
+    }
+
+    /// Open change streams.
+    pub fn streams() -> Self {
+        Self::of(TOTAL_STREAMS, STREAMS_PER_KEY, "change streams open")
+    }
+
+    fn of(total: usize, per_key: usize, noun: &'static str) -> Self {
+        Self {
+            counts: Arc::default(),
+            limits: Limits {
+                total,
+                per_key,
+                noun,
+            },
+        }
+    }
+
+    /// A place for one more by `key`, or 429 when there is none.
+    pub fn take(&self, key: &str) -> Result<Slot, ApiError> {
+        let Limits {
+            total,
+            per_key,
+            noun,
+        } = self.limits;
         let mut counts = self
             .counts
             .lock()
-            .map_err(|_| CoreError::Internal("the upload counts were poisoned".into()))?;
+            .map_err(|_| CoreError::Internal(format!("the counts of {noun} were poisoned")))?;
         let of_key = counts.per_key.get(key).copied().unwrap_or(0);
-        if of_key >= UPLOADS_PER_KEY {
+        if of_key >= per_key {
             return Err(ApiError::Busy {
                 message: format!(
-                    "this key already has {UPLOADS_PER_KEY} uploads in flight, the most one key may; try again when one has finished"
+                    "this key already has {per_key} {noun}, the most one key may; try again when one has finished"
                 ),
                 retry_after_secs: RETRY_AFTER_SECS,
             });
         }
-        if counts.total >= TOTAL_UPLOADS {
+        if counts.total >= total {
             return Err(ApiError::Busy {
                 message: format!(
-                    "the server is taking {TOTAL_UPLOADS} uploads already, the most it takes at once; try again shortly"
+                    "the server has {total} {noun} already, the most it takes at once; try again shortly"
                 ),
                 retry_after_secs: RETRY_AFTER_SECS,
             });
         }
         counts.total += 1;
         *counts.per_key.entry(key.to_owned()).or_default() += 1;
-        Ok(UploadSlot {
+        Ok(Slot {
             slots: self.clone(),
             key: key.to_owned(),
         })
     }
 }
 
-impl Drop for UploadSlot {
+impl Drop for Slot {
     fn drop(&mut self) {
         if let Ok(mut counts) = self.slots.counts.lock() {
             counts.total = counts.total.saturating_sub(1);
@@ -175,8 +216,8 @@ mod tests {
 
     #[test]
     fn slots_are_capped_per_key_and_in_total_and_come_back() {
-        let slots = UploadSlots::default();
-        let first_key: Vec<UploadSlot> = (0..UPLOADS_PER_KEY)
+        let slots = Slots::uploads();
+        let first_key: Vec<Slot> = (0..UPLOADS_PER_KEY)
             .map(|_| slots.take("a").expect("a slot"))
             .collect();
         assert!(matches!(slots.take("a"), Err(ApiError::Busy { .. })));

@@ -1,0 +1,167 @@
+//! `GET /v3/changes/stream`: the change feed as Server-Sent Events, each change as it is written, resumable from the last event a client saw.
+//!
+//! One task per server watches the change log's newest position (a query
+//! of its index, four times a second, once a first stream has opened) and
+//! wakes every open stream when it moves; a woken stream reads the feed
+//! after its own cursor as its caller, so each event is one change-feed
+//! entry (its `seq` the event id) of a record the caller may read. Polling
+//! rather than a signal from this process's own writes: on PostgreSQL
+//! another node writes too, and the log is the one place every node's
+//! write reaches. A client resumes with `Last-Event-ID` (or `since`),
+//! across a restart too, since the cursor is the log's own position; the
+//! caller's token is checked again at every read, so a stream ends when
+//! its key is revoked or its token expires, and the client opens another
+//! with a fresh token and the last id it saw.
+
+use std::collections::VecDeque;
+use std::convert::Infallible;
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use axum::response::sse::{Event, KeepAlive, Sse};
+use copydesk_core::Cms;
+use copydesk_core::changes::Change;
+use futures_util::Stream;
+use tokio::sync::watch;
+
+use crate::AppState;
+use crate::extract::Bearer;
+use crate::slots::Slot;
+
+/// How often the change log's newest position is read.
+const WATCH_EVERY: Duration = Duration::from_millis(250);
+/// How often an idle stream says it is still there (a comment line).
+pub const HEARTBEAT: Duration = Duration::from_secs(15);
+
+/// The change log's newest position, watched by one task for every stream.
+#[derive(Clone, Default)]
+pub struct Head {
+    watched: Arc<OnceLock<watch::Receiver<i64>>>,
+}
+
+impl Head {
+    /// A receiver of the newest position, the watching task started on first use.
+    pub fn subscribe(&self, cms: &Arc<Cms>) -> watch::Receiver<i64> {
+        self.watched
+            .get_or_init(|| {
+                let (sender, receiver) = watch::channel(0);
+                let cms = Arc::clone(cms);
+                tokio::spawn(async move {
+                    loop {
+                        let reading = Arc::clone(&cms);
+                        if let Ok(Ok(head)) =
+                            tokio::task::spawn_blocking(move || reading.change_head()).await
+                        {
+                            sender.send_if_modified(|seen| {
+                                let moved = *seen != head;
+                                *seen = head;
+                                moved
+                            });
+                        }
+                        tokio::time::sleep(WATCH_EVERY).await;
+                    }
+                });
+                receiver
+            })
+            .clone()
+    }
+}
+
+/// Whether the server serving a request is stopping: a stream ends then,
+/// so that the server's clean stop does not wait on it (put in each
+/// request's extensions by `serve`).
+#[derive(Clone)]
+pub struct Stopping(pub watch::Receiver<bool>);
+
+impl Stopping {
+    /// Never stopping: a router served without `serve` (the tests' own).
+    fn never() -> Self {
+        static NEVER: OnceLock<watch::Sender<bool>> = OnceLock::new();
+        Self(NEVER.get_or_init(|| watch::channel(false).0).subscribe())
+    }
+}
+
+/// One open stream: whose it is, where it is in the feed, what waits to be sent.
+struct Open {
+    state: AppState,
+    bearer: Bearer,
+    cursor: i64,
+    waiting: VecDeque<Event>,
+    head: watch::Receiver<i64>,
+    stopping: Stopping,
+    /// Its place among the streams the key and the server keep open.
+    _slot: Slot,
+}
+
+/// A change as its event: `id` its position, `event: change`, the data as `GET /v3/changes` gives it.
+fn event_of(change: Change) -> Event {
+    let data = copydesk_wire::Change {
+        seq: change.seq.to_string(),
+        record_type: change.record_type.to_string(),
+        uuid: change.uuid,
+        operation: change.operation,
+        changed_at: change.changed_at,
+        parent: change.parent,
+    };
+    Event::default()
+        .id(change.seq.to_string())
+        .event("change")
+        .json_data(data)
+        .unwrap_or_else(|_| Event::default().comment("a change could not be written"))
+}
+
+impl Open {
+    /// The next event, reading the feed and waiting for the log to move as
+    /// needed; `None` when the caller may no longer read it (the stream ends).
+    async fn next(&mut self) -> Option<Event> {
+        loop {
+            if let Some(event) = self.waiting.pop_front() {
+                return Some(event);
+            }
+            let since = self.cursor;
+            let feed = self
+                .state
+                .call(self.bearer.clone(), move |cms, who| {
+                    cms.readable_changes_since(who, since)
+                })
+                .await
+                .ok()?;
+            self.cursor = feed.last;
+            self.waiting.extend(feed.items.into_iter().map(event_of));
+            if !self.waiting.is_empty() || feed.more {
+                continue;
+            }
+            while *self.head.borrow_and_update() <= self.cursor {
+                tokio::select! {
+                    moved = self.head.changed() => moved.ok()?,
+                    _ = self.stopping.0.wait_for(|stopping| *stopping) => return None,
+                }
+            }
+        }
+    }
+}
+
+/// The stream of a caller already let in, after `cursor`.
+pub fn open(
+    state: AppState,
+    bearer: Bearer,
+    cursor: i64,
+    slot: Slot,
+    stopping: Option<Stopping>,
+) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
+    let head = state.head.subscribe(&state.cms);
+    let open = Open {
+        state,
+        bearer,
+        cursor,
+        waiting: VecDeque::new(),
+        head,
+        stopping: stopping.unwrap_or_else(Stopping::never),
+        _slot: slot,
+    };
+    let events = futures_util::stream::unfold(open, |mut open| async move {
+        let event = open.next().await?;
+        Some((Ok(event), open))
+    });
+    Sse::new(events).keep_alive(KeepAlive::new().interval(HEARTBEAT).text("heartbeat"))
+}
