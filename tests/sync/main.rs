@@ -8,6 +8,7 @@ mod access;
 mod annotations;
 mod convergence;
 mod https;
+mod live;
 mod merge;
 mod records;
 mod stopping;

@@ -3,8 +3,9 @@
 use super::*;
 
 /// A central server that answers every request with 503, holding the
-/// answer to the `held`th request until told to let it go; it says on
-/// `arrived` when that request has come.
+/// answer to the `held`th request of a round until told to let it go (the
+/// change stream's requests are not counted); it says on `arrived` when
+/// that request has come.
 fn unavailable_central(
     held: usize,
 ) -> (
@@ -18,14 +19,20 @@ fn unavailable_central(
     let (arrived, arrival) = std::sync::mpsc::channel();
     let (release, released) = std::sync::mpsc::channel::<()>();
     std::thread::spawn(move || {
-        for (n, stream) in listener.incoming().enumerate() {
+        let mut n = 0;
+        for stream in listener.incoming() {
             let Ok(mut stream) = stream else { continue };
             let mut reader = BufReader::new(stream.try_clone().expect("the stream"));
+            let mut request_line = String::new();
+            let _ = reader.read_line(&mut request_line);
             let mut line = String::new();
             while reader.read_line(&mut line).is_ok_and(|read| read > 2) {
                 line.clear();
             }
-            if n + 1 == held {
+            if !request_line.contains("/v3/changes/stream") {
+                n += 1;
+            }
+            if n == held && !request_line.contains("/v3/changes/stream") {
                 let _ = arrived.send(());
                 let _ = released.recv();
             }

@@ -16,7 +16,7 @@ pub(crate) fn sync(args: SyncArgs) -> Result<()> {
         Some(file) => copydesk_sync::RemoteKey::from_file(file)?,
         None => copydesk_sync::RemoteKey::from_env()?,
     };
-    let remote = copydesk_sync::Remote::new(&args.remote, key)?;
+    let remote = Arc::new(copydesk_sync::Remote::new(&args.remote, key)?);
     cms.set_remote(remote.base())?;
     let cms = Arc::new(cms);
     let store = Arc::clone(&cms);
@@ -31,6 +31,10 @@ pub(crate) fn sync(args: SyncArgs) -> Result<()> {
         // wait long on a central server that does not answer); a single
         // round stops as any command does.
         let mut stop = args.watch.then(StopRequests::catch);
+        // Watching, a change on the central server starts a round at once.
+        let listener = args
+            .watch
+            .then(|| copydesk_sync::Listener::start(Arc::clone(&remote)));
         loop {
             let bar = SyncBar::new();
             let round = copydesk_sync::sync_with_progress(&cms, &remote, &bar);
@@ -88,8 +92,15 @@ pub(crate) fn sync(args: SyncArgs) -> Result<()> {
             let Some(stop) = stop.as_mut().filter(|_| !stopping) else {
                 return Ok(());
             };
+            let heard = async {
+                match &listener {
+                    Some(listener) => listener.changed().await,
+                    None => std::future::pending().await,
+                }
+            };
             tokio::select! {
                 () = tokio::time::sleep(std::time::Duration::from_secs(args.every.max(1))) => {}
+                () = heard => {}
                 () = stop.requested() => return Ok(()),
             }
         }

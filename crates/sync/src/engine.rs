@@ -887,9 +887,11 @@ async fn round(
     })
 }
 
-/// Syncs every `every` for as long as it runs (a server with a remote, the
-/// desktop app): a round that fails is logged and tried again next time.
+/// Syncs every `every`, and as soon as the central server's change stream
+/// says something changed, for as long as it runs (the desktop app): a
+/// round that fails is logged and tried again next time.
 pub async fn keep_synced(cms: Arc<Cms>, remote: Arc<Remote>, every: std::time::Duration) {
+    let listener = crate::listen::Listener::start(Arc::clone(&remote));
     loop {
         match sync_once(&cms, &remote).await {
             Ok(summary) if summary.pushed + summary.pulled > 0 => tracing::info!(
@@ -903,6 +905,9 @@ pub async fn keep_synced(cms: Arc<Cms>, remote: Arc<Remote>, every: std::time::D
             Ok(_) => {}
             Err(err) => tracing::warn!(%err, "sync with {} failed; trying again", remote.base()),
         }
-        tokio::time::sleep(every.max(std::time::Duration::from_millis(50))).await;
+        tokio::select! {
+            () = tokio::time::sleep(every.max(std::time::Duration::from_millis(50))) => {}
+            () = listener.changed() => {}
+        }
     }
 }

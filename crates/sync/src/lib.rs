@@ -3,6 +3,7 @@
 pub mod engine;
 pub mod error;
 pub mod key;
+pub mod listen;
 pub mod locks;
 pub mod plan;
 pub mod remote;
@@ -12,5 +13,6 @@ pub use copydesk_wire::ErrorCode;
 pub use engine::{Progress, Quiet, Summary, keep_synced, sync_once, sync_with_progress};
 pub use error::{RemoteCode, SyncError};
 pub use key::RemoteKey;
+pub use listen::Listener;
 pub use locks::ForwardedLocks;
 pub use remote::{Capabilities, Remote};

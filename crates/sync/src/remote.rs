@@ -20,6 +20,9 @@ use crate::key::RemoteKey;
 const TOKEN_LIFETIME: Duration = Duration::from_secs(3600);
 /// Renew a token this long before it expires.
 const TOKEN_MARGIN: Duration = Duration::from_secs(300);
+/// The longest a change stream is read before it is opened again (the
+/// server ends it sooner, when the token it was opened with expires).
+const STREAM_LIFETIME: Duration = Duration::from_secs(3600);
 
 /// What the remote offers beyond the plain `/v3` service.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -74,6 +77,33 @@ impl Remote {
 
     pub fn base(&self) -> &str {
         &self.base
+    }
+
+    /// Opens the central server's change stream (`GET /v3/changes/stream`),
+    /// resuming after `last_event_id` when given: the answer, to be read as
+    /// it comes. It stays open until the server ends it (the token it was
+    /// opened with expires) or the network drops.
+    pub async fn change_stream(
+        &self,
+        last_event_id: Option<&str>,
+    ) -> Result<reqwest::Response, SyncError> {
+        let mut request = self
+            .http
+            .get(format!("{}/v3/changes/stream", self.base))
+            .bearer_auth(self.token()?)
+            .header("Accept", "text/event-stream")
+            // The client's 120 s bound is for answers, not for a stream.
+            .timeout(STREAM_LIFETIME);
+        if let Some(id) = last_event_id {
+            request = request.header("Last-Event-ID", id);
+        }
+        let response = request.send().await.map_err(unreachable)?;
+        let status = response.status();
+        if !status.is_success() {
+            let bytes = response.bytes().await.map_err(unreachable)?;
+            return Err(refusal(status, &bytes));
+        }
+        Ok(response)
     }
 
     /// A valid token, signed anew when the last one is close to expiring.
