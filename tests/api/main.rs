@@ -18,6 +18,7 @@ mod hardening;
 mod idempotency;
 mod images;
 mod locks;
+mod presence;
 mod print;
 mod search;
 mod sign_in;

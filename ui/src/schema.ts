@@ -551,6 +551,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v3/presence": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Access action: CONTENT get. Everyone in a story now, by story. */
+        get: operations["presence_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v3/presence/{uuid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** @description Access action: CONTENT get. The caller is in this story, with the cursor in `block` (a Draft.js block key), `editing` or only reading. Say it again every 10 s or so while the story is open: after 30 s without a word the caller is no longer listed. Answers who else is in the story. Never stored or synced; each change goes to change streams as a `presence` event. */
+        put: operations["presence_announce"];
+        post?: never;
+        /** @description Access action: CONTENT get. The caller left this story. */
+        delete: operations["presence_leave"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v3/sync/status": {
         parameters: {
             query?: never;
@@ -1548,6 +1583,10 @@ export interface components {
             items: components["schemas"]["NoteComment"][];
         };
         /** @description Lists that carry only `items` (comments). */
+        Items_Presence: {
+            items: components["schemas"]["Presence"][];
+        };
+        /** @description Lists that carry only `items` (comments). */
         Items_StoryNote: {
             items: components["schemas"]["StoryNote"][];
         };
@@ -1664,6 +1703,29 @@ export interface components {
             version?: null | components["schemas"]["Integer"];
             reference?: string | null;
             draft_uuid?: string | null;
+        };
+        /**
+         * @description Someone in a story (`/v3/presence`, and `presence` events on the
+         *     change stream; a Copydesk extension).
+         */
+        Presence: {
+            /** @description The story's UUID. */
+            content: string;
+            user_uuid: string;
+            name: string;
+            /** @description The Draft.js key of the block their cursor is in. */
+            block?: string | null;
+            editing: boolean;
+            /** @description When they came into the story. */
+            since: string;
+            /** @description `false` in the event of their leaving (or their time running out). */
+            here: boolean;
+        };
+        /** @description `PUT /v3/presence/{content uuid}`: where the caller is in the story. */
+        PresenceBody: {
+            /** @description The Draft.js key of the block the cursor is in (absent: none). */
+            block?: string | null;
+            editing?: null | components["schemas"]["Flag"];
         };
         PrintDocument: {
             id: string;
@@ -3884,6 +3946,97 @@ export interface operations {
                 };
                 content: {
                     "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["MissingAction"];
+            403: components["responses"]["BadToken"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["NotJson"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    presence_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Items_Presence"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["MissingAction"];
+            403: components["responses"]["BadToken"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["NotJson"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    presence_announce: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The record's UUID */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PresenceBody"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Items_Presence"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["MissingAction"];
+            403: components["responses"]["BadToken"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["NotJson"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    presence_leave: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The record's UUID */
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -2,9 +2,12 @@
 //!
 //! One task per server watches the change log's newest position (a query
 //! of its index, four times a second, once a first stream has opened) and
-//! wakes every open stream when it moves; a woken stream reads the feed
-//! after its own cursor as its caller, so each event is one change-feed
-//! entry (its `seq` the event id) of a record the caller may read. Polling
+//! the presence board's, and wakes every open stream when either moves; a
+//! woken stream reads the feed after its own cursor as its caller, so each
+//! `change` event is one change-feed entry (its `seq` the event id) of a
+//! record the caller may read, and each `presence` event (no id: presence
+//! is of the moment, never resumed) someone arriving in a story the caller
+//! may read, moving in it or leaving it. Polling
 //! rather than a signal from this process's own writes: on PostgreSQL
 //! another node writes too, and the log is the one place every node's
 //! write reaches. A client resumes with `Last-Event-ID` (or `since`),
@@ -33,25 +36,36 @@ const WATCH_EVERY: Duration = Duration::from_millis(250);
 /// How often an idle stream says it is still there (a comment line).
 pub const HEARTBEAT: Duration = Duration::from_secs(15);
 
-/// The change log's newest position, watched by one task for every stream.
+/// Where the change log and the presence board are: what streams wait to see move.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Positions {
+    changes: i64,
+    presence: u64,
+}
+
+/// The newest positions, watched by one task for every stream.
 #[derive(Clone, Default)]
 pub struct Head {
-    watched: Arc<OnceLock<watch::Receiver<i64>>>,
+    watched: Arc<OnceLock<watch::Receiver<Positions>>>,
 }
 
 impl Head {
     /// A receiver of the newest position, the watching task started on first use.
-    pub fn subscribe(&self, cms: &Arc<Cms>) -> watch::Receiver<i64> {
+    pub fn subscribe(&self, cms: &Arc<Cms>) -> watch::Receiver<Positions> {
         self.watched
             .get_or_init(|| {
-                let (sender, receiver) = watch::channel(0);
+                let (sender, receiver) = watch::channel(Positions::default());
                 let cms = Arc::clone(cms);
                 tokio::spawn(async move {
                     loop {
                         let reading = Arc::clone(&cms);
-                        if let Ok(Ok(head)) =
-                            tokio::task::spawn_blocking(move || reading.change_head()).await
-                        {
+                        let read = tokio::task::spawn_blocking(move || {
+                            Ok::<_, copydesk_core::CoreError>(Positions {
+                                changes: reading.change_head()?,
+                                presence: reading.presence_version()?,
+                            })
+                        });
+                        if let Ok(Ok(head)) = read.await {
                             sender.send_if_modified(|seen| {
                                 let moved = *seen != head;
                                 *seen = head;
@@ -86,8 +100,10 @@ struct Open {
     state: AppState,
     bearer: Bearer,
     cursor: i64,
+    /// The presence events sent so far.
+    presence_cursor: u64,
     waiting: VecDeque<Event>,
-    head: watch::Receiver<i64>,
+    head: watch::Receiver<Positions>,
     stopping: Stopping,
     /// Its place among the streams the key and the server keep open.
     _slot: Slot,
@@ -110,6 +126,15 @@ fn event_of(change: Change) -> Event {
         .unwrap_or_else(|_| Event::default().comment("a change could not be written"))
 }
 
+/// Someone's arrival, move or departure as its event: `event: presence`, no id.
+fn presence_event_of(event: copydesk_core::presence::PresenceEvent) -> Event {
+    let data = crate::routes::presence_of(event.present, event.here);
+    Event::default()
+        .event("presence")
+        .json_data(data)
+        .unwrap_or_else(|_| Event::default().comment("a presence could not be written"))
+}
+
 impl Open {
     /// The next event, reading the feed and waiting for the log to move as
     /// needed; `None` when the caller may no longer read it (the stream ends).
@@ -118,20 +143,29 @@ impl Open {
             if let Some(event) = self.waiting.pop_front() {
                 return Some(event);
             }
-            let since = self.cursor;
-            let feed = self
+            let (since, seen) = (self.cursor, self.presence_cursor);
+            let (feed, (arrivals, presence_cursor)) = self
                 .state
                 .call(self.bearer.clone(), move |cms, who| {
-                    cms.readable_changes_since(who, since)
+                    Ok((
+                        cms.readable_changes_since(who, since)?,
+                        cms.presence_after(who, seen)?,
+                    ))
                 })
                 .await
                 .ok()?;
             self.cursor = feed.last;
+            self.presence_cursor = presence_cursor;
             self.waiting.extend(feed.items.into_iter().map(event_of));
+            self.waiting
+                .extend(arrivals.into_iter().map(presence_event_of));
             if !self.waiting.is_empty() || feed.more {
                 continue;
             }
-            while *self.head.borrow_and_update() <= self.cursor {
+            while {
+                let head = *self.head.borrow_and_update();
+                head.changes <= self.cursor && head.presence <= self.presence_cursor
+            } {
                 tokio::select! {
                     moved = self.head.changed() => moved.ok()?,
                     _ = self.stopping.0.wait_for(|stopping| *stopping) => return None,
@@ -150,10 +184,13 @@ pub fn open(
     stopping: Option<Stopping>,
 ) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
     let head = state.head.subscribe(&state.cms);
+    // Presence from now on: who is already here is `GET /v3/presence`'s to say.
+    let presence_cursor = state.cms.presence_version().unwrap_or(0);
     let open = Open {
         state,
         bearer,
         cursor,
+        presence_cursor,
         waiting: VecDeque::new(),
         head,
         stopping: stopping.unwrap_or_else(Stopping::never),

@@ -375,13 +375,13 @@ pub fn router(cms: Arc<Cms>, options: Options) -> Router {
         .layer(axum::middleware::from_fn(paths::layer))
 }
 
-/// A plain server has no change feed; idempotency keys are simply not looked at.
+/// A plain server has no change feed or stream; idempotency keys are simply not looked at.
 async fn plain_only(
     request: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> axum::response::Response {
     use axum::response::IntoResponse as _;
-    if request.uri().path() == "/v3/changes" {
+    if matches!(request.uri().path(), "/v3/changes" | "/v3/changes/stream") {
         return no_route(request.method().clone(), request.uri().clone())
             .await
             .into_response();

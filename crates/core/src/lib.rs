@@ -20,6 +20,7 @@ pub mod idempotency;
 pub mod locks;
 pub mod model;
 pub mod planning;
+pub mod presence;
 mod principal_cache;
 pub mod print_documents;
 pub mod records;
@@ -101,6 +102,8 @@ pub struct Cms {
     principals: principal_cache::PrincipalCache,
     /// How content answers are rendered and kept (see `content_rendered`).
     rendering: std::sync::OnceLock<Rendering>,
+    /// Who is in which story now (see `presence`).
+    presence: presence::PresenceBoard,
 }
 
 impl Cms {
@@ -151,6 +154,7 @@ impl Cms {
             sync_progress: std::sync::Mutex::new(None),
             principals: principal_cache::PrincipalCache::default(),
             rendering: std::sync::OnceLock::new(),
+            presence: presence::PresenceBoard::default(),
         }
     }
 

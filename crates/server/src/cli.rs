@@ -134,6 +134,10 @@ pub(crate) struct ServeArgs {
     /// default as many as the open-files limit leaves room for (at most 16,384).
     #[arg(long, env = "COPYDESK_MAX_CONNECTIONS")]
     pub(crate) max_connections: Option<usize>,
+    /// Seconds someone stays listed in a story after their client last said
+    /// it is there (`PUT /v3/presence/{uuid}`).
+    #[arg(long, env = "COPYDESK_PRESENCE_EXPIRY", default_value_t = copydesk_core::presence::DEFAULT_EXPIRY.as_secs())]
+    pub(crate) presence_expiry: u64,
     /// Keep this data directory synced with a central server in the background.
     #[arg(long, env = "COPYDESK_REMOTE")]
     pub(crate) remote: Option<String>,

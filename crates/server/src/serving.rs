@@ -38,6 +38,7 @@ pub(crate) fn serve(args: ServeArgs) -> Result<()> {
         ),
         Err(err) => tracing::warn!(%err, "could not look for folders of cut-off uploads"),
     }
+    cms.set_presence_expiry(std::time::Duration::from_secs(args.presence_expiry));
     let cms = Arc::new(cms);
     let store = Arc::clone(&cms);
     let remote = match &args.remote {

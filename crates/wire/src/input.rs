@@ -234,6 +234,15 @@ pub struct NoteCommentBody {
     pub draft_uuid: Option<String>,
 }
 
+/// `PUT /v3/presence/{content uuid}`: where the caller is in the story.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, ToSchema)]
+pub struct PresenceBody {
+    /// The Draft.js key of the block the cursor is in (absent: none).
+    pub block: Option<String>,
+    /// Whether the caller is changing the story (not only reading it).
+    pub editing: Option<Flag>,
+}
+
 #[derive(Debug, Clone, Default, Deserialize, Serialize, ToSchema)]
 pub struct AssignmentCommentBody {
     pub comment: Option<String>,

@@ -648,6 +648,23 @@ pub struct StoryNote {
     pub version: String,
 }
 
+/// Someone in a story (`/v3/presence`, and `presence` events on the
+/// change stream; a Copydesk extension).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, ToSchema)]
+pub struct Presence {
+    /// The story's UUID.
+    pub content: String,
+    pub user_uuid: String,
+    pub name: String,
+    /// The Draft.js key of the block their cursor is in.
+    pub block: Option<String>,
+    pub editing: bool,
+    /// When they came into the story.
+    pub since: String,
+    /// `false` in the event of their leaving (or their time running out).
+    pub here: bool,
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, ToSchema)]
 pub struct AssignmentComment {
     pub id: String,

@@ -12,6 +12,8 @@ mod exports;
 mod files;
 mod locks;
 mod planning;
+mod presence;
+pub(crate) use presence::presence as presence_of;
 mod print_documents;
 mod search;
 mod sign_in;
@@ -76,6 +78,8 @@ pub(crate) fn documented() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(search::search))
         .routes(routes!(changes::since))
         .routes(routes!(changes::stream))
+        .routes(routes!(presence::list))
+        .routes(routes!(presence::announce, presence::leave))
         .routes(routes!(sync::status))
         .routes(routes!(sync::conflicts))
         .routes(routes!(sync::attention))
