@@ -136,6 +136,20 @@ export class Api {
   put<T>(path: string, body: unknown = {}): Promise<T> {
     return this.call<T>('PUT', path, body);
   }
+  /**
+   * Opens the Server-Sent Events stream at `path`, resuming after
+   * `lastEventId`: the response, to be read as it comes (an EventSource
+   * cannot send the bearer token).
+   */
+  async stream(path: string, lastEventId?: string): Promise<Response> {
+    const headers: Record<string, string> = {
+      Authorization: `Bearer ${await this.connection.token()}`,
+      Accept: 'text/event-stream',
+    };
+    if (lastEventId) headers['Last-Event-ID'] = lastEventId;
+    return fetch(`${this.connection.base}${path}`, { headers });
+  }
+
   delete<T>(path: string): Promise<T> {
     return this.call<T>('DELETE', path);
   }

@@ -33,7 +33,7 @@ import { Extension, generateJSON, type Extensions } from '@tiptap/core';
 import { DOMSerializer, type Fragment, type Node as PmModelNode, type Schema } from '@tiptap/pm/model';
 import { Plugin, PluginKey, type EditorState, type Transaction } from '@tiptap/pm/state';
 import { diffArrays } from 'diff';
-import { BLOCK_KEY, isBlockKey, keyOfNumber, type PmNode, type RawContent } from './draftjs';
+import { BLOCK_KEY, isBlockKey, keyOfNumber, placeKey, type PmNode, type RawContent } from './draftjs';
 
 /** The node types that are one Draft.js block each. */
 export const KEYED_TYPES = ['paragraph', 'heading', 'codeBlock', 'image'];
@@ -94,20 +94,27 @@ function mapBlocks(node: PmNode, map: (block: PmNode) => PmNode): PmNode {
 
 /**
  * A JSON document whose every block has a key, unique in it: a block keeps
- * its own unless an earlier one has it; the others get new ones.
+ * its own unless an earlier one has it; the others get new ones, or
+ * with `byPlace` (a body read from HTML that carried none) the key of its
+ * place, the same in every window that opens the same body, so two people
+ * in a story without raw content name its paragraphs alike (presence, and
+ * the merge, align by key).
  */
-export function keyedDoc(doc: PmNode): PmNode {
+export function keyedDoc(doc: PmNode, byPlace = false): PmNode {
   const taken = new Set(jsonBlocks(doc).map((b) => b.attrs?.[BLOCK_KEY]).filter(isBlockKey));
   const used = new Set<string>();
+  let place = 0;
   return mapBlocks(doc, (block) => {
+    place += 1;
     const own = block.attrs?.[BLOCK_KEY];
     if (isBlockKey(own) && !used.has(own)) {
       used.add(own);
       return block;
     }
-    return withKey(block, freshKey(taken));
+    return withKey(block, byPlace ? placeKey(place - 1, taken) : freshKey(taken));
   });
 }
+
 
 /**
  * `doc` (read from HTML, so without keys) with the keys of `raw`, the same
@@ -153,8 +160,8 @@ export function carryKeys(doc: PmNode, raw: RawContent | undefined): PmNode {
  * taking the keys of `raw` where they say the same.
  */
 export function startingDoc(initial: PmNode | string, extensions: Extensions, raw?: RawContent): PmNode {
-  const doc = typeof initial === 'string' ? carryKeys(generateJSON(initial, extensions) as PmNode, raw) : initial;
-  return keyedDoc(doc);
+  if (typeof initial !== 'string') return keyedDoc(initial);
+  return keyedDoc(carryKeys(generateJSON(initial, extensions) as PmNode, raw), true);
 }
 
 interface Found {

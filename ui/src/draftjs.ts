@@ -87,9 +87,10 @@ export function keyOfNumber(n: number): string {
 
 /**
  * A key for a block that has none (a document that did not come from the
- * editor): made from its place, different from every key in `taken`.
+ * editor): made from its place, different from every key in `taken`, the
+ * same wherever the same document is read.
  */
-function placeKey(index: number, taken: Set<string>): string {
+export function placeKey(index: number, taken: Set<string>): string {
   let n = ((index + 1) * 2_654_435_761) % 36 ** 5;
   while (taken.has(keyOfNumber(n))) n = (n + 1) % 36 ** 5;
   const key = keyOfNumber(n);

@@ -93,6 +93,20 @@ export const comments = {
   add: (api: Api, parent: string, body: RequestBody<'NoteComment'>) => api.post(`/v3/note-comment/${parent}`, body),
 };
 
+export const changes = {
+  /** `GET /v3/changes/stream`: the change feed as events, resumed after `lastEventId`. */
+  stream: (api: Api, lastEventId?: string) => api.stream('/v3/changes/stream', lastEventId),
+};
+
+export const presence = {
+  /** `GET /v3/presence`: everyone in a story now. */
+  list: (api: Api) => api.get<Items<'Presence'>>('/v3/presence'),
+  /** `PUT /v3/presence/{uuid}`: the caller is in the story, in a block, editing or reading. */
+  announce: (api: Api, uuid: string, body: RequestBody<'Presence'>) => api.put<Items<'Presence'>>(`/v3/presence/${uuid}`, body),
+  /** `DELETE /v3/presence/{uuid}`: the caller left the story. */
+  leave: (api: Api, uuid: string) => api.delete(`/v3/presence/${uuid}`),
+};
+
 export const assignments = {
   /** `GET /v3/assignment/{id or uuid}` */
   get: (api: Api, id: string) => api.get<Assignment[]>(`/v3/assignment/${id}`),

@@ -18,6 +18,7 @@ import type { PmNode, RawContent } from './draftjs';
 import { addNote, isSuggesting, removeNote, setSuggesting, suggestStyle, SuggestEdits, type Suggester } from './suggesting';
 import { FindHighlight, findKey, findMatches, replaceAllIn, type FindQuery, type Match } from './find';
 import { Problem } from './load';
+import { cursorBlock, OthersHere, showOthers, type OtherHere } from './others-here';
 import { BodyPhoto, type Photo } from './photo-node';
 
 export interface Body {
@@ -52,6 +53,10 @@ interface Props {
   review?: (editor: TipTap) => ComponentChildren;
   /** Where the panel goes (beside the text); under the editor without it. */
   reviewHost?: HTMLElement | null;
+  /** Told the key of the block the cursor is in, whenever it moves to another. */
+  onCursorBlock?: (key: string | null) => void;
+  /** Other people's places in the body, marked beside their paragraphs. */
+  othersHere?: OtherHere[];
 }
 
 /** The key that goes with S, K and F in the shortcuts: ⌘ on a Mac, Ctrl elsewhere. */
@@ -68,7 +73,7 @@ export const SHORTCUTS: [string, string][] = [
   ['Escape', 'Close the find panel or a dialog'],
 ];
 
-export function RichText({ initial, keysFrom, label, editable, onChange, onStart, onText, photos, fileBase = '', suggester, startNote, review, reviewHost }: Props) {
+export function RichText({ initial, keysFrom, label, editable, onChange, onStart, onText, photos, fileBase = '', suggester, startNote, review, reviewHost, onCursorBlock, othersHere }: Props) {
   const host = useRef<HTMLDivElement>(null);
   const editor = useRef<TipTap | undefined>(undefined);
   const [, setTick] = useState(0);
@@ -76,6 +81,9 @@ export function RichText({ initial, keysFrom, label, editable, onChange, onStart
   const texted = useRef(onText);
   const baseline = useRef<string | undefined>(undefined);
   const suggesting = useRef(suggester);
+  const cursorMoved = useRef(onCursorBlock);
+  const lastBlock = useRef<string | null>(null);
+  cursorMoved.current = onCursorBlock;
   changed.current = onChange;
   texted.current = onText;
   suggesting.current = suggester;
@@ -95,6 +103,7 @@ export function RichText({ initial, keysFrom, label, editable, onChange, onStart
       // Notes and suggested edits stay on their words through a save.
       NoteMark,
       SuggestionMark,
+      OthersHere,
       SuggestEdits.configure({ suggester: () => suggesting.current ?? { author: '', newId: () => crypto.randomUUID(), now: () => new Date().toISOString() } }),
     ];
     const made = new TipTap({
@@ -111,7 +120,14 @@ export function RichText({ initial, keysFrom, label, editable, onChange, onStart
         baseline.current = undefined;
         changed.current({ html, doc: e.getJSON() as PmNode });
       },
-      onSelectionUpdate: () => setTick((t) => t + 1),
+      onSelectionUpdate: ({ editor: e }) => {
+        setTick((t) => t + 1);
+        const block = cursorBlock(e.state);
+        if (block !== lastBlock.current) {
+          lastBlock.current = block;
+          cursorMoved.current?.(block);
+        }
+      },
       onTransaction: () => setTick((t) => t + 1),
     });
     editor.current = made;
@@ -126,6 +142,11 @@ export function RichText({ initial, keysFrom, label, editable, onChange, onStart
   useEffect(() => {
     editor.current?.setEditable(editable, false);
   }, [editable]);
+
+  useEffect(() => {
+    const e = editor.current;
+    if (e && !e.isDestroyed) e.view.dispatch(showOthers(e.state, othersHere ?? []));
+  }, [othersHere]);
 
   const [linking, setLinking] = useState(false);
   const [placing, setPlacing] = useState(false);

@@ -128,7 +128,7 @@ fn event_of(change: Change) -> Event {
 
 /// Someone's arrival, move or departure as its event: `event: presence`, no id.
 fn presence_event_of(event: copydesk_core::presence::PresenceEvent) -> Event {
-    let data = crate::routes::presence_of(event.present, event.here);
+    let data = crate::present::presence(event.present, event.here);
     Event::default()
         .event("presence")
         .json_data(data)

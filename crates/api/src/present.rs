@@ -411,6 +411,19 @@ fn commenter(found: Option<User>) -> Option<wire::User> {
     })
 }
 
+/// Someone in a story, as presence lists and events give it.
+pub fn presence(present: copydesk_core::presence::Present, here: bool) -> wire::Presence {
+    wire::Presence {
+        content: present.content,
+        user_uuid: present.user_uuid,
+        name: present.name,
+        block: present.block,
+        editing: present.editing,
+        since: present.since,
+        here,
+    }
+}
+
 pub fn story_note(note: copydesk_core::text_notes::StoryNote) -> wire::StoryNote {
     wire::StoryNote {
         uuid: note.uuid,

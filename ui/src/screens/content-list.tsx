@@ -16,6 +16,7 @@ import { localDayEnd, localDayStart } from '../time';
 import { When } from '../when';
 import * as ops from '../operations';
 import { reviewCountWords } from '../suggesting';
+import { presenceWords, usePresence } from '../live';
 
 const TYPES = ['article', 'post', 'media', 'page'];
 const PER_PAGE = 20;
@@ -59,7 +60,10 @@ function Snippet({ item, words }: { item: ContentItem; words: string[] }) {
 }
 
 export function ContentList() {
-  const { api, may } = useDesk();
+  const { api, may, me } = useDesk();
+  // Who is in which story now, from the change stream.
+  const everyone = usePresence(api);
+  const presentIn = (uuid: string) => everyone.filter((p) => p.content === uuid);
   const [draft, setDraft] = useState<Filters>(NO_FILTERS);
   const [filters, setFilters] = useState<Filters>(NO_FILTERS);
   const [page, setPage] = useState(1);
@@ -212,6 +216,9 @@ export function ContentList() {
               <td>
                 <a href={`#/content/${item.uuid}`}>{item.title || '(untitled)'}</a>
                 {reviewCountWords(item.content) && <span class="review-counts"> {reviewCountWords(item.content)}</span>}
+                {presenceWords(presentIn(item.uuid), me.user.uuid) && (
+                  <span class="presence-count"> {presenceWords(presentIn(item.uuid), me.user.uuid)}</span>
+                )}
                 {words.length > 0 && <Snippet item={item} words={words} />}
               </td>
               <td>{item.type}</td>

@@ -17,7 +17,7 @@
 // every few seconds, so the banner follows it. How and when each of these
 // reaches the service is src/story-saving.ts; this screen shows what it says.
 
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useMemo, useState } from 'preact/hooks';
 import type { ContentItem, Draft, MergedDraft } from '../api';
 import type { components } from '../schema';
 import { useDesk } from '../context';
@@ -34,6 +34,7 @@ import { readUnsaved, type UnsavedText } from '../unsaved';
 import { AttachmentPanel } from './attachment';
 import { Comments } from './comments';
 import { Review } from './review';
+import { presenceWords, useAnnounce, useChangeOf, usePresence } from '../live';
 import { LeadPhoto, useLeadNamed, type Lead } from './lead-photo';
 import { StoryContainers } from './story-containers';
 import { Versions } from './versions';
@@ -218,6 +219,15 @@ function Story(props: {
   const [chosenLead, setChosenLead] = useState<Lead | null>(item.dominantAttachment ?? null);
   const lead = useLeadNamed(leadUuid, chosenLead);
   const [bodyText, setBodyText] = useState('');
+  // Who else is in this story, and where; and where this window's cursor is.
+  const [cursorAt, setCursorAt] = useState<string | null>(null);
+  const everyone = usePresence(api);
+  const here = everyone.filter((p) => p.content === item.uuid);
+  const othersKey = JSON.stringify(here.filter((p) => p.user_uuid !== me.user.uuid && p.block).map((p) => [p.block, p.name, p.editing]));
+  const othersHere = useMemo(
+    () => (JSON.parse(othersKey) as [string, string, boolean][]).map(([block, name, isEditing]) => ({ block, name, editing: isEditing })),
+    [othersKey],
+  );
   // The aside beside the text, where the suggestions and notes panel goes.
   const [reviewSlot, setReviewSlot] = useState<HTMLDivElement | null>(null);
   // Stays until dismissed: the save the restore starts says "Draft saved"
@@ -244,6 +254,9 @@ function Story(props: {
     form: { title, abstract: summary, slug, authors, tags, urls, published, lead: leadUuid },
   });
   const { editable, lock, refusal } = saving;
+  useAnnounce(api, item.uuid, cursorAt, editable && cursorAt !== null);
+  // A change to this story (or a draft of it) read at once, not at the next look: a newer version opens in place when nothing here waits to be saved.
+  useChangeOf(api, item.uuid, () => void saving.readLock());
 
   // The names of the authors and tags on the story, and of each one picked here.
   const [names, setNames] = useState<Record<string, string>>(() =>
@@ -270,6 +283,11 @@ function Story(props: {
         {refusal && <RefusedSave refusal={refusal} lock={lock} />}
         <Problem message={saving.problem} />
         <Problem message={saving.keepProblem} />
+        {presenceWords(here, me.user.uuid) && (
+          <p class="presence" role="status">
+            {presenceWords(here, me.user.uuid)}
+          </p>
+        )}
         {saving.newer && (
           <p class="problem" role="alert">
             Someone saved version {saving.newer} while you were editing version {item.version}. Your text is kept. Saving merges your changes with theirs;
@@ -340,6 +358,8 @@ function Story(props: {
             }
             review={(editor) => <Review editor={editor} item={item} editable={editable} />}
             reviewHost={reviewSlot}
+            onCursorBlock={setCursorAt}
+            othersHere={othersHere}
           />
           <p class="count" id="body-count">
             Body: {countsOf(bodyText)}

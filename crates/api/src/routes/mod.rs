@@ -13,7 +13,6 @@ mod files;
 mod locks;
 mod planning;
 mod presence;
-pub(crate) use presence::presence as presence_of;
 mod print_documents;
 mod search;
 mod sign_in;

@@ -10,23 +10,14 @@ use crate::AppState;
 use crate::error::ApiResult;
 use crate::extract::{Bearer, RawJson};
 use crate::openapi::{RecordUuid, Refusals};
-
-/// Someone in a story, as lists and events give it.
-pub(crate) fn presence(present: Present, here: bool) -> wire::Presence {
-    wire::Presence {
-        content: present.content,
-        user_uuid: present.user_uuid,
-        name: present.name,
-        block: present.block,
-        editing: present.editing,
-        since: present.since,
-        here,
-    }
-}
+use crate::present;
 
 fn items(list: Vec<Present>) -> Json<wire::Items<wire::Presence>> {
     Json(wire::Items {
-        items: list.into_iter().map(|p| presence(p, true)).collect(),
+        items: list
+            .into_iter()
+            .map(|p| present::presence(p, true))
+            .collect(),
     })
 }
 

@@ -1,0 +1,82 @@
+// Who else is here, in a real browser against a real copydesk-server, two
+// people signed in with their own passwords: the desk sees the reporter in
+// the content list and, in the story, beside the paragraph her cursor is
+// in; it moves with her, her saved change reaches the desk's open story
+// without a reload, and she goes when she closes the story.
+
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { launch, one, openStoryAs, setPasswords, shot, startServer } from './support.mjs';
+
+let srv;
+let admin;
+let browser;
+
+const PASSWORDS = { 'Rita Reporter': 'tide tables 42', 'Dana Desk': 'night shift 7' };
+
+before(async () => {
+  srv = await startServer();
+  admin = srv.key('Ada Admin', ['admin']);
+  srv.key('Rita Reporter', ['journalist']);
+  srv.key('Dana Desk', ['editor']);
+  setPasswords(srv, PASSWORDS);
+  browser = await launch();
+});
+
+after(async () => {
+  await browser?.close();
+  srv?.stop();
+});
+
+const openAs = (name, uuid) => openStoryAs(browser, srv, name, PASSWORDS[name], uuid);
+
+describe('presence', () => {
+  it('the desk sees the reporter in the list and beside her paragraph', async () => {
+    const story = one(
+      await srv.call(admin, 'POST', '/v3/content', {
+        title: 'Harbour',
+        type: 'article',
+        content: '<p>Rates rose 6% in May.</p><p>The port is shut.</p>',
+      }),
+    );
+    // Dana on the content list.
+    const dana = await openAs('Dana Desk', story.uuid);
+    await dana.page.goto(`${srv.base}/#/`);
+    const row = dana.page.getByRole('row', { name: /Harbour/ });
+    await row.waitFor();
+
+    // Rita opens the story and clicks into the second paragraph.
+    const rita = await openAs('Rita Reporter', story.uuid);
+    await rita.page.getByRole('textbox', { name: 'Body' }).locator('p').nth(1).click();
+    await row.getByText('Rita Reporter is editing').waitFor({ timeout: 10_000 });
+
+    // Dana opens the story: Rita is named, and her paragraph is marked.
+    await dana.page.goto(`${srv.base}/#/content/${story.uuid}`);
+    const body = dana.page.getByRole('textbox', { name: 'Body' });
+    await body.waitFor();
+    await dana.page.locator('.presence', { hasText: 'Rita Reporter is editing' }).waitFor({ timeout: 10_000 });
+    const marked = body.locator('.someone-here');
+    await marked.waitFor({ timeout: 10_000 });
+    assert.equal(await marked.innerText(), 'The port is shut.');
+    assert.equal(await marked.getAttribute('data-who'), 'Rita Reporter is editing');
+    await shot(dana.page, 'presence');
+
+    // Rita moves to the first paragraph: the mark follows her.
+    await rita.page.getByRole('textbox', { name: 'Body' }).locator('p').first().click();
+    await body.locator('.someone-here', { hasText: 'Rates rose 6% in May.' }).waitFor({ timeout: 10_000 });
+
+    // Rita saves a change; Dana, with nothing unsaved, has it on her page without a reload.
+    await rita.page.keyboard.press('End');
+    await rita.page.keyboard.type(' Ships queue.');
+    await rita.page.getByRole('button', { name: 'Save as new version' }).click();
+    await rita.page.locator('.story-meta', { hasText: /· version 2$/ }).waitFor();
+    await body.locator('p', { hasText: 'Rates rose 6% in May. Ships queue.' }).waitFor({ timeout: 10_000 });
+
+    // Rita closes the story: she is gone from it.
+    await rita.page.goto(`${srv.base}/#/`);
+    await dana.page.locator('.someone-here').waitFor({ state: 'detached', timeout: 10_000 });
+    await dana.page.locator('.presence').waitFor({ state: 'detached', timeout: 10_000 });
+    await rita.context.close();
+    await dana.context.close();
+  });
+});
