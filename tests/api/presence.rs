@@ -22,6 +22,20 @@ fn next_presence(stream: &EventStream, wait: Duration) -> Option<Value> {
     }
 }
 
+/// A new story's UUID.
+fn story(server: &TestServer) -> String {
+    server
+        .post(
+            "/v3/content",
+            &json!({"title": "Harbour", "type": "article"}),
+        )
+        .expect(200)
+        .body["uuid"]
+        .as_str()
+        .expect("uuid")
+        .to_owned()
+}
+
 fn announce(server: &TestServer, token: &str, story: &str, body: &Value) -> Value {
     server
         .call(
@@ -37,16 +51,7 @@ fn announce(server: &TestServer, token: &str, story: &str, body: &Value) -> Valu
 #[test]
 fn presence_appears_moves_with_the_block_and_expires() {
     let server = TestServer::start_with(&["--presence-expiry", "2"]);
-    let story = server
-        .post(
-            "/v3/content",
-            &json!({"title": "Harbour", "type": "article"}),
-        )
-        .expect(200)
-        .body["uuid"]
-        .as_str()
-        .expect("uuid")
-        .to_owned();
+    let story = story(&server);
     let ana = server.key("Ana Writer", &["journalist"], &[]).token();
     let bo = server.key("Bo Desk", &["editor"], &[]).token();
     let stream = EventStream::open(&server.url("/v3/changes/stream"), &bo, None);
@@ -142,16 +147,7 @@ fn presence_appears_moves_with_the_block_and_expires() {
 #[test]
 fn presence_reaches_only_those_who_may_read_the_story_and_bad_input_is_refused() {
     let server = TestServer::start();
-    let story = server
-        .post(
-            "/v3/content",
-            &json!({"title": "Harbour", "type": "article"}),
-        )
-        .expect(200)
-        .body["uuid"]
-        .as_str()
-        .expect("uuid")
-        .to_owned();
+    let story = story(&server);
     let blind = server.key("Feed only", &[], &["CHANGES list"]).token();
     let stream = EventStream::open(&server.url("/v3/changes/stream"), &blind, None);
     announce(

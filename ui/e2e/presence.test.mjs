@@ -4,36 +4,17 @@
 // in; it moves with her, her saved change reaches the desk's open story
 // without a reload, and she goes when she closes the story.
 
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, one, openStoryAs, setPasswords, shot, startServer } from './support.mjs';
+import { aDeskOf, one, shot } from './support.mjs';
 
-let srv;
-let admin;
-let browser;
-
-const PASSWORDS = { 'Rita Reporter': 'tide tables 42', 'Dana Desk': 'night shift 7' };
-
-before(async () => {
-  srv = await startServer();
-  admin = srv.key('Ada Admin', ['admin']);
-  srv.key('Rita Reporter', ['journalist']);
-  srv.key('Dana Desk', ['editor']);
-  setPasswords(srv, PASSWORDS);
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  srv?.stop();
-});
-
-const openAs = (name, uuid) => openStoryAs(browser, srv, name, PASSWORDS[name], uuid);
+const desk = aDeskOf();
+const openAs = (name, uuid) => desk.openAs(name, uuid);
 
 describe('presence', () => {
   it('the desk sees the reporter in the list and beside her paragraph', async () => {
     const story = one(
-      await srv.call(admin, 'POST', '/v3/content', {
+      await desk.srv.call(desk.admin, 'POST', '/v3/content', {
         title: 'Harbour',
         type: 'article',
         content: '<p>Rates rose 6% in May.</p><p>The port is shut.</p>',
@@ -41,7 +22,7 @@ describe('presence', () => {
     );
     // Dana on the content list.
     const dana = await openAs('Dana Desk', story.uuid);
-    await dana.page.goto(`${srv.base}/#/`);
+    await dana.page.goto(`${desk.srv.base}/#/`);
     const row = dana.page.getByRole('row', { name: /Harbour/ });
     await row.waitFor();
 
@@ -51,7 +32,7 @@ describe('presence', () => {
     await row.getByText('Rita Reporter is editing').waitFor({ timeout: 10_000 });
 
     // Dana opens the story: Rita is named, and her paragraph is marked.
-    await dana.page.goto(`${srv.base}/#/content/${story.uuid}`);
+    await dana.page.goto(`${desk.srv.base}/#/content/${story.uuid}`);
     const body = dana.page.getByRole('textbox', { name: 'Body' });
     await body.waitFor();
     await dana.page.locator('.presence', { hasText: 'Rita Reporter is editing' }).waitFor({ timeout: 10_000 });
@@ -73,7 +54,7 @@ describe('presence', () => {
     await body.locator('p', { hasText: 'Rates rose 6% in May. Ships queue.' }).waitFor({ timeout: 10_000 });
 
     // Rita closes the story: she is gone from it.
-    await rita.page.goto(`${srv.base}/#/`);
+    await rita.page.goto(`${desk.srv.base}/#/`);
     await dana.page.locator('.someone-here').waitFor({ state: 'detached', timeout: 10_000 });
     await dana.page.locator('.presence').waitFor({ state: 'detached', timeout: 10_000 });
     await rita.context.close();

@@ -5,33 +5,13 @@
 // saved version, the versions' comparison, the content list's counts and
 // the note's thread show the result.
 
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { artifacts, launch, one, openStoryAs, setPasswords, shot, startServer } from './support.mjs';
+import { aDeskOf, artifacts, one, shot } from './support.mjs';
 
-let srv;
-let admin;
-let browser;
-
-const PASSWORDS = { 'Rita Reporter': 'tide tables 42', 'Dana Desk': 'night shift 7' };
-
-before(async () => {
-  srv = await startServer();
-  admin = srv.key('Ada Admin', ['admin']);
-  srv.key('Rita Reporter', ['journalist']);
-  srv.key('Dana Desk', ['editor']);
-  setPasswords(srv, PASSWORDS);
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  srv?.stop();
-});
-
-/** A fresh browser signed in with `name`'s password, at the story `uuid`. */
-const openAs = (name, uuid) => openStoryAs(browser, srv, name, PASSWORDS[name], uuid, { width: 1280, height: 1000 });
+const desk = aDeskOf();
+const openAs = (name, uuid) => desk.openAs(name, uuid, { width: 1280, height: 1000 });
 
 /** Selects the first `words` in the body, as a mouse would. */
 async function select(page, words) {
@@ -64,7 +44,7 @@ async function saveVersion(page, version) {
 describe('suggested edits and notes', () => {
   it('the desk suggests and notes; the reporter accepts one, rejects one and answers the note', async () => {
     const story = one(
-      await srv.call(admin, 'POST', '/v3/content', {
+      await desk.srv.call(desk.admin, 'POST', '/v3/content', {
         title: 'Council budget',
         type: 'article',
         content: '<p>The council met on Friday to discuss the budget.</p><p>Rates rose 6% in May.</p>',
@@ -105,7 +85,7 @@ describe('suggested edits and notes', () => {
     await saveVersion(dana.page, 2);
     await dana.context.close();
 
-    const saved = one(await srv.call(admin, 'GET', `/v3/content/${story.uuid}`));
+    const saved = one(await desk.srv.call(desk.admin, 'GET', `/v3/content/${story.uuid}`));
     assert.match(saved.content, /<ins data-suggestion="[0-9a-f-]{36}" data-author="Dana Desk" data-at="[^"]+"> again<\/ins>/);
     const noteId = /data-notes="([0-9a-f-]{36})"/.exec(saved.content)?.[1];
     assert.ok(noteId, saved.content);
@@ -129,13 +109,13 @@ describe('suggested edits and notes', () => {
     await shot(rita.page, 'editor-suggestions-settled');
     await saveVersion(rita.page, 3);
 
-    const settled = one(await srv.call(admin, 'GET', `/v3/content/${story.uuid}`));
+    const settled = one(await desk.srv.call(desk.admin, 'GET', `/v3/content/${story.uuid}`));
     assert.equal(settled.version, '3');
     assert.match(
       settled.content,
       /^<p>The council met on Friday to discuss the <span data-suggestion="[0-9a-f-]{36}" data-style="BOLD" data-on="true" data-author="Dana Desk" data-at="[^"]+">budget<\/span> again\.<\/p><p><span data-resolved-notes="[0-9a-f-]{36}">Rates rose 6%<\/span> in May\.<\/p>$/,
     );
-    const thread = await srv.call(admin, 'GET', `/v3/note-comment/${noteId}`);
+    const thread = await desk.srv.call(desk.admin, 'GET', `/v3/note-comment/${noteId}`);
     assert.deepEqual(
       thread.items.map((c) => [c.user.name, c.comment]),
       [
@@ -152,16 +132,16 @@ describe('suggested edits and notes', () => {
       'Note on “Rates rose 6%”: resolved since version 2.',
     ]);
     // The content list counts what is left open: the bold.
-    await rita.page.goto(`${srv.base}/#/`);
+    await rita.page.goto(`${desk.srv.base}/#/`);
     await rita.page.getByRole('row', { name: /Council budget/ }).getByText('1 suggested edit', { exact: true }).waitFor();
-    await rita.page.goto(`${srv.base}/#/content/${story.uuid}`);
+    await rita.page.goto(`${desk.srv.base}/#/content/${story.uuid}`);
     // The page after a reload shows the saved version.
     await rita.page.reload();
     await ritaBody.waitFor();
     assert.equal(await ritaBody.locator('p').first().innerText(), 'The council met on Friday to discuss the budget again.');
     assert.equal(await ritaBody.locator('[data-notes]').count(), 0);
     assert.equal(await ritaBody.locator('[data-resolved-notes]').innerText(), 'Rates rose 6%');
-    const notes = await srv.call(admin, 'GET', `/v3/content/${story.uuid}/notes`);
+    const notes = await desk.srv.call(desk.admin, 'GET', `/v3/content/${story.uuid}/notes`);
     assert.deepEqual(
       notes.items.map((n) => [n.uuid, n.words, n.state]),
       [[noteId, 'Rates rose 6%', 'resolved']],

@@ -107,19 +107,41 @@ export async function shot(page, name) {
 
 /**
  * A test file's desk: a real server with an admin key and a browser, started
- * before the file's tests and stopped after them. Read its fields inside tests.
+ * before the file's tests and stopped after them (`setUp` is given the
+ * server once it runs). Read its fields inside tests.
  */
-export function aDesk(adminName = 'Ada Admin') {
+export function aDesk(adminName = 'Ada Admin', setUp = () => {}) {
   const desk = {};
   before(async () => {
     desk.srv = await startServer();
     desk.admin = desk.srv.key(adminName, ['admin']);
+    setUp(desk.srv);
     desk.browser = await launch();
   });
   after(async () => {
     await desk.browser?.close();
     desk.srv?.stop();
   });
+  return desk;
+}
+
+/** The reporter and the desk of the tests of two people in one story, with their roles and passwords. */
+export const PEOPLE = {
+  'Rita Reporter': { roles: ['journalist'], password: 'tide tables 42' },
+  'Dana Desk': { roles: ['editor'], password: 'night shift 7' },
+};
+
+/**
+ * A desk (see `aDesk`) where each of `people` (`{ name: { roles, password } }`)
+ * has a key and a password, and `desk.openAs(name, uuid)` opens a story in a
+ * fresh browser signed in as them.
+ */
+export function aDeskOf(people = PEOPLE) {
+  const desk = aDesk('Ada Admin', (srv) => {
+    for (const [name, { roles }] of Object.entries(people)) srv.key(name, roles);
+    setPasswords(srv, Object.fromEntries(Object.entries(people).map(([name, { password }]) => [name, password])));
+  });
+  desk.openAs = (name, uuid, viewport) => openStoryAs(desk.browser, desk.srv, name, people[name].password, uuid, viewport);
   return desk;
 }
 

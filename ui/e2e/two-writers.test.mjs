@@ -5,32 +5,12 @@
 // saved from an older one is merged with the newer one, and where both
 // changed the same words the writer sees both before anything is replaced.
 
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, one, openStoryAs, setPasswords, shot, startServer } from './support.mjs';
+import { aDeskOf, one, shot } from './support.mjs';
 
-let srv;
-let admin;
-let browser;
-
-const PASSWORDS = { 'Rita Reporter': 'tide tables 42', 'Dana Desk': 'night shift 7' };
-
-before(async () => {
-  srv = await startServer();
-  admin = srv.key('Ada Admin', ['admin']);
-  srv.key('Rita Reporter', ['journalist']);
-  srv.key('Dana Desk', ['editor']);
-  setPasswords(srv, PASSWORDS);
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  srv?.stop();
-});
-
-/** A fresh browser signed in with `name`'s password, at the story `uuid`. */
-const openAs = (name, uuid) => openStoryAs(browser, srv, name, PASSWORDS[name], uuid);
+const desk = aDeskOf();
+const openAs = (name, uuid) => desk.openAs(name, uuid);
 
 /** Types `words` at the end of the body's paragraph `index` (from 0). */
 async function typeInParagraph(page, index, words) {
@@ -51,7 +31,7 @@ async function paragraphs(page) {
 describe('two writers in one story', () => {
   it('keep a draft each, see each other, and a later save merges instead of replacing', async () => {
     const story = one(
-      await srv.call(admin, 'POST', '/v3/content', {
+      await desk.srv.call(desk.admin, 'POST', '/v3/content', {
         title: 'Harbour',
         type: 'article',
         abstract: 'The port.',
@@ -78,7 +58,7 @@ describe('two writers in one story', () => {
     await shot(rita.page, 'editor-two-writers');
 
     // Both drafts survive on the service, each with its writer's words.
-    const others = await srv.call(admin, 'GET', `/v3/draft/others?content=${encodeURIComponent(story.srn)}`);
+    const others = await desk.srv.call(desk.admin, 'GET', `/v3/draft/others?content=${encodeURIComponent(story.srn)}`);
     const byName = Object.fromEntries(others.map((d) => [d.user.name, d]));
     assert.match(byName['Rita Reporter'].content, /Ships queue\./);
     assert.equal(byName['Rita Reporter'].fields.title, 'Harbour reopens');
@@ -101,7 +81,7 @@ describe('two writers in one story', () => {
     await rita.page.keyboard.press('Control+s');
     await rita.page.locator('.story-meta', { hasText: /· version 3$/ }).waitFor();
     await rita.page.locator('.merge-notice', { hasText: 'merged with version 2' }).waitFor();
-    const merged = one(await srv.call(admin, 'GET', `/v3/content/${story.uuid}`));
+    const merged = one(await desk.srv.call(desk.admin, 'GET', `/v3/content/${story.uuid}`));
     assert.equal(merged.version, '3');
     assert.equal(merged.title, 'Harbour reopens');
     assert.equal(merged.abstract, 'Ships return at dawn.');
@@ -139,7 +119,7 @@ describe('two writers in one story', () => {
     await rita.page.locator('.story-meta', { hasText: /· version 4$/ }).waitFor();
     assert.deepEqual((await paragraphs(rita.page))[0], 'Rates rose 7% in May. Ships queue.');
     await shot(rita.page, 'editor-save-conflict');
-    const kept = one(await srv.call(admin, 'GET', `/v3/content/${story.uuid}`));
+    const kept = one(await desk.srv.call(desk.admin, 'GET', `/v3/content/${story.uuid}`));
     assert.equal(kept.version, '4', 'nothing was replaced');
     assert.match(kept.content, /Rates rose 7% in May\./);
 
