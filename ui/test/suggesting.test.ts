@@ -4,7 +4,7 @@
 // one at a time or by author, notes on selected words, and the review
 // panel's lists.
 
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { Editor } from '@tiptap/core';
 import StarterKit from '@tiptap/starter-kit';
 import { NoteMark, SuggestionMark } from '../src/annotation-marks';
@@ -24,14 +24,23 @@ import {
   type Suggester,
 } from '../src/suggesting';
 
+/** Every editor a test made, destroyed after it (a live one's timers would outlast the test's document). */
+const made: Editor[] = [];
+afterEach(() => {
+  made.splice(0).forEach((e) => e.destroy());
+});
+
 function editorWith(html: string): Editor {
-  return new Editor({ extensions: [StarterKit, NoteMark, SuggestionMark], content: html });
+  const e = new Editor({ extensions: [StarterKit, NoteMark, SuggestionMark], content: html });
+  made.push(e);
+  return e;
 }
 
 /** An editor in Suggest mode, suggesting as `author`. */
 function suggestingEditor(html: string, author: string): Editor {
   const who = suggester(author);
   const e = new Editor({ extensions: [StarterKit, NoteMark, SuggestionMark, SuggestEdits.configure({ suggester: () => who })], content: html });
+  made.push(e);
   e.view.dispatch(setSuggesting(e.state, true));
   return e;
 }
