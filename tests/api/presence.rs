@@ -7,7 +7,7 @@ use copydesk_tests::event_stream::{EventStream, SseEvent};
 use reqwest::Method;
 use serde_json::{Value, json};
 
-const WAIT: Duration = Duration::from_secs(5);
+const WAIT: Duration = Duration::from_secs(10);
 
 /// The next `presence` event within `wait` (others skipped).
 fn next_presence(stream: &EventStream, wait: Duration) -> Option<Value> {
@@ -50,7 +50,7 @@ fn announce(server: &TestServer, token: &str, story: &str, body: &Value) -> Valu
 
 #[test]
 fn presence_appears_moves_with_the_block_and_expires() {
-    let server = TestServer::start_with(&["--presence-expiry", "2"]);
+    let server = TestServer::start_with(&["--presence-expiry", "4"]);
     let story = story(&server);
     let ana = server.key("Ana Writer", &["journalist"], &[]).token();
     let bo = server.key("Bo Desk", &["editor"], &[]).token();

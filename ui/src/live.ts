@@ -26,9 +26,11 @@ export interface StreamEvent {
  */
 export function readEvents(buffer: string): { events: StreamEvent[]; rest: string } {
   const events: StreamEvent[] = [];
-  const normalised = buffer.replace(/\r\n?/g, '\n');
+  // A CR at the end may be the first half of a CRLF still arriving: kept for the next read.
+  const held = buffer.endsWith('\r') ? '\r' : '';
+  const normalised = (held ? buffer.slice(0, -1) : buffer).replace(/\r\n?/g, '\n');
   const blocks = normalised.split('\n\n');
-  const rest = blocks.pop() ?? '';
+  const rest = (blocks.pop() ?? '') + held;
   for (const block of blocks) {
     const event: StreamEvent = { event: 'message', data: '' };
     const data: string[] = [];
@@ -57,15 +59,20 @@ export function applyPresence(now: Presence[], event: Presence): Presence[] {
 
 type Listener<T> = (value: T) => void;
 
+/** How long a stream may say nothing (it sends a heartbeat every 15 s) before it is taken for gone. */
+const SILENCE_MS = 45_000;
+
 /** One window's stream. */
 class Live {
   private lastId?: string;
   private presence: Presence[] = [];
   private up = false;
-  private readonly changeListeners = new Set<Listener<Change>>();
+  /** Told each change, and `undefined` when changes may have been missed. */
+  private readonly changeListeners = new Set<Listener<Change | undefined>>();
   private readonly presenceListeners = new Set<Listener<Presence[]>>();
   private readonly upListeners = new Set<Listener<boolean>>();
   private started = false;
+  private opened = false;
 
   constructor(private readonly api: Api) {}
 
@@ -84,6 +91,9 @@ class Live {
           this.setUp(true);
           pause = 1000;
           void this.loadPresence();
+          // Opened again without an id to resume after, changes made meanwhile send no event: anything may have changed.
+          if (this.opened && !this.lastId) this.changeListeners.forEach((listener) => listener(undefined));
+          this.opened = true;
           await this.read(response.body);
         }
       } catch {
@@ -110,8 +120,17 @@ class Live {
     const decoder = new TextDecoder();
     let buffer = '';
     for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return;
+      // A stream silent past three heartbeats is a connection gone half-open: opened again.
+      let silent: ReturnType<typeof setTimeout> | undefined;
+      const gone = new Promise<{ done: true; value: undefined }>((resolve) => {
+        silent = setTimeout(() => resolve({ done: true, value: undefined }), SILENCE_MS);
+      });
+      const { done, value } = await Promise.race([reader.read(), gone]);
+      clearTimeout(silent);
+      if (done) {
+        void reader.cancel().catch(() => undefined);
+        return;
+      }
       buffer += decoder.decode(value, { stream: true });
       const { events, rest } = readEvents(buffer);
       buffer = rest;
@@ -136,7 +155,7 @@ class Live {
     this.upListeners.forEach((listener) => listener(up));
   }
 
-  onChange(listener: Listener<Change>): () => void {
+  onChange(listener: Listener<Change | undefined>): () => void {
     this.start();
     this.changeListeners.add(listener);
     return () => this.changeListeners.delete(listener);
@@ -183,17 +202,26 @@ export function useLive(api: Api): boolean {
   return up;
 }
 
-/** Calls `run` when a change of the record `uuid` arrives. */
-export function useChangeOf(api: Api, uuid: string, run: () => void): void {
-  useEffect(
-    () =>
-      liveFor(api).onChange((change) => {
-        if (change.uuid === uuid || change.parent === uuid) run();
-      }),
-    // `run` is read when a change comes; the subscription follows the record.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-    [api, uuid],
-  );
+/**
+ * Calls `run` (as it is at the time) `delayMs` after a change of the record
+ * `uuid` arrives, once for changes close together, and when changes may
+ * have been missed.
+ */
+export function useChangeOf(api: Api, uuid: string, run: () => void, delayMs = 0): void {
+  const latest = useRef(run);
+  latest.current = run;
+  useEffect(() => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const stop = liveFor(api).onChange((change) => {
+      if (change && change.uuid !== uuid && change.parent !== uuid) return;
+      clearTimeout(timer);
+      timer = setTimeout(() => latest.current(), delayMs);
+    });
+    return () => {
+      clearTimeout(timer);
+      stop();
+    };
+  }, [api, uuid, delayMs]);
 }
 
 /** "Ana Writer is editing", "Ana Writer and Bo Desk are reading", … for a story's people other than `me`. */
@@ -219,14 +247,25 @@ export function useAnnounce(api: Api, uuid: string, block: string | null, editin
   const latest = useRef(said);
   latest.current = said;
   useEffect(() => {
-    const say = () => void ops.presence.announce(api, uuid, latest.current).catch(() => undefined);
+    const say = () => inOrder(uuid, () => ops.presence.announce(api, uuid, latest.current));
     const timer = setInterval(say, 10_000);
     return () => {
       clearInterval(timer);
-      void ops.presence.leave(api, uuid).catch(() => undefined);
+      inOrder(uuid, () => ops.presence.leave(api, uuid));
     };
   }, [api, uuid]);
   useEffect(() => {
-    void ops.presence.announce(api, uuid, { block, editing: editing ? 1 : 0 }).catch(() => undefined);
+    inOrder(uuid, () => ops.presence.announce(api, uuid, { block, editing: editing ? 1 : 0 }));
   }, [api, uuid, block, editing]);
+}
+
+/** Each story's presence requests, one after another: a story closed and opened again (after a save) leaves before it arrives. */
+const queues = new Map<string, Promise<unknown>>();
+
+function inOrder(uuid: string, send: () => Promise<unknown>): void {
+  const next = (queues.get(uuid) ?? Promise.resolve()).then(send).catch(() => undefined);
+  queues.set(uuid, next);
+  void next.then(() => {
+    if (queues.get(uuid) === next) queues.delete(uuid);
+  });
 }

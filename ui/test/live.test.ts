@@ -17,6 +17,13 @@ describe('the change stream in the UI', () => {
     expect(second.rest).toBe('');
   });
 
+  it('keeps a CR that may begin a CRLF for the next read, not taking it for a line end', () => {
+    const first = readEvents('event: change\r\ndata: {}\r');
+    expect(first.events).toEqual([]);
+    const second = readEvents(`${first.rest}\n\r\n`);
+    expect(second.events).toEqual([{ event: 'change', data: '{}' }]);
+  });
+
   it('keeps one entry a person and story, moved or gone as events say', () => {
     let now = applyPresence([], ana);
     now = applyPresence(now, bo);

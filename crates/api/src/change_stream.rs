@@ -139,37 +139,75 @@ impl Open {
     /// The next event, reading the feed and waiting for the log to move as
     /// needed; `None` when the caller may no longer read it (the stream ends).
     async fn next(&mut self) -> Option<Event> {
+        // The first read looks at both; later ones only at what moved.
+        let (mut read_changes, mut read_presence) = (true, true);
         loop {
             if let Some(event) = self.waiting.pop_front() {
                 return Some(event);
             }
             let (since, seen) = (self.cursor, self.presence_cursor);
-            let (feed, (arrivals, presence_cursor)) = self
+            let (feed, presence) = self
                 .state
                 .call(self.bearer.clone(), move |cms, who| {
-                    Ok((
-                        cms.readable_changes_since(who, since)?,
-                        cms.presence_after(who, seen)?,
-                    ))
+                    let feed = match read_changes {
+                        true => Some(cms.readable_changes_since(who, since)?),
+                        false => None,
+                    };
+                    let presence = match read_presence {
+                        true => Some(cms.presence_after(who, seen)?),
+                        false => None,
+                    };
+                    Ok((feed, presence))
                 })
                 .await
                 .ok()?;
-            self.cursor = feed.last;
-            self.presence_cursor = presence_cursor;
-            self.waiting.extend(feed.items.into_iter().map(event_of));
-            self.waiting
-                .extend(arrivals.into_iter().map(presence_event_of));
-            if !self.waiting.is_empty() || feed.more {
+            let mut more = false;
+            if let Some(feed) = feed {
+                self.cursor = feed.last;
+                more = feed.more;
+                self.waiting.extend(feed.items.into_iter().map(event_of));
+            }
+            if let Some((arrivals, presence_cursor)) = presence {
+                self.presence_cursor = presence_cursor;
+                self.waiting
+                    .extend(arrivals.into_iter().map(presence_event_of));
+            }
+            if !self.waiting.is_empty() || more {
+                (read_changes, read_presence) = (more, false);
                 continue;
             }
-            while {
-                let head = *self.head.borrow_and_update();
-                head.changes <= self.cursor && head.presence <= self.presence_cursor
-            } {
-                tokio::select! {
-                    moved = self.head.changed() => moved.ok()?,
-                    _ = self.stopping.0.wait_for(|stopping| *stopping) => return None,
+            (read_changes, read_presence) = self.moved().await?;
+        }
+    }
+
+    /// Waits for the change log or the presence board to move past what
+    /// this stream has sent: which of the two moved. `None` when the server
+    /// stops, or when the caller's token no longer lets them in (checked at
+    /// every heartbeat, so that a quiet stream ends too).
+    async fn moved(&mut self) -> Option<(bool, bool)> {
+        loop {
+            let head = *self.head.borrow_and_update();
+            let changes = head.changes > self.cursor;
+            let presence = head.presence > self.presence_cursor;
+            if changes || presence {
+                return Some((changes, presence));
+            }
+            let quiet = tokio::select! {
+                moved = self.head.changed() => {
+                    moved.ok()?;
+                    false
                 }
+                () = tokio::time::sleep(HEARTBEAT) => true,
+                stopped = self.stopping.0.wait_for(|stopping| *stopping) => {
+                    drop(stopped);
+                    return None;
+                }
+            };
+            if quiet {
+                self.state
+                    .call(self.bearer.clone(), |_, _| Ok(()))
+                    .await
+                    .ok()?;
             }
         }
     }

@@ -17,6 +17,9 @@ use crate::remote::Remote;
 
 /// The longest pause before the stream is opened again.
 const MOST_PAUSE: Duration = Duration::from_secs(30);
+/// How long the stream may say nothing (it sends a heartbeat every 15 s)
+/// before it is taken for a connection gone half-open, and opened again.
+const SILENCE: Duration = Duration::from_secs(45);
 
 /// What the listener tells the rounds: a change arrived, and whether the stream is up.
 #[derive(Clone, Default)]
@@ -54,6 +57,11 @@ impl Listener {
                 Ok(response) => {
                     self.live.store(true, Ordering::Relaxed);
                     pause = Duration::from_secs(1);
+                    // Opened again without an id to resume after, what
+                    // changed meanwhile sends no event: a round catches up.
+                    if last_event_id.is_none() {
+                        self.changed.notify_one();
+                    }
                     self.read(response, &mut last_event_id).await;
                     self.live.store(false, Ordering::Relaxed);
                     tracing::debug!("the change stream of {} ended", remote.base());
@@ -71,7 +79,7 @@ impl Listener {
     async fn read(&self, mut response: reqwest::Response, last_event_id: &mut Option<String>) {
         let mut pending = String::new();
         let mut event = Event::default();
-        while let Ok(Some(chunk)) = response.chunk().await {
+        while let Ok(Ok(Some(chunk))) = tokio::time::timeout(SILENCE, response.chunk()).await {
             pending.push_str(&String::from_utf8_lossy(&chunk));
             while let Some(end) = pending.find('\n') {
                 let line: String = pending.drain(..=end).collect();

@@ -256,7 +256,8 @@ function Story(props: {
   const { editable, lock, refusal } = saving;
   useAnnounce(api, item.uuid, cursorAt, editable && cursorAt !== null);
   // A change to this story (or a draft of it) read at once, not at the next look: a newer version opens in place when nothing here waits to be saved.
-  useChangeOf(api, item.uuid, () => void saving.readLock());
+  // (A second later, so that this window's own save has reopened the story first.)
+  useChangeOf(api, item.uuid, () => void saving.readLock(), 1000);
 
   // The names of the authors and tags on the story, and of each one picked here.
   const [names, setNames] = useState<Record<string, string>>(() =>
