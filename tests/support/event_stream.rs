@@ -34,12 +34,7 @@ impl EventStream {
         }
         let response = request.send().expect("the server answers");
         assert_eq!(response.status().as_u16(), 200, "the stream opens");
-        let content_type = response
-            .headers()
-            .get("content-type")
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or("")
-            .to_owned();
+        let content_type = crate::header(&response, "content-type").unwrap_or_default();
         assert!(
             content_type.starts_with("text/event-stream"),
             "{content_type}"

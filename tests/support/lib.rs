@@ -15,6 +15,15 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 pub mod event_stream;
+
+/// A response header's value as text, if it has one.
+pub fn header(response: &reqwest::blocking::Response, name: &str) -> Option<String> {
+    response
+        .headers()
+        .get(name)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned)
+}
 pub mod postgres;
 pub mod tls;
 
@@ -458,17 +467,8 @@ impl TestServer {
     pub fn send(&self, request: RequestBuilder) -> Reply {
         let response = request.send().expect("the server answers");
         let status = response.status();
-        let content_type = response
-            .headers()
-            .get("content-type")
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or("")
-            .to_owned();
-        let retry_after = response
-            .headers()
-            .get("retry-after")
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_owned);
+        let content_type = header(&response, "content-type").unwrap_or_default();
+        let retry_after = header(&response, "retry-after");
         let bytes = response.bytes().expect("a body").to_vec();
         let body = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
         Reply {

@@ -138,6 +138,20 @@ export function settleSuggestions(state: EditorState, which: (s: SuggestionAttrs
   return tr;
 }
 
+/** Where the note `id` stands in `doc` (open or resolved): from its first word to its last, or `undefined` when it is on none. */
+export function noteRange(doc: ProseNode, id: string): { from: number; to: number } | undefined {
+  let range: { from: number; to: number } | undefined;
+  doc.descendants((node, pos) => {
+    if (!node.isText) return true;
+    const mark = node.marks.find((m) => m.type.name === 'note');
+    if (mark && `${String(mark.attrs.ids)} ${String(mark.attrs.resolved)}`.split(' ').includes(id)) {
+      range = { from: range?.from ?? pos, to: pos + node.nodeSize };
+    }
+    return false;
+  });
+  return range;
+}
+
 /** Changes the notes on the text of from..to: `change` is given each run's open and resolved note ids to change. */
 function changeNotes(state: EditorState, from: number, to: number, change: (open: Set<string>, resolved: Set<string>) => boolean): Transaction {
   const tr = state.tr;
@@ -357,13 +371,12 @@ export const SuggestEdits = Extension.create<{ suggester: () => Suggester }>({
   },
 });
 
-/** How many suggested edits and notes a body's HTML holds, each counted once (for lists, which carry the HTML). */
+/** How many suggested edits and open notes a body's HTML holds, each counted once (for lists, which carry the HTML). */
 export function reviewCounts(html: string): { suggestions: number; notes: number } {
-  const suggestions = new Set<string>();
-  const notes = new Set<string>();
-  for (const [, id] of html.matchAll(/data-suggestion="([^"]+)"/g)) suggestions.add(id);
-  for (const [, ids] of html.matchAll(/data-notes="([^"]+)"/g)) for (const id of ids.split(' ')) if (id) notes.add(id);
-  return { suggestions: suggestions.size, notes: notes.size };
+  // Most bodies hold neither, and are not parsed for them.
+  if (!html.includes('data-suggestion') && !html.includes('data-notes')) return { suggestions: 0, notes: 0 };
+  const { suggestions, notes } = reviewOf(html);
+  return { suggestions: suggestions.length, notes: notes.filter((n) => !n.resolved).length };
 }
 
 /** "2 suggested edits · 1 open note", or '' for a body with neither. */

@@ -277,6 +277,13 @@ pub struct Dump {
     pub body: String,
 }
 
+/// What an item prints: its export's text, or the web text while it has no export yet.
+fn print_text(item: &ContentItem) -> &str {
+    item.export
+        .as_ref()
+        .map_or(item.record.body.as_str(), |e| e.body.as_str())
+}
+
 impl Cms {
     /// `GET /v3/export/{uuid}/as/{type}`: the export's text (the web text while
     /// the item has no export yet) with the headline and byline.
@@ -286,23 +293,16 @@ impl Cms {
         let (item, notes) = self.read(|tx| {
             let id = self.content_for_export(tx, uuid)?;
             let item = self.content_item(tx, id)?;
-            let html = item
-                .export
-                .as_ref()
-                .map_or(item.record.body.as_str(), |e| e.body.as_str());
             // Notes' threads go into ICML only for a caller who may read them.
             let notes = match format {
                 ExportFormat::Icml if who.may(Action::NoteCommentGet) => {
-                    self.printed_notes(tx, html)?
+                    self.printed_notes(tx, print_text(&item))?
                 }
                 _ => Vec::new(),
             };
             Ok((item, notes))
         })?;
-        let html = item
-            .export
-            .as_ref()
-            .map_or(item.record.body.as_str(), |e| e.body.as_str());
+        let html = print_text(&item);
         let names: Vec<&str> = item.authors.iter().map(|a| a.name.as_str()).collect();
         let byline = match names.as_slice() {
             [] => None,

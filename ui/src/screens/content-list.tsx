@@ -215,10 +215,7 @@ export function ContentList() {
             <tr key={item.uuid}>
               <td>
                 <a href={`#/content/${item.uuid}`}>{item.title || '(untitled)'}</a>
-                {reviewCountWords(item.content) && <span class="review-counts"> {reviewCountWords(item.content)}</span>}
-                {presenceWords(presentIn(item.uuid), me.user.uuid) && (
-                  <span class="presence-count"> {presenceWords(presentIn(item.uuid), me.user.uuid)}</span>
-                )}
+                <RowNotes review={reviewCountWords(item.content)} presence={presenceWords(presentIn(item.uuid), me.user.uuid)} />
                 {words.length > 0 && <Snippet item={item} words={words} />}
               </td>
               <td>{item.type}</td>
@@ -288,5 +285,15 @@ function FirstSteps() {
       )}
       {desktop && status.data?.remote && <p>The newsroom’s stories arrive with the next sync from {status.data.remote}.</p>}
     </section>
+  );
+}
+
+/** A row's counts of suggested edits and open notes, and who is in the story, each when there is any. */
+function RowNotes({ review, presence }: { review: string; presence: string }) {
+  return (
+    <>
+      {review && <span class="review-counts"> {review}</span>}
+      {presence && <span class="presence-count"> {presence}</span>}
+    </>
   );
 }

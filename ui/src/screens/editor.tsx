@@ -223,6 +223,7 @@ function Story(props: {
   const [cursorAt, setCursorAt] = useState<string | null>(null);
   const everyone = usePresence(api);
   const here = everyone.filter((p) => p.content === item.uuid);
+  const whoElse = presenceWords(here, me.user.uuid);
   const othersKey = JSON.stringify(here.filter((p) => p.user_uuid !== me.user.uuid && p.block).map((p) => [p.block, p.name, p.editing]));
   const othersHere = useMemo(
     () => (JSON.parse(othersKey) as [string, string, boolean][]).map(([block, name, isEditing]) => ({ block, name, editing: isEditing })),
@@ -284,9 +285,9 @@ function Story(props: {
         {refusal && <RefusedSave refusal={refusal} lock={lock} />}
         <Problem message={saving.problem} />
         <Problem message={saving.keepProblem} />
-        {presenceWords(here, me.user.uuid) && (
+        {whoElse && (
           <p class="presence" role="status">
-            {presenceWords(here, me.user.uuid)}
+            {whoElse}
           </p>
         )}
         {saving.newer && (

@@ -12,7 +12,7 @@ import { useState } from 'preact/hooks';
 import type { ContentItem } from '../api';
 import { useDesk } from '../context';
 import { attempt, Problem, useLoad } from '../load';
-import { describeSuggestion, inText, resolveNote, settleSuggestions, type NoteInText, type SuggestionInText } from '../suggesting';
+import { describeSuggestion, inText, noteRange, resolveNote, settleSuggestions, type NoteInText, type SuggestionInText } from '../suggesting';
 import { paragraphsOf } from '../text';
 import { FlatThread } from './comments';
 import { When } from '../when';
@@ -114,18 +114,8 @@ function TextNote({ note, item, editor, editable }: { note: NoteInText; item: Co
   const [reply, setReply] = useState('');
   const [problem, setProblem] = useState<string>();
   const show = () => {
-    let from = -1;
-    let to = -1;
-    editor.state.doc.descendants((node, pos) => {
-      const onIt = (m: (typeof node.marks)[number]) =>
-        m.type.name === 'note' && `${String(m.attrs.ids)} ${String(m.attrs.resolved)}`.split(' ').includes(note.id);
-      if (node.isText && node.marks.some(onIt)) {
-        if (from === -1) from = pos;
-        to = pos + node.nodeSize;
-      }
-      return true;
-    });
-    if (from !== -1) editor.chain().focus().setTextSelection({ from, to }).run();
+    const range = noteRange(editor.state.doc, note.id);
+    if (range) editor.chain().focus().setTextSelection(range).run();
     else editor.view.dispatch(editor.state.tr.setSelection(TextSelection.atStart(editor.state.doc)));
   };
   return (
