@@ -1,7 +1,9 @@
 //! Tidy checks on the source tree: every Rust file says why it exists, no
 //! crate's modules import each other in a cycle (nor, in core, call each
-//! other's `impl Cms` methods in one), crates depend only downwards, and
-//! migrations stay numbered.
+//! other's `impl Cms` methods in one), crates depend only downwards,
+//! migrations stay numbered, the service crate and every file stay within
+//! their sizes, access actions are spelled once, and the UI's screens call
+//! operations rather than paths.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -493,4 +495,170 @@ fn crates_depend_only_on_lower_floors() {
         .expect("copydesk-text")
         .insert("copydesk-core".to_owned());
     assert_eq!(upward_arrows(&upward), ["copydesk-text -> copydesk-core"]);
+}
+
+/// The most lines the service crate may hold (its tests included, as
+/// `find crates/core -name '*.rs' | xargs wc -l` counts them): what is not a
+/// rule or a use case (an upload's files, the engines) belongs to the store.
+const CORE_MAX_LINES: usize = 14_000;
+
+/// The most lines of code one source file may hold, its tests left out.
+const FILE_MAX_LINES: usize = 1_000;
+
+/// The lines of a source file that are not its tests: none for a
+/// `tests.rs` or a file in a `tests/` folder, else those before its
+/// `#[cfg(test)]` line.
+fn code_lines(relative: &Path, text: &str) -> usize {
+    let is_test_file = relative.file_name().is_some_and(|name| name == "tests.rs")
+        || relative
+            .components()
+            .any(|part| part.as_os_str() == "tests");
+    if is_test_file {
+        return 0;
+    }
+    text.lines()
+        .take_while(|line| !line.trim_start().starts_with("#[cfg(test)]"))
+        .count()
+}
+
+#[test]
+fn core_stays_small_and_no_file_grows_past_a_thousand_lines() {
+    let mut core = Vec::new();
+    rust_files(&root().join("crates/core"), &mut core);
+    assert!(core.len() > 25, "the walk found core's files: {core:?}");
+    let total: usize = core
+        .iter()
+        .map(|path| {
+            let text = std::fs::read_to_string(path).expect("a source file");
+            text.lines().count()
+        })
+        .sum();
+    assert!(
+        total < CORE_MAX_LINES,
+        "crates/core holds {total} lines of Rust, more than {CORE_MAX_LINES}: move what is \
+         not a rule or a use case (stored data, files) down to the store"
+    );
+
+    let mut sources: Vec<PathBuf> = std::fs::read_dir(root().join("crates"))
+        .expect("crates/")
+        .flatten()
+        .map(|entry| entry.path().join("src"))
+        .collect();
+    sources.push(root().join("src-tauri/src"));
+    let mut too_long = Vec::new();
+    for src in &sources {
+        let mut files = Vec::new();
+        rust_files(src, &mut files);
+        for file in files {
+            let relative = file.strip_prefix(src).expect("under src");
+            let text = std::fs::read_to_string(&file).expect("a source file");
+            let lines = code_lines(relative, &text);
+            if lines > FILE_MAX_LINES {
+                let shown = file.strip_prefix(root()).unwrap_or(&file).display();
+                too_long.push(format!("{shown} ({lines} lines)"));
+            }
+        }
+    }
+    assert!(
+        too_long.is_empty(),
+        "these files hold more than {FILE_MAX_LINES} lines besides their tests; split them \
+         by what they are about: {too_long:?}"
+    );
+
+    // The tests of a file are left out, and a test file is not counted.
+    let long = "//! x\n".repeat(FILE_MAX_LINES + 1);
+    assert_eq!(code_lines(Path::new("a.rs"), &long), FILE_MAX_LINES + 1);
+    let with_tests = format!("//! x\nfn a() {{}}\n#[cfg(test)]\n{long}");
+    assert_eq!(code_lines(Path::new("a.rs"), &with_tests), 2);
+    assert_eq!(code_lines(Path::new("merge/tests.rs"), &long), 0);
+    assert_eq!(code_lines(Path::new("merge/tests/edits.rs"), &long), 0);
+}
+
+/// Every file under `dir` whose name ends in one of `endings`.
+fn files_ending(dir: &Path, endings: &[&str], out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let name = path.to_string_lossy().into_owned();
+        if path.is_dir() {
+            if !name.ends_with("target") && !name.ends_with("node_modules") {
+                files_ending(&path, endings, out);
+            }
+        } else if endings.iter().any(|ending| name.ends_with(ending)) {
+            out.push(path);
+        }
+    }
+}
+
+/// Whether `text` writes an access action as a string: `"CONTENT get"`.
+fn names_an_action_as_text(text: &str) -> bool {
+    text.split('"').skip(1).step_by(2).any(|quoted| {
+        let mut words = quoted.split(' ');
+        match (words.next(), words.next(), words.next()) {
+            (Some(resource), Some(verb), None) => {
+                !resource.is_empty()
+                    && resource.chars().all(|c| c.is_ascii_uppercase())
+                    && ["get", "create", "update", "delete", "list"].contains(&verb)
+            }
+            _ => false,
+        }
+    })
+}
+
+#[test]
+fn access_actions_are_written_as_text_in_one_file_and_screens_call_operations() {
+    // The one closed list of access actions is the wire crate's enum; every
+    // other Rust file names `Action::ContentGet`.
+    let mut sources = Vec::new();
+    for entry in std::fs::read_dir(root().join("crates"))
+        .expect("crates/")
+        .flatten()
+    {
+        rust_files(&entry.path().join("src"), &mut sources);
+    }
+    let spelled: Vec<String> = sources
+        .iter()
+        .filter(|path| names_an_action_as_text(&std::fs::read_to_string(path).unwrap_or_default()))
+        .map(|path| {
+            path.strip_prefix(root())
+                .unwrap_or(path)
+                .display()
+                .to_string()
+        })
+        .collect();
+    assert_eq!(
+        spelled,
+        ["crates/wire/src/action.rs"],
+        "access actions written as strings outside the Action enum"
+    );
+    // The UI's screens call the named operations of ui/src/operations.ts,
+    // never a path of the service.
+    let mut screens = Vec::new();
+    files_ending(
+        &root().join("ui/src/screens"),
+        &[".ts", ".tsx"],
+        &mut screens,
+    );
+    assert!(screens.len() > 5, "the walk found the screens: {screens:?}");
+    let with_paths: Vec<String> = screens
+        .iter()
+        .filter(|path| {
+            std::fs::read_to_string(path)
+                .unwrap_or_default()
+                .contains("/v3/")
+        })
+        .map(|path| path.display().to_string())
+        .collect();
+    assert!(
+        with_paths.is_empty(),
+        "these screens name a /v3/ path instead of calling ui/src/operations.ts: {with_paths:?}"
+    );
+    // The check sees what it must.
+    assert!(names_an_action_as_text(r#"may("CONTENT get")"#));
+    assert!(names_an_action_as_text(r#"["x", "PRINTDOCUMENT list"]"#));
+    assert!(!names_an_action_as_text(
+        r#""Content get", "CONTENT", "GET /v3""#
+    ));
 }

@@ -5,7 +5,6 @@ use crate::db::{OptionalExtension as _, Transaction, params};
 
 use crate::Cms;
 use crate::access::Principal;
-use crate::attachments::{remove_folder, write_upload};
 use crate::authors::AUTHORS;
 use crate::clock;
 use crate::error::{CoreError, Result};
@@ -18,6 +17,7 @@ pub use crate::model::content::{
 pub(crate) use crate::model::content::{COLUMNS, CONTENT};
 use crate::records::{ids_of_field, new_uuid, required_text};
 use crate::slug::Slug;
+use crate::store::uploads::{remove_folder, write_upload};
 use crate::tags::TAGS;
 pub use listing::ContentFilter;
 
@@ -207,7 +207,12 @@ impl Cms {
     ) -> Result<T> {
         let mut checked = self.check_new_content(who, input)?;
         let files = match &checked.input.attachment {
-            Some(upload) => Some(write_upload(self.store.files_dir(), upload, 0)?),
+            Some(upload) => Some(write_upload(
+                self.store.files_dir(),
+                &upload.name,
+                &upload.file_base64,
+                0,
+            )?),
             None => None,
         };
         let item = self.write(|tx| {
@@ -282,7 +287,7 @@ impl Cms {
         tx: &Transaction<'_>,
         who: &Principal,
         new: &mut NewContent,
-        files: Option<&crate::attachments::WrittenFiles>,
+        files: Option<&crate::store::uploads::WrittenFiles>,
     ) -> Result<i64> {
         let input = &new.input;
         let now = clock::now();
@@ -377,7 +382,12 @@ impl Cms {
             required_text("title", Some(title))?;
         }
         let files = match &input.attachment {
-            Some(upload) => Some(write_upload(self.store.files_dir(), upload, 0)?),
+            Some(upload) => Some(write_upload(
+                self.store.files_dir(),
+                &upload.name,
+                &upload.file_base64,
+                0,
+            )?),
             None => None,
         };
         let (item, old_salt) = self.write(|tx| {

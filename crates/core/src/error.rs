@@ -141,6 +141,7 @@ impl From<copydesk_store::StoreError> for CoreError {
             StoreError::Damaged(problems) => Self::Damaged(problems),
             StoreError::Unavailable(details) => Self::Unavailable(details),
             StoreError::Checking => Self::Checking,
+            StoreError::TooLarge(message) => Self::TooLarge(message),
             StoreError::Internal(details) => Self::Internal(details),
         }
     }

@@ -18,8 +18,8 @@ use crate::error::{CoreError, Result};
 use crate::records::new_uuid;
 use std::collections::HashMap;
 
-use crate::attachments::{Oversized, WrittenFiles, remove_folder, write_from_reader};
 use crate::skipped::{forget, keep, not_readable, relink, restore_unreadable};
+use crate::store::uploads::{Oversized, WrittenFiles, remove_folder, write_from_reader};
 use crate::synced::FieldReader;
 
 pub use crate::skipped::{NotReadable, Skipped};

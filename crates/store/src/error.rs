@@ -1,4 +1,4 @@
-//! The store's one error type: what the engines, the search index and the files beside them can report, each kind one the service's own error maps one to one.
+//! The store's one error type: what the engines, the search index and the upload files beside them can report, each kind one the service's own error maps one to one.
 
 use thiserror::Error;
 
@@ -33,6 +33,10 @@ pub enum StoreError {
     /// The database is being checked after a start; writes wait for it.
     #[error("the database is being checked after a start")]
     Checking,
+    /// A file larger than the server accepts: an upload past its limit, or
+    /// an image whose pixels would take more memory than it may decode in.
+    #[error("{0}")]
+    TooLarge(String),
     /// A failure that is not the caller's fault.
     #[error("{0}")]
     Internal(String),

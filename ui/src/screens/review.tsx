@@ -1,7 +1,7 @@
 // The copy desk's marks on a story, beside its body: each suggested edit
 // with its author, accepted or rejected one at a time or all of one
 // author's at once, and each note with its words and its thread
-// (`/v3/note-comment/{note uuid}`), answered in place, resolved (it stays
+// (the note-comment thread named by the note's UUID), answered in place, resolved (it stays
 // on its words, hidden) and opened again; below them the notes whose words
 // were deleted, as the service lists them from the versions. Accepting,
 // rejecting and resolving are edits of the body, saved like any other.

@@ -7,9 +7,9 @@ use super::local::{FieldReader, local_id, upsert};
 use super::{
     Fields, RecordType, SyncedType, Written, field_text, fields_from, one_reference, plain_fields,
 };
-use crate::attachments::WrittenFiles;
 use crate::clock;
 use crate::error::Result;
+use crate::store::uploads::WrittenFiles;
 
 pub(super) struct Assignment;
 

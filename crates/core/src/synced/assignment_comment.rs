@@ -6,9 +6,9 @@ use super::local::{FieldReader, exists, local_id};
 use super::{
     Fields, RecordType, RemoteAccess, SyncedType, Written, field_text, fields_from, one_reference,
 };
-use crate::attachments::WrittenFiles;
 use crate::clock;
 use crate::error::Result;
+use crate::store::uploads::WrittenFiles;
 
 pub(super) struct AssignmentComment;
 

@@ -9,8 +9,8 @@ use super::{
     Fields, RecordType, RemoteAccess, SyncedType, Written, canonical_json, field_text, fields_from,
     one_reference,
 };
-use crate::attachments::WrittenFiles;
 use crate::error::Result;
+use crate::store::uploads::WrittenFiles;
 
 pub(super) struct Attachment;
 

@@ -9,10 +9,10 @@ use super::{
     Fields, RecordType, SyncedType, Written, embedded_list, field_text, fields_from,
     list_references, one_reference, plain_fields,
 };
-use crate::attachments::WrittenFiles;
 use crate::clock;
 use crate::error::Result;
 use crate::slug::Slug;
+use crate::store::uploads::WrittenFiles;
 
 pub(super) struct Container;
 

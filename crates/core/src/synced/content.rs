@@ -9,11 +9,11 @@ use super::{
     Fields, RecordType, SyncedType, Written, embedded_list, field_text, list_references,
     plain_fields,
 };
-use crate::attachments::WrittenFiles;
 use crate::clock;
 use crate::error::Result;
 use crate::records::new_uuid;
 use crate::slug::Slug;
+use crate::store::uploads::WrittenFiles;
 
 pub(super) struct Content;
 

@@ -30,9 +30,9 @@ mod workflow;
 use crate::db::Transaction;
 use serde_json::{Map, Value};
 
-use crate::attachments::WrittenFiles;
 use crate::error::{CoreError, Result};
 pub use crate::record_type::RecordType;
+use crate::store::uploads::WrittenFiles;
 
 pub use local::FieldReader;
 pub(crate) use local::local_of;

@@ -8,9 +8,9 @@ use super::{
     Fields, RecordType, SyncedType, Written, body_of, field_text, fields_from, one_reference,
     plain_fields,
 };
-use crate::attachments::WrittenFiles;
 use crate::clock;
 use crate::error::Result;
+use crate::store::uploads::WrittenFiles;
 
 pub(super) struct PrintDocument;
 

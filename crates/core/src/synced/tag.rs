@@ -4,10 +4,10 @@ use crate::db::{OptionalExtension as _, Transaction, params};
 
 use super::local::{FieldReader, text, upsert};
 use super::{Fields, RecordType, SyncedType, Written, field_text};
-use crate::attachments::WrittenFiles;
 use crate::clock;
 use crate::error::Result;
 use crate::slug::Slug;
+use crate::store::uploads::WrittenFiles;
 
 pub(super) struct Tag;
 

@@ -4,9 +4,9 @@ use crate::db::{OptionalExtension as _, Transaction, params};
 
 use super::local::{FieldReader, text, upsert};
 use super::{Fields, RecordType, SyncedType, Written, field_text};
-use crate::attachments::WrittenFiles;
 use crate::clock;
 use crate::error::Result;
+use crate::store::uploads::WrittenFiles;
 
 pub(super) struct Workflow;
 

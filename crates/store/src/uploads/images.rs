@@ -3,7 +3,7 @@
 use std::fs;
 use std::path::Path;
 
-use crate::error::{CoreError, Result};
+use crate::error::{Result, StoreError};
 
 /// Largest image side the service decodes, against decompression bombs.
 const MAX_IMAGE_SIDE: u32 = 20_000;
@@ -57,7 +57,7 @@ pub(super) struct DecodingShare(u64);
 impl DecodingBudget {
     /// Waits until `bytes` fit beside what other uploads are decoding.
     fn take(&'static self, bytes: u64) -> Result<DecodingShare> {
-        let poisoned = |_| CoreError::Internal("the image budget was poisoned by a panic".into());
+        let poisoned = |_| StoreError::Internal("the image budget was poisoned by a panic".into());
         let mut in_use = self.in_use.lock().map_err(poisoned)?;
         while *in_use > 0 && *in_use + bytes > DECODING_BUDGET_BYTES {
             in_use = self.freed.wait(in_use).map_err(poisoned)?;
@@ -120,7 +120,7 @@ pub(super) fn decode_image_file(path: &Path) -> Result<Option<DecodedImage>> {
     let open = || -> Result<image::ImageReader<std::io::BufReader<fs::File>>> {
         image::ImageReader::open(path)?
             .with_guessed_format()
-            .map_err(|err| CoreError::Internal(err.to_string()))
+            .map_err(|err| StoreError::Internal(err.to_string()))
     };
     let reader = open()?;
     let Some(format) = reader.format().filter(|f| DECODED_FORMATS.contains(f)) else {
@@ -156,7 +156,7 @@ pub(super) fn decode_image_file(path: &Path) -> Result<Option<DecodedImage>> {
         let frame = frame.map_or(String::new(), |(w, h)| {
             format!(", its first frame {w} × {h} drawn on it")
         });
-        return Err(CoreError::TooLarge(format!(
+        return Err(StoreError::TooLarge(format!(
             "the image is {width} × {height} pixels{frame} ({} MiB decoded); this server takes images of up to {} MiB decoded (about {} megapixels in colour) and {MAX_IMAGE_SIDE} pixels a side",
             decoded_bytes.div_ceil(1024 * 1024),
             MAX_DECODED_IMAGE_BYTES / (1024 * 1024),
@@ -177,7 +177,7 @@ pub(super) fn decode_image_file(path: &Path) -> Result<Option<DecodedImage>> {
             format,
             share,
         })),
-        Err(image::ImageError::Limits(err)) => Err(CoreError::TooLarge(format!(
+        Err(image::ImageError::Limits(err)) => Err(StoreError::TooLarge(format!(
             "the image takes more memory to decode than this server allows: {err}"
         ))),
         // Its first bytes looked like an image, the rest is not one: a file.
