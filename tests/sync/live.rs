@@ -70,3 +70,128 @@ fn the_desks_change_reaches_a_watching_replicas_stream_without_waiting_for_a_rou
     let _ = sync.kill();
     let _ = sync.wait();
 }
+
+/// Everyone the server lists in a story now: (story, name, block).
+fn present(server: &TestServer) -> Vec<(String, String, Option<String>)> {
+    server.get("/v3/presence").expect(200).body["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .map(|p| {
+            (
+                p["content"].as_str().unwrap_or("").to_owned(),
+                p["name"].as_str().unwrap_or("").to_owned(),
+                p["block"].as_str().map(str::to_owned),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn presence_crosses_between_a_replica_that_syncs_itself_and_the_central_server() {
+    let central = TestServer::start();
+    let key = central.key("Laptop", &["editor"], &[]);
+    let desk = central.key("Dana Desk", &["editor"], &[]);
+    let (replica, _keys) = super::serving_replica(&central.base, &key);
+    let story = central
+        .post(
+            "/v3/content",
+            &json!({"title": "Harbour", "type": "article"}),
+        )
+        .expect(200)
+        .body;
+    let story = story["uuid"]
+        .as_str()
+        .or(story[0]["uuid"].as_str())
+        .expect("uuid")
+        .to_owned();
+    super::eventually("the story reaching the replica", || {
+        titles(&replica).contains(&"Harbour".to_owned())
+    });
+    super::eventually("the replica saying it is live", || {
+        replica.get("/v3/sync/status").expect(200).body["live"] == true
+    });
+    let local = replica.get("/v3/content?per_page=10").expect(200).body["items"][0]["uuid"]
+        .as_str()
+        .expect("uuid")
+        .to_owned();
+    let desk_says = |method: reqwest::Method, body: Option<Value>| {
+        central
+            .call(
+                method,
+                &format!("/v3/presence/{story}"),
+                Some(&desk.token()),
+                body.as_ref(),
+            )
+            .expect(200);
+    };
+
+    // The desk is in the story: the replica lists her in its own copy of it.
+    desk_says(
+        reqwest::Method::PUT,
+        Some(json!({"block": "b0001", "editing": true})),
+    );
+    let dana_at = |block: &str| {
+        (
+            local.clone(),
+            "Dana Desk".to_owned(),
+            Some(block.to_owned()),
+        )
+    };
+    super::eventually("the desk's presence relayed to the replica", || {
+        present(&replica).contains(&dana_at("b0001"))
+    });
+
+    // The laptop's writer is in it too: the central server lists the
+    // laptop's user, and the replica does not list its echo.
+    replica
+        .put(
+            &format!("/v3/presence/{local}"),
+            &json!({"block": "b0002", "editing": true}),
+        )
+        .expect(200);
+    let laptop_at = |block: &str| (story.clone(), "Laptop".to_owned(), Some(block.to_owned()));
+    super::eventually(
+        "the laptop's presence forwarded to the central server",
+        || present(&central).contains(&laptop_at("b0002")),
+    );
+    assert!(
+        !present(&replica)
+            .iter()
+            .any(|(_, name, _)| name == "Laptop"),
+        "the laptop's own presence comes back: {:?}",
+        present(&replica)
+    );
+
+    // Both move: each side follows the other.
+    desk_says(
+        reqwest::Method::PUT,
+        Some(json!({"block": "b0003", "editing": true})),
+    );
+    replica
+        .put(
+            &format!("/v3/presence/{local}"),
+            &json!({"block": "b0004", "editing": true}),
+        )
+        .expect(200);
+    super::eventually("the desk's move relayed", || {
+        present(&replica).contains(&dana_at("b0003"))
+    });
+    super::eventually("the laptop's move forwarded", || {
+        present(&central).contains(&laptop_at("b0004"))
+    });
+
+    // Both leave: each is gone from the other side.
+    desk_says(reqwest::Method::DELETE, None);
+    replica.delete(&format!("/v3/presence/{local}")).expect(200);
+    super::eventually("the desk's departure relayed", || {
+        !present(&replica)
+            .iter()
+            .any(|(_, name, _)| name == "Dana Desk")
+    });
+    super::eventually("the laptop's departure forwarded", || {
+        !present(&central)
+            .iter()
+            .any(|(_, name, _)| name == "Laptop")
+    });
+}

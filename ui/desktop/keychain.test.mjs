@@ -111,6 +111,12 @@ it('keeps the central key in the system keychain, not on disk, and syncs with it
     async () => (await central.call(desk, 'GET', '/v3/content?per_page=50')).items.some((c) => c.title === 'Written on the train'),
     'the story written in the app never reached the central server',
   );
+
+  // The app listens to the central server's change stream: the sync screen says it is live.
+  await poll(async () => (await local('/v3/sync/status')).live === true, 'the change stream never opened');
+  await browser.execute(() => (location.hash = '#/sync'));
+  await browser.$('dd*=Live: the newsroom server').waitForDisplayed({ timeout: 10000 });
+  await browser.$('a*=Online · live').waitForDisplayed({ timeout: 10000 });
 });
 
 it('finds the key in the keychain again after a relaunch', async () => {

@@ -1884,6 +1884,12 @@ export interface components {
             needs_attention: string;
             /** @description Whether a sync round is running in this process now. */
             syncing?: boolean;
+            /**
+             * @description Whether this replica is listening to the central server's change
+             *     stream now (`sync --watch`, the desktop app): the desk's changes
+             *     arrive as they are made, not at the next round.
+             */
+            live?: boolean;
             /** @description While syncing: changes brought in and sent so far this round. */
             progress_pulled?: string;
             progress_pushed?: string;

@@ -47,7 +47,7 @@ export function syncBadge(status: SyncStatus): Badge {
       : 'online';
   const head = status.syncing
     ? 'Syncing…'
-    : { untrusted: 'Server not trusted', offline: 'Offline', failed: 'Sync failed', online: 'Online', local: 'Not syncing' }[kind];
+    : { untrusted: 'Server not trusted', offline: 'Offline', failed: 'Sync failed', online: status.live ? 'Online · live' : 'Online', local: 'Not syncing' }[kind];
   const parts = [
     head,
     `${status.pending} waiting`,

@@ -23,6 +23,10 @@ const printDocuments = { record_type: 'print_document', label: 'print documents'
 describe('sync words', () => {
   it('says online with what waits when the last round succeeded', () => {
     expect(syncBadge(good)).toEqual({ kind: 'online', text: 'Online · 0 waiting', title: undefined });
+    // Listening to the central server's change stream.
+    expect(syncBadge({ ...good, live: true }).text).toBe('Online · live · 0 waiting');
+    // A live stream does not hide a failed round.
+    expect(syncBadge({ ...good, live: true, last_error: 'refused', last_error_at: '2025-06-03 18:00:00' }).text).toMatch(/^Sync failed/);
     expect(lastRoundFailed(good)).toBeUndefined();
   });
 

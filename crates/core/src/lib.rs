@@ -98,6 +98,8 @@ pub struct Cms {
     remote_locks: std::sync::OnceLock<std::sync::Arc<dyn RemoteLocks>>,
     /// While a sync round runs in this process: what it pulled and pushed so far.
     sync_progress: std::sync::Mutex<Option<SyncProgress>>,
+    /// Whether this replica is listening to the central server's change stream now.
+    listening: std::sync::atomic::AtomicBool,
     /// Credentials verified lately (see `principal_cache`).
     principals: principal_cache::PrincipalCache,
     /// How content answers are rendered and kept (see `content_rendered`).
@@ -152,6 +154,7 @@ impl Cms {
             namespace: namespace.to_owned(),
             remote_locks: std::sync::OnceLock::new(),
             sync_progress: std::sync::Mutex::new(None),
+            listening: std::sync::atomic::AtomicBool::new(false),
             principals: principal_cache::PrincipalCache::default(),
             rendering: std::sync::OnceLock::new(),
             presence: presence::PresenceBoard::default(),

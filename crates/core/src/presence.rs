@@ -7,6 +7,13 @@
 //! departure is an event that change streams send to those who may read
 //! the story. Presence is a courtesy, not a record: a restart forgets it,
 //! and clients say it again within seconds.
+//!
+//! On a replica that syncs in its own process (the desktop app, `serve
+//! --remote`), the sync forwards this copy's people to the central server
+//! and relays the central server's people back, by the story's UUID on
+//! each side ([`Cms::presence_to_forward`], [`Cms::relay_presence`]): a
+//! relayed person is listed until the central server says they left, or
+//! until its stream ends.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
@@ -15,6 +22,7 @@ use std::time::{Duration, Instant};
 use crate::Cms;
 use crate::access::{Action, Principal};
 use crate::clock;
+use crate::db::{OptionalExtension as _, Transaction};
 use crate::error::{CoreError, Result};
 use crate::model::content::CONTENT;
 
@@ -63,6 +71,8 @@ struct Entry {
 struct Board {
     /// By story, then user.
     entries: HashMap<(String, String), Entry>,
+    /// On a replica: the central server's people, by local story, then user.
+    relayed: HashMap<(String, String), Present>,
     /// The position of the newest event.
     version: u64,
     events: VecDeque<(u64, PresenceEvent)>,
@@ -75,6 +85,14 @@ impl Board {
         while self.events.len() > KEPT_EVENTS {
             self.events.pop_front();
         }
+    }
+
+    /// Everyone in a story: this server's own, then those relayed to it.
+    fn everyone(&self) -> impl Iterator<Item = &Present> {
+        self.entries
+            .values()
+            .map(|e| &e.present)
+            .chain(self.relayed.values())
     }
 
     fn expire(&mut self, expiry: Duration, now: Instant) {
@@ -197,10 +215,9 @@ impl Cms {
             });
         }
         let mut others: Vec<Present> = board
-            .entries
-            .values()
-            .filter(|e| e.present.content == content && e.present.user_uuid != who.user_uuid)
-            .map(|e| e.present.clone())
+            .everyone()
+            .filter(|p| p.content == content && p.user_uuid != who.user_uuid)
+            .cloned()
             .collect();
         others.sort_by(|a, b| a.since.cmp(&b.since).then(a.name.cmp(&b.name)));
         Ok(others)
@@ -227,7 +244,7 @@ impl Cms {
         who.require(Action::ContentGet)?;
         let mut board = self.presence.board()?;
         board.expire(self.presence.expiry(), Instant::now());
-        let mut all: Vec<Present> = board.entries.values().map(|e| e.present.clone()).collect();
+        let mut all: Vec<Present> = board.everyone().cloned().collect();
         all.sort_by(|a, b| {
             (a.content.as_str(), a.since.as_str(), a.name.as_str()).cmp(&(
                 b.content.as_str(),
@@ -266,4 +283,88 @@ impl Cms {
             .collect();
         Ok((events, board.version))
     }
+
+    /// On a replica: someone's arrival, move (`here`) or departure on the
+    /// central server, their story named by the server's UUID, as its
+    /// change stream tells. Listed here under this copy's story until the
+    /// server says they left or [`Cms::forget_relayed_presence`]; a story
+    /// this copy does not hold (yet) is passed over.
+    pub fn relay_presence(&self, remote: Present, here: bool) -> Result<()> {
+        let Some(content) = self.read(|tx| local_story(tx, &remote.content))? else {
+            return Ok(());
+        };
+        let present = Present { content, ..remote };
+        let key = (present.content.clone(), present.user_uuid.clone());
+        let mut board = self.presence.board()?;
+        if here {
+            if board.relayed.get(&key) != Some(&present) {
+                board.relayed.insert(key, present.clone());
+                board.record(PresenceEvent { present, here });
+            }
+        } else if let Some(present) = board.relayed.remove(&key) {
+            board.record(PresenceEvent { present, here });
+        }
+        Ok(())
+    }
+
+    /// On a replica: the central server's stream ended, so whom it told of
+    /// is no longer known; each leaves this copy's stories.
+    pub fn forget_relayed_presence(&self) -> Result<()> {
+        let mut board = self.presence.board()?;
+        let gone: Vec<Present> = board.relayed.drain().map(|(_, present)| present).collect();
+        for present in gone {
+            board.record(PresenceEvent {
+                present,
+                here: false,
+            });
+        }
+        Ok(())
+    }
+
+    /// On a replica: where this copy's own people are, each story by the
+    /// central server's UUID, for the sync to tell the server (a story the
+    /// server does not hold yet is left out): `(story, block, editing)`.
+    pub fn presence_to_forward(&self) -> Result<Vec<(String, Option<String>, bool)>> {
+        let here: Vec<Present> = {
+            let mut board = self.presence.board()?;
+            board.expire(self.presence.expiry(), Instant::now());
+            board.entries.values().map(|e| e.present.clone()).collect()
+        };
+        if here.is_empty() {
+            return Ok(Vec::new());
+        }
+        self.read(|tx| {
+            let mut forwarded = Vec::with_capacity(here.len());
+            for present in here {
+                if let Some(remote) = remote_story(tx, &present.content)? {
+                    forwarded.push((remote, present.block, present.editing));
+                }
+            }
+            forwarded.sort();
+            forwarded.dedup_by(|a, b| a.0 == b.0);
+            Ok(forwarded)
+        })
+    }
+}
+
+/// This copy's UUID of the central server's story `remote`, if it holds it.
+fn local_story(tx: &Transaction<'_>, remote: &str) -> Result<Option<String>> {
+    let mapped: Option<String> = tx
+        .prepare_cached(
+            "SELECT uuid FROM sync_records WHERE record_type = 'content' AND remote_uuid = ?1",
+        )?
+        .query_row([remote], |row| row.get(0))
+        .optional()?;
+    let local = mapped.unwrap_or_else(|| remote.to_owned());
+    Ok(CONTENT.try_id_of(tx, &local)?.map(|_| local))
+}
+
+/// The central server's UUID of this copy's story `local`, once it has it.
+fn remote_story(tx: &Transaction<'_>, local: &str) -> Result<Option<String>> {
+    Ok(tx
+        .prepare_cached(
+            "SELECT remote_uuid FROM sync_records WHERE record_type = 'content' AND uuid = ?1",
+        )?
+        .query_row([local], |row| row.get(0))
+        .optional()?)
 }

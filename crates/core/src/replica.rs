@@ -118,6 +118,9 @@ pub struct SyncStatus {
     pub needs_attention: i64,
     /// A round running in this process now, with its counts so far.
     pub progress: Option<SyncProgress>,
+    /// Whether this process listens to the central server's change stream
+    /// now, so that the desk's changes arrive as they are made.
+    pub live: bool,
 }
 
 /// Why a sync round did not reach its remote.
@@ -806,6 +809,7 @@ impl Cms {
                 conflicts: count("SELECT COUNT(*) FROM sync_conflicts WHERE resolved_at IS NULL")?,
                 needs_attention: count("SELECT COUNT(DISTINCT record_type || ':' || uuid) FROM outbox WHERE state = 'attention'")?,
                 progress: self.sync_progress(),
+                live: self.listening.load(std::sync::atomic::Ordering::Relaxed),
             })
         })
     }
@@ -813,6 +817,12 @@ impl Cms {
     /// How far the round running in this process has come (`None`: none runs).
     pub fn sync_progress(&self) -> Option<SyncProgress> {
         self.sync_progress.lock().ok().and_then(|p| *p)
+    }
+
+    /// Records whether the central server's change stream is open in this process.
+    pub fn set_listening(&self, live: bool) {
+        self.listening
+            .store(live, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// Records how far the running round has come (`None`: no round runs).

@@ -34,7 +34,7 @@ pub(crate) fn sync(args: SyncArgs) -> Result<()> {
         // Watching, a change on the central server starts a round at once.
         let listener = args
             .watch
-            .then(|| copydesk_sync::Listener::start(Arc::clone(&remote)));
+            .then(|| copydesk_sync::Listener::start(&cms, Arc::clone(&remote)));
         loop {
             let bar = SyncBar::new();
             let round = copydesk_sync::sync_with_progress(&cms, &remote, &bar);

@@ -891,7 +891,7 @@ async fn round(
 /// says something changed, for as long as it runs (the desktop app): a
 /// round that fails is logged and tried again next time.
 pub async fn keep_synced(cms: Arc<Cms>, remote: Arc<Remote>, every: std::time::Duration) {
-    let listener = crate::listen::Listener::start(Arc::clone(&remote));
+    let listener = crate::listen::Listener::start(&cms, Arc::clone(&remote));
     loop {
         match sync_once(&cms, &remote).await {
             Ok(summary) if summary.pushed + summary.pulled > 0 => tracing::info!(

@@ -6,6 +6,7 @@ pub mod key;
 pub mod listen;
 pub mod locks;
 pub mod plan;
+mod presence;
 pub mod remote;
 pub mod remote_records;
 

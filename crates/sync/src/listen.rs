@@ -5,14 +5,17 @@
 //! event costs nothing but the wait until the next round. When the stream
 //! drops (the network, the server's restart, an expired token), it is
 //! opened again after a pause that doubles up to 30 s, resuming after the
-//! last event seen.
+//! last event seen. Its `presence` events are relayed to this copy's
+//! windows, and this copy's people told to the server (`presence.rs`).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use copydesk_core::Cms;
 use tokio::sync::Notify;
 
+use crate::presence;
 use crate::remote::Remote;
 
 /// The longest pause before the stream is opened again.
@@ -30,12 +33,21 @@ pub struct Listener {
 
 impl Listener {
     /// Starts listening to `remote`'s change stream, on a task of its own,
-    /// for as long as the runtime runs.
-    pub fn start(remote: Arc<Remote>) -> Self {
+    /// for as long as the runtime runs; `cms`'s sync status says whether
+    /// the stream is open (`live`).
+    pub fn start(cms: &Arc<Cms>, remote: Arc<Remote>) -> Self {
         let listener = Self::default();
         let heard = listener.clone();
-        tokio::spawn(async move { heard.listen(&remote).await });
+        let (forwarded, to) = (Arc::clone(cms), Arc::clone(&remote));
+        tokio::spawn(presence::forward(forwarded, to, Arc::clone(&listener.live)));
+        let cms = Arc::clone(cms);
+        tokio::spawn(async move { heard.listen(&cms, &remote).await });
         listener
+    }
+
+    fn set_live(&self, cms: &Cms, live: bool) {
+        self.live.store(live, Ordering::Relaxed);
+        cms.set_listening(live);
     }
 
     /// Waits for a change on the central server (at once if one arrived
@@ -49,21 +61,29 @@ impl Listener {
         self.live.load(Ordering::Relaxed)
     }
 
-    async fn listen(&self, remote: &Remote) {
+    async fn listen(&self, cms: &Arc<Cms>, remote: &Remote) {
         let mut last_event_id: Option<String> = None;
+        // The central server's user this key signs as, once known.
+        let mut own: Option<String> = None;
         let mut pause = Duration::from_secs(1);
         loop {
             match remote.change_stream(last_event_id.as_deref()).await {
                 Ok(response) => {
-                    self.live.store(true, Ordering::Relaxed);
+                    self.set_live(cms, true);
                     pause = Duration::from_secs(1);
                     // Opened again without an id to resume after, what
                     // changed meanwhile sends no event: a round catches up.
                     if last_event_id.is_none() {
                         self.changed.notify_one();
                     }
-                    self.read(response, &mut last_event_id).await;
-                    self.live.store(false, Ordering::Relaxed);
+                    if own.is_none() {
+                        own = presence::own_user(remote).await;
+                    }
+                    presence::seed(cms, remote, own.as_deref()).await;
+                    self.read(cms, response, &mut last_event_id, own.as_deref())
+                        .await;
+                    self.set_live(cms, false);
+                    presence::forget(cms).await;
                     tracing::debug!("the change stream of {} ended", remote.base());
                 }
                 Err(err) => {
@@ -75,8 +95,15 @@ impl Listener {
         }
     }
 
-    /// Reads events until the stream ends, waking the rounds on each change.
-    async fn read(&self, mut response: reqwest::Response, last_event_id: &mut Option<String>) {
+    /// Reads events until the stream ends, waking the rounds on each change
+    /// and relaying each presence event (`own`'s aside).
+    async fn read(
+        &self,
+        cms: &Arc<Cms>,
+        mut response: reqwest::Response,
+        last_event_id: &mut Option<String>,
+        own: Option<&str>,
+    ) {
         let mut pending = String::new();
         let mut event = Event::default();
         while let Ok(Ok(Some(chunk))) = tokio::time::timeout(SILENCE, response.chunk()).await {
@@ -86,16 +113,25 @@ impl Listener {
                 let line = line.trim_end_matches(['\n', '\r']);
                 if line.is_empty() {
                     let done = std::mem::take(&mut event);
-                    if done.change {
-                        if done.id.is_some() {
-                            *last_event_id = done.id;
+                    match done.kind.as_deref() {
+                        Some("change") => {
+                            if done.id.is_some() {
+                                *last_event_id = done.id;
+                            }
+                            self.changed.notify_one();
                         }
-                        self.changed.notify_one();
+                        Some("presence") => presence::relay(cms, &done.data, own).await,
+                        _ => {}
                     }
                 } else if let Some(id) = line.strip_prefix("id:") {
                     event.id = Some(id.trim().to_owned());
-                } else if line.strip_prefix("event:").map(str::trim) == Some("change") {
-                    event.change = true;
+                } else if let Some(kind) = line.strip_prefix("event:") {
+                    event.kind = Some(kind.trim().to_owned());
+                } else if let Some(data) = line.strip_prefix("data:") {
+                    if !event.data.is_empty() {
+                        event.data.push('\n');
+                    }
+                    event.data.push_str(data.strip_prefix(' ').unwrap_or(data));
                 }
             }
         }
@@ -106,7 +142,10 @@ impl Listener {
 #[derive(Default)]
 struct Event {
     id: Option<String>,
-    change: bool,
+    /// `change` or `presence`.
+    kind: Option<String>,
+    /// Its data lines, joined.
+    data: String,
 }
 
 #[cfg(test)]

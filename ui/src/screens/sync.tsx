@@ -139,7 +139,9 @@ export function SyncScreen() {
               : status.online
                 ? failed
                   ? 'Online, but the last sync failed: your work stays here, and the next sync tries again.'
-                  : 'Online: the newsroom server answered the last sync.'
+                  : status.live
+                    ? 'Live: the newsroom server answered the last sync, and its changes arrive here as they are made.'
+                    : 'Online: the newsroom server answered the last sync.'
                 : status.certificate_untrusted
                   ? 'Not connected: this computer does not trust the newsroom server’s certificate, so nothing was sent. Your work is kept here. Tell whoever runs the server; on a network that intercepts secure connections (some hotels and cafés do), syncing waits until you are on another. If the reason below says the certificate expired or is not valid yet, check this computer’s date and time first.'
                   : 'Offline: your work is kept here and goes up when the server answers again.'}

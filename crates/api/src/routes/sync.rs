@@ -45,6 +45,7 @@ pub async fn status(
         conflicts: status.conflicts.to_string(),
         needs_attention: status.needs_attention.to_string(),
         syncing: status.progress.is_some(),
+        live: status.live,
         progress_pulled: status.progress.map_or(0, |p| p.pulled).to_string(),
         progress_pushed: status.progress.map_or(0, |p| p.pushed).to_string(),
     }))

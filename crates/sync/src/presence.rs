@@ -1,0 +1,164 @@
+//! Who is in which story, carried between a replica and the central server while the change stream is up: this copy's people told to the server, the server's people relayed to this copy's windows.
+//!
+//! Presence is never synced as data: nothing here touches the outbox or
+//! the change log. The server's people arrive as `presence` events on the
+//! stream the listener already reads (and, when it opens, from
+//! `GET /v3/presence`); they are listed here under this copy's story until
+//! the server says they left or the stream ends. This copy's people are
+//! read from its own board every second and told to the server
+//! (`PUT /v3/presence/{the server's story UUID}`) when they move and every
+//! ten seconds besides, as a window does; when they leave, the server is
+//! told too (`DELETE`). Both sides name a story by their own UUID; the
+//! core maps them by the sync's record of each story.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use copydesk_core::Cms;
+use copydesk_core::presence::Present;
+use copydesk_wire as wire;
+use reqwest::Method;
+use serde_json::json;
+
+use crate::remote::Remote;
+
+/// How often this copy's board is read for people to tell the server of.
+const LOOK_EVERY: Duration = Duration::from_secs(1);
+/// How often the server is told again of someone who has not moved (it
+/// forgets them after 30 s without a word).
+const HEARTBEAT: Duration = Duration::from_secs(10);
+
+/// Runs `work` on the blocking pool: the core's calls read the store.
+async fn on_core<T: Send + 'static>(
+    cms: &Arc<Cms>,
+    work: impl FnOnce(&Cms) -> copydesk_core::Result<T> + Send + 'static,
+) -> Option<T> {
+    let cms = Arc::clone(cms);
+    match tokio::task::spawn_blocking(move || work(&cms)).await {
+        Ok(Ok(value)) => Some(value),
+        Ok(Err(err)) => {
+            tracing::debug!(%err, "presence: the local service refused");
+            None
+        }
+        Err(err) => {
+            tracing::debug!(%err, "presence: a task failed");
+            None
+        }
+    }
+}
+
+/// The central server's user this copy's key signs as: its own presence,
+/// echoed back on the stream, is not relayed.
+pub(crate) async fn own_user(remote: &Remote) -> Option<String> {
+    match remote.get::<wire::Me>("/v3/me").await {
+        Ok(me) => Some(me.user.uuid),
+        Err(err) => {
+            tracing::debug!(%err, "presence: the central server did not say who this key is");
+            None
+        }
+    }
+}
+
+/// One `presence` event's data, relayed unless it is this copy's own.
+pub(crate) async fn relay(cms: &Arc<Cms>, data: &str, own: Option<&str>) {
+    let Ok(event) = serde_json::from_str::<wire::Presence>(data) else {
+        tracing::debug!("presence: an event that is not presence");
+        return;
+    };
+    if own.is_none_or(|own| own == event.user_uuid) {
+        return;
+    }
+    let here = event.here;
+    let present = present_of(event);
+    on_core(cms, move |cms| cms.relay_presence(present, here)).await;
+}
+
+fn present_of(event: wire::Presence) -> Present {
+    Present {
+        content: event.content,
+        user_uuid: event.user_uuid,
+        name: event.name,
+        block: event.block,
+        editing: event.editing,
+        since: event.since,
+    }
+}
+
+/// The stream opened: everyone the server has in a story now (the events
+/// of who came before are not sent again).
+pub(crate) async fn seed(cms: &Arc<Cms>, remote: &Remote, own: Option<&str>) {
+    let Some(own) = own else { return };
+    let everyone = match remote
+        .get::<wire::Items<wire::Presence>>("/v3/presence")
+        .await
+    {
+        Ok(list) => list.items,
+        Err(err) => {
+            tracing::debug!(%err, "presence: the central server's list did not come");
+            return;
+        }
+    };
+    for event in everyone.into_iter().filter(|p| p.user_uuid != own) {
+        let present = present_of(event);
+        on_core(cms, move |cms| cms.relay_presence(present, true)).await;
+    }
+}
+
+/// The stream ended: the server's people are no longer known here.
+pub(crate) async fn forget(cms: &Arc<Cms>) {
+    on_core(cms, Cms::forget_relayed_presence).await;
+}
+
+/// Tells the central server where this copy's people are, for as long as
+/// the runtime runs, while `live` says its stream is open (a server that
+/// cannot be reached forgets them by itself within 30 s).
+pub(crate) async fn forward(cms: Arc<Cms>, remote: Arc<Remote>, live: Arc<AtomicBool>) {
+    // What the server was last told, by its story UUID, and when.
+    let mut told: HashMap<String, ((Option<String>, bool), Instant)> = HashMap::new();
+    loop {
+        tokio::time::sleep(LOOK_EVERY).await;
+        if !live.load(Ordering::Relaxed) {
+            told.clear();
+            continue;
+        }
+        let Some(here) = on_core(&cms, Cms::presence_to_forward).await else {
+            continue;
+        };
+        let now = Instant::now();
+        let mut still = HashMap::with_capacity(here.len());
+        for (story, block, editing) in here {
+            let place = (block, editing);
+            let known = told.remove(&story);
+            let due = known
+                .as_ref()
+                .is_none_or(|(was, at)| *was != place || now.duration_since(*at) >= HEARTBEAT);
+            if !due {
+                still.insert(story, known.expect("known when not due"));
+                continue;
+            }
+            let body = json!({"block": place.0, "editing": place.1});
+            let path = format!("/v3/presence/{story}");
+            match remote
+                .request::<_, serde_json::Value>(Method::PUT, &path, Some(&body), None)
+                .await
+            {
+                Ok(_) => {
+                    still.insert(story, (place, now));
+                }
+                Err(err) => tracing::debug!(%err, "presence: the central server was not told"),
+            }
+        }
+        for (story, _) in told.drain() {
+            let path = format!("/v3/presence/{story}");
+            if let Err(err) = remote
+                .request::<(), serde_json::Value>(Method::DELETE, &path, None, None)
+                .await
+            {
+                tracing::debug!(%err, "presence: the central server was not told of a departure");
+            }
+        }
+        told = still;
+    }
+}
