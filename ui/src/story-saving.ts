@@ -98,6 +98,14 @@ export function mergedReopenWords(version: string): string {
   );
 }
 
+/** Why the editor reopens when a newer version arrived while the writer had unsaved text, merged into it. */
+export function mergedInPlaceWords(was: string, now: string): string {
+  return (
+    `Someone saved version ${now} while you were editing version ${was}: their change is in the text now, merged with your unsaved words, which are kept. ` +
+    'Nothing is saved as a version until you save.'
+  );
+}
+
 /** Whether a lock is someone else's (none is nobody's). */
 export function heldByOthers(lock: LockRequest | null | undefined, me: string): boolean {
   return Boolean(lock && lock.user?.uuid !== me);
@@ -506,11 +514,42 @@ export class StorySaving {
     this.show.lock(this.lock);
     if (!heldByOthers(this.lock, view.me)) this.show.readOnly(false);
     if (Number(now.version) > Number(this.item.version)) {
-      // Someone saved a version since: start afresh from it when nothing here waits to be saved.
-      if (!this.pending?.bodyPending && !this.pending?.fieldsPending && !this.drafted && !this.formWaits()) return view.reopen();
+      // Someone saved a version since: start afresh from it when nothing here waits to be saved,
+      // and merge what waits into it when something does.
+      if (!this.waitsHere()) return view.reopen();
+      if (await this.mergeInPlace(now.version, view)) return;
       this.show.newer(now.version);
     }
     if (savesAfterRead(heldByOthers(was, view.me), heldByOthers(this.lock, view.me), Boolean(view.refusal))) void this.saveDraft();
+  }
+
+  /** Whether anything typed or chosen here is not in the version the editor opened. */
+  private waitsHere(): boolean {
+    return Boolean(this.pending?.bodyPending || this.pending?.fieldsPending || this.drafted || this.formWaits());
+  }
+
+  /**
+   * A newer version arrived while something here waits to be saved: the
+   * text becomes this writer's draft, and the editor reopens on the newer
+   * version with the draft merged onto it by the service's three-way merge
+   * (GET /v3/draft/merged), so the other writer's change shows at once and
+   * nothing typed here is lost. Answers false, changing nothing, when that
+   * cannot happen now (a save under way, a draft refused, or words typed
+   * while the draft was on its way): the warning stands and the merge waits
+   * for the next read or the save.
+   */
+  private async mergeInPlace(version: string, view: SavingView): Promise<boolean> {
+    if (this.saving || this.merging || !view.may('DRAFT create') || heldByOthers(this.lock, view.me)) return false;
+    this.merging = true;
+    try {
+      const typedBefore = this.pending?.at;
+      if (!(await this.saveDraft(true, view))) return false;
+      if (this.pending?.at !== typedBefore || this.pending?.bodyPending || this.pending?.fieldsPending) return false;
+      view.reopen(mergedInPlaceWords(this.item.version, version));
+      return true;
+    } finally {
+      this.merging = false;
+    }
   }
 
   /**

@@ -21,6 +21,7 @@ import {
   draftSavedWords,
   draftStep,
   mergeFailedWords,
+  mergedInPlaceWords,
   mergedReopenWords,
   refusalOf,
   refusedSaveWords,
@@ -460,12 +461,57 @@ describe('reading the lock', () => {
     expect(calm.reopen).toHaveBeenCalledWith();
     expect(calm.screen.newer).toBeUndefined();
 
+    // Unsaved words here: they become this writer's draft of version 2, and
+    // the editor reopens on version 3 with the draft merged onto it.
     const busy = opened();
     busy.service.content.get.mockResolvedValue({ ...busy.story, version: '3' });
     busy.saving.bodyChanged(typed('Mine.'));
     await busy.saving.readLock();
-    expect(busy.reopen).not.toHaveBeenCalled();
-    expect(busy.screen.newer).toBe('3');
+    expect(busy.service.drafts.save).toHaveBeenCalledTimes(1);
+    expect(busy.service.drafts.save.mock.calls[0][2]).toMatchObject({ content: '<p>Mine.</p>', version: 2 });
+    expect(busy.reopen).toHaveBeenCalledWith(mergedInPlaceWords('2', '3'));
+    expect(mergedInPlaceWords('2', '3')).toMatch(/^Someone saved version 3 while you were editing version 2: their change is in the text now/);
+    expect(busy.screen.newer).toBeUndefined();
+  });
+
+  it('warns of a newer version, and merges later, when the unsaved words cannot become a draft now', async () => {
+    // The draft is refused (the server went away between the two reads): nothing reopens, the words stay.
+    const down = opened();
+    down.service.content.get.mockResolvedValue({ ...down.story, version: '3' });
+    down.service.drafts.save.mockRejectedValueOnce(DOWN());
+    down.saving.bodyChanged(typed('Mine.'));
+    await down.saving.readLock();
+    expect(down.reopen).not.toHaveBeenCalled();
+    expect(down.screen.newer).toBe('3');
+    // The next read finds the server again and merges.
+    await down.saving.readLock();
+    expect(down.reopen).toHaveBeenCalledWith(mergedInPlaceWords('2', '3'));
+
+    // Words typed while the draft was on its way are not in it: no reopen yet.
+    const typing = opened();
+    typing.service.content.get.mockResolvedValue({ ...typing.story, version: '3' });
+    const slow = held<undefined>();
+    typing.service.drafts.save.mockReturnValueOnce(slow.promise);
+    typing.saving.bodyChanged(typed('Mine.'));
+    const read = typing.saving.readLock();
+    await settle();
+    typing.saving.bodyChanged(typed('Mine, and more.'));
+    slow.resolve(undefined);
+    await read;
+    expect(typing.reopen).not.toHaveBeenCalled();
+    expect(typing.screen.newer).toBe('3');
+    await typing.saving.readLock();
+    expect(typing.service.drafts.save.mock.calls[1][2].content).toBe('<p>Mine, and more.</p>');
+    expect(typing.reopen).toHaveBeenCalledWith(mergedInPlaceWords('2', '3'));
+
+    // A writer who may not save drafts keeps the warning; the merge comes with the save.
+    const noDrafts = opened({ view: { may: (action) => action !== 'DRAFT create' } });
+    noDrafts.service.content.get.mockResolvedValue({ ...noDrafts.story, version: '3' });
+    noDrafts.saving.bodyChanged(typed('Mine.'));
+    await noDrafts.saving.readLock();
+    expect(noDrafts.service.drafts.save).not.toHaveBeenCalled();
+    expect(noDrafts.reopen).not.toHaveBeenCalled();
+    expect(noDrafts.screen.newer).toBe('3');
   });
 
   it("reads others' unsaved drafts when it reads the lock, unless the writer may not list them", async () => {
