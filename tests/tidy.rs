@@ -9,19 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            if !path.ends_with("target") && !path.ends_with("node_modules") {
-                rust_files(&path, out);
-            }
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
+    files_ending(dir, &[".rs"], out);
 }
 
 fn root() -> PathBuf {
@@ -583,7 +571,7 @@ fn files_ending(dir: &Path, endings: &[&str], out: &mut Vec<PathBuf>) {
         let path = entry.path();
         let name = path.to_string_lossy().into_owned();
         if path.is_dir() {
-            if !name.ends_with("target") && !name.ends_with("node_modules") {
+            if !path.ends_with("target") && !path.ends_with("node_modules") {
                 files_ending(&path, endings, out);
             }
         } else if endings.iter().any(|ending| name.ends_with(ending)) {

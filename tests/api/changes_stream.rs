@@ -74,6 +74,42 @@ fn a_write_arrives_as_an_event_shaped_like_the_feed() {
 }
 
 #[test]
+fn a_stream_opened_after_every_other_closed_still_hears_each_write() {
+    // The server stops reading the change log while no stream is open, and
+    // starts again for the next one.
+    let server = TestServer::start();
+    let first = EventStream::open(
+        &server.url("/v3/changes/stream"),
+        &server.admin.token(),
+        None,
+    );
+    let one = story(&server, "One");
+    let heard_first = changes_until(&first, &one);
+    assert_eq!(
+        data(heard_first.last().expect("an event"))["uuid"],
+        one.as_str()
+    );
+    drop(first);
+    std::thread::sleep(Duration::from_secs(1));
+    let two = story(&server, "Two written while nobody listened");
+    let later = EventStream::open(
+        &server.url("/v3/changes/stream"),
+        &server.admin.token(),
+        None,
+    );
+    let three = story(&server, "Three");
+    let heard: Vec<String> = changes_until(&later, &three)
+        .iter()
+        .map(|event| data(event)["uuid"].as_str().unwrap_or("").to_owned())
+        .collect();
+    assert!(heard.contains(&three), "{heard:?}");
+    assert!(
+        !heard.contains(&two),
+        "a stream without an id starts from now: {heard:?}"
+    );
+}
+
+#[test]
 fn last_event_id_resumes_across_a_restart_with_nothing_skipped_or_repeated() {
     let mut server = TestServer::start();
     let first = story(&server, "One");

@@ -1,7 +1,7 @@
 //! `GET /v3/changes/stream`: the change feed as Server-Sent Events, each change as it is written, resumable from the last event a client saw.
 //!
 //! One task per server watches the change log's newest position (a query
-//! of its index, four times a second, once a first stream has opened) and
+//! of its index, four times a second while any stream is open) and
 //! the presence board's, and wakes every open stream when either moves; a
 //! woken stream reads the feed after its own cursor as its caller, so each
 //! `change` event is one change-feed entry (its `seq` the event id) of a
@@ -58,6 +58,11 @@ impl Head {
                 let cms = Arc::clone(cms);
                 tokio::spawn(async move {
                     loop {
+                        // Only while a stream listens: the receiver kept here is the one left otherwise.
+                        if sender.receiver_count() <= 1 {
+                            tokio::time::sleep(WATCH_EVERY).await;
+                            continue;
+                        }
                         let reading = Arc::clone(&cms);
                         let read = tokio::task::spawn_blocking(move || {
                             Ok::<_, copydesk_core::CoreError>(Positions {
