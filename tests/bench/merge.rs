@@ -88,11 +88,6 @@ fn story(words: usize, size: usize, changes: &Changes<'_>) -> Value {
     json!({"blocks": blocks, "entityMap": entities})
 }
 
-fn percentile(sorted: &[Duration], p: f64) -> Duration {
-    let index = ((sorted.len() as f64 - 1.0) * p).round() as usize;
-    sorted[index.min(sorted.len() - 1)]
-}
-
 /// Times `run` `runs` times; its median and 99th percentile.
 fn timed(runs: usize, mut run: impl FnMut()) -> (Duration, Duration) {
     let mut times = Vec::with_capacity(runs);
@@ -102,7 +97,10 @@ fn timed(runs: usize, mut run: impl FnMut()) -> (Duration, Duration) {
         times.push(started.elapsed());
     }
     times.sort();
-    (percentile(&times, 0.5), percentile(&times, 0.99))
+    (
+        copydesk_tests::percentile(&times, 0.5),
+        copydesk_tests::percentile(&times, 0.99),
+    )
 }
 
 fn ms(duration: Duration) -> f64 {

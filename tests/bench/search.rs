@@ -241,10 +241,9 @@ fn even_sentence(dice: &mut Dice, words: &[String], length: usize) -> String {
         .join(" ")
 }
 
+/// [`copydesk_tests::percentile`] in milliseconds.
 fn percentile(sorted: &[Duration], q: f64) -> f64 {
-    let n = sorted.len();
-    let at = ((n as f64 * q).ceil() as usize).clamp(1, n) - 1;
-    sorted[at].as_secs_f64() * 1e3
+    copydesk_tests::percentile(sorted, q).as_secs_f64() * 1e3
 }
 
 fn main() -> Result<()> {

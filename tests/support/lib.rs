@@ -84,6 +84,15 @@ pub fn server_binary() -> PathBuf {
     binary
 }
 
+/// The `q` quantile (0 to 1) of `sorted` by nearest rank: the smallest
+/// duration at least a `q` share of them do not exceed. What every
+/// benchmark reports as p50 and p99.
+pub fn percentile(sorted: &[Duration], q: f64) -> Duration {
+    let n = sorted.len();
+    let at = ((n as f64 * q).ceil() as usize).clamp(1, n) - 1;
+    sorted[at]
+}
+
 /// A key pair as `key create --json` prints it.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct KeyPair {
