@@ -76,20 +76,33 @@ fn a_write_arrives_as_an_event_shaped_like_the_feed() {
 #[test]
 fn a_stream_opened_after_every_other_closed_still_hears_each_write() {
     // The server stops reading the change log while no stream is open, and
-    // starts again for the next one.
+    // starts again for the next one. The only stream ends for real when its
+    // key is revoked (the server checks the token at its next read).
     let server = TestServer::start();
-    let first = EventStream::open(
-        &server.url("/v3/changes/stream"),
-        &server.admin.token(),
-        None,
-    );
+    let reader = server.key("Reader", &["journalist"], &[]);
+    let first = EventStream::open(&server.url("/v3/changes/stream"), &reader.token(), None);
     let one = story(&server, "One");
     let heard_first = changes_until(&first, &one);
     assert_eq!(
         data(heard_first.last().expect("an event"))["uuid"],
         one.as_str()
     );
-    drop(first);
+    let revoked = copydesk_tests::server_command()
+        .args([
+            "key",
+            "revoke",
+            "--public-key",
+            &reader.public_key,
+            "--data",
+        ])
+        .arg(server.dir.path())
+        .args(copydesk_tests::database_args(server.dir.path()))
+        .output()
+        .expect("key revoke runs");
+    assert!(revoked.status.success());
+    story(&server, "Read by nobody");
+    assert!(first.ended_within(WAIT), "the revoked key's stream ends");
+    // Nobody listens now; a story is written, then a stream opens.
     std::thread::sleep(Duration::from_secs(1));
     let two = story(&server, "Two written while nobody listened");
     let later = EventStream::open(

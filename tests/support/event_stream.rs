@@ -95,6 +95,21 @@ impl EventStream {
         self.events.recv_timeout(wait).ok()
     }
 
+    /// Whether the server ended the stream within `wait` (the events before its end are read and dropped).
+    pub fn ended_within(&self, wait: Duration) -> bool {
+        let deadline = std::time::Instant::now() + wait;
+        loop {
+            let Some(left) = deadline.checked_duration_since(std::time::Instant::now()) else {
+                return false;
+            };
+            match self.events.recv_timeout(left) {
+                Ok(_) => {}
+                Err(mpsc::RecvTimeoutError::Disconnected) => return true,
+                Err(mpsc::RecvTimeoutError::Timeout) => return false,
+            }
+        }
+    }
+
     /// The next `change` event within `wait` (comments skipped), or `None`.
     pub fn next_change_within(&self, wait: Duration) -> Option<SseEvent> {
         let deadline = std::time::Instant::now() + wait;

@@ -180,6 +180,80 @@ fn presence_crosses_between_a_replica_that_syncs_itself_and_the_central_server()
     super::eventually("the laptop's move forwarded", || {
         present(&central).contains(&laptop_at("b0004"))
     });
+    // The stream is in order: had the laptop's own presence come back, it would have by now.
+    assert!(
+        !present(&replica)
+            .iter()
+            .any(|(_, name, _)| name == "Laptop"),
+        "the laptop's own presence comes back: {:?}",
+        present(&replica)
+    );
+
+    // A story written on the laptop and pushed: each side names it by its own UUID.
+    let written = replica
+        .post(
+            "/v3/content",
+            &json!({"title": "Written on the laptop", "type": "article"}),
+        )
+        .expect(200)
+        .body;
+    let on_laptop = written["uuid"]
+        .as_str()
+        .or(written[0]["uuid"].as_str())
+        .expect("uuid")
+        .to_owned();
+    let mut on_server = String::new();
+    super::eventually("the laptop's story reaching the central server", || {
+        let items = central.get("/v3/content?per_page=10").expect(200).body["items"].clone();
+        let found = items
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|item| item["title"] == "Written on the laptop");
+        if let Some(item) = found {
+            on_server = item["uuid"].as_str().unwrap_or("").to_owned();
+        }
+        found.is_some()
+    });
+    replica
+        .put(
+            &format!("/v3/presence/{on_laptop}"),
+            &json!({"block": "b0005", "editing": false}),
+        )
+        .expect(200);
+    central
+        .call(
+            reqwest::Method::PUT,
+            &format!("/v3/presence/{on_server}"),
+            Some(&desk.token()),
+            Some(&json!({"block": "b0006", "editing": true})),
+        )
+        .expect(200);
+    super::eventually("the laptop's presence in its own story forwarded", || {
+        present(&central).contains(&(
+            on_server.clone(),
+            "Laptop".to_owned(),
+            Some("b0005".to_owned()),
+        ))
+    });
+    super::eventually("the desk's presence in the laptop's story relayed", || {
+        present(&replica).contains(&(
+            on_laptop.clone(),
+            "Dana Desk".to_owned(),
+            Some("b0006".to_owned()),
+        ))
+    });
+    central
+        .call(
+            reqwest::Method::DELETE,
+            &format!("/v3/presence/{on_server}"),
+            Some(&desk.token()),
+            None,
+        )
+        .expect(200);
+    replica
+        .delete(&format!("/v3/presence/{on_laptop}"))
+        .expect(200);
 
     // Both leave: each is gone from the other side.
     desk_says(reqwest::Method::DELETE, None);

@@ -1,9 +1,10 @@
 // Two people in one unlocked story, in a real browser against a real
 // copydesk-server, each signed in with their own password: each keeps a
 // draft of their own (headline, abstract and body), sees the other's
-// unsaved text by name and never gets it restored as theirs; a version
-// saved from an older one is merged with the newer one, and where both
-// changed the same words the writer sees both before anything is replaced.
+// unsaved text by name and never gets it restored as theirs; a version one
+// saves is merged into the other's open story with their unsaved words,
+// and where both changed the same words the writer sees both before
+// anything is replaced.
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -29,7 +30,7 @@ async function paragraphs(page) {
 }
 
 describe('two writers in one story', () => {
-  it('keep a draft each, see each other, and a later save merges instead of replacing', async () => {
+  it('keep a draft each, see each other, and a newer version merges in instead of replacing', async () => {
     const story = one(
       await desk.srv.call(desk.admin, 'POST', '/v3/content', {
         title: 'Harbour',
@@ -74,13 +75,18 @@ describe('two writers in one story', () => {
     assert.deepEqual(await paragraphs(ritaElsewhere.page), ['Rates rose 6% in May. Ships queue.', 'The port is shut.']);
     await ritaElsewhere.context.close();
 
-    // Dana saves version 2; Rita, still on version 1, saves afterwards: both changes are in version 3.
+    // Dana saves version 2: Rita's open story, with her unsaved headline,
+    // abstract and words, moves onto version 2 with them merged in; her
+    // save makes version 3 with both changes.
     await dana.page.getByRole('button', { name: 'Save as new version' }).click();
     await dana.page.locator('.story-meta', { hasText: /· version 2$/ }).waitFor();
-    await rita.page.locator('[role=alert]', { hasText: 'Someone saved version 2' }).waitFor({ timeout: 15_000 });
+    await rita.page.locator('.restored-note', { hasText: 'Someone saved version 2 while you were editing version 1' }).waitFor({ timeout: 15_000 });
+    await rita.page.locator('.story-meta', { hasText: /· version 2$/ }).waitFor();
+    assert.deepEqual(await paragraphs(rita.page), ['Rates rose 6% in May. Ships queue.', 'The port is shut. Talks resume.']);
+    assert.equal(await rita.page.getByLabel('Title').inputValue(), 'Harbour reopens');
+    await rita.page.getByRole('textbox', { name: 'Body' }).click();
     await rita.page.keyboard.press('Control+s');
     await rita.page.locator('.story-meta', { hasText: /· version 3$/ }).waitFor();
-    await rita.page.locator('.merge-notice', { hasText: 'merged with version 2' }).waitFor();
     const merged = one(await desk.srv.call(desk.admin, 'GET', `/v3/content/${story.uuid}`));
     assert.equal(merged.version, '3');
     assert.equal(merged.title, 'Harbour reopens');

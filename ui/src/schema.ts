@@ -1885,9 +1885,9 @@ export interface components {
             /** @description Whether a sync round is running in this process now. */
             syncing?: boolean;
             /**
-             * @description Whether this replica is listening to the central server's change
-             *     stream now (`sync --watch`, the desktop app): the desk's changes
-             *     arrive as they are made, not at the next round.
+             * @description Whether this process listens to the central server's change stream
+             *     now (the desktop app, `serve --remote`): the desk's changes arrive
+             *     as they are made, not at the next round.
              */
             live?: boolean;
             /** @description While syncing: changes brought in and sent so far this round. */

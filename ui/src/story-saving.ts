@@ -207,7 +207,7 @@ export function versionChange(at: {
 /** The service's operations saving calls (those of src/operations.ts). */
 export interface StoryOperations {
   content: Pick<typeof operations.content, 'get' | 'update'>;
-  drafts: Pick<typeof operations.drafts, 'save' | 'others'>;
+  drafts: Pick<typeof operations.drafts, 'save' | 'others' | 'merged'>;
 }
 
 /** Where unsaved text is kept on this computer (src/unsaved.ts). */
@@ -332,6 +332,18 @@ export class StorySaving {
   private saving = false;
   /** A refused save on its way into a draft and a merged reopen: nothing else saves meanwhile. */
   private merging = false;
+  /**
+   * Reopened or stopped: the editor holding this is going or gone, and a
+   * new one may already hold the story. A read or save still in flight
+   * changes nothing then, and what is kept on this computer is the new
+   * editor's.
+   */
+  private closed = false;
+  /** When a merge in place was last tried, and the newer version it found would not merge without a choice. */
+  private mergeTriedAt = -Infinity;
+  private mergeNeedsChoice: string | undefined;
+  /** A merge in place under way: a save asked for meanwhile waits for it. */
+  private mergeRun: Promise<boolean> | undefined;
   private firstForm = true;
 
   constructor(
@@ -370,8 +382,11 @@ export class StorySaving {
     clock.clearTimeout(this.keepTimer);
     this.keepTimer = undefined;
     const p = this.pending;
+    const waits = Boolean(p && (p.bodyPending || p.fieldsPending));
+    // Closed, this editor may keep words typed at its last moment, but never forgets the new editor's.
+    if (this.closed && !waits) return this.writes;
     const write =
-      p && (p.bodyPending || p.fieldsPending)
+      p && waits
         ? () => kept.keepUnsaved({ ...p, raw: p.bodyPending ? this.rawNow() : p.raw })
         : () => kept.discardUnsaved(this.item.uuid);
     this.writes = this.writes.then(write).then(
@@ -439,6 +454,7 @@ export class StorySaving {
    */
   async saveDraft(now = false, view: SavingView = this.view): Promise<boolean> {
     const { operations: ops, kept, clock } = this.deps;
+    if (this.closed) return false;
     const p = this.pending;
     const step = draftStep({
       saving: this.saving,
@@ -500,10 +516,13 @@ export class StorySaving {
 
   /** Reads the story's lock and version again; a lock released, or a server answering again, saves what is pending. */
   async readLock(view: SavingView = this.view): Promise<void> {
+    if (this.closed) return;
     let now: ContentItem;
     void this.readOthers(view);
     try {
       now = await this.deps.operations.content.get(view.api, this.item.uuid);
+      // Reopened meanwhile, or this editor's own version on its way in.
+      if (this.closed || this.saving) return;
     } catch (err) {
       const why = refusalOf(err);
       if (why.kind === 'unreachable' && this.pending?.bodyPending) this.show.refusal(why);
@@ -516,7 +535,7 @@ export class StorySaving {
     if (Number(now.version) > Number(this.item.version)) {
       // Someone saved a version since: start afresh from it when nothing here waits to be saved,
       // and merge what waits into it when something does.
-      if (!this.waitsHere()) return view.reopen();
+      if (!this.waitsHere()) return this.reopenWith(view);
       if (await this.mergeInPlace(now.version, view)) return;
       this.show.newer(now.version);
     }
@@ -539,17 +558,46 @@ export class StorySaving {
    * for the next read or the save.
    */
   private async mergeInPlace(version: string, view: SavingView): Promise<boolean> {
-    if (this.saving || this.merging || !view.may('DRAFT create') || heldByOthers(this.lock, view.me)) return false;
+    const { clock } = this.deps;
+    if (this.saving || this.merging || this.closed || !view.may('DRAFT create') || heldByOthers(this.lock, view.me)) return false;
+    // One try every few seconds (each draft is a change every window of the story hears), none once it needs a choice.
+    if (this.mergeNeedsChoice === version || clock.now() - this.mergeTriedAt < LOCK_POLL_MS) return false;
+    this.mergeTriedAt = clock.now();
+    this.mergeRun = this.mergeNow(version, view);
+    try {
+      return await this.mergeRun;
+    } finally {
+      this.mergeRun = undefined;
+    }
+  }
+
+  /** The merge in place itself (see `mergeInPlace`). */
+  private async mergeNow(version: string, view: SavingView): Promise<boolean> {
+    const { operations: ops } = this.deps;
     this.merging = true;
     try {
       const typedBefore = this.pending?.at;
       if (!(await this.saveDraft(true, view))) return false;
-      if (this.pending?.at !== typedBefore || this.pending?.bodyPending || this.pending?.fieldsPending) return false;
-      view.reopen(mergedInPlaceWords(this.item.version, version));
+      if (this.closed || this.pending?.at !== typedBefore || this.pending?.bodyPending || this.pending?.fieldsPending) return false;
+      // Where both changed the same words the writer chooses, as when a save meets a newer version: that waits for Save.
+      const merged = await ops.drafts.merged(view.api, this.item.srn).catch(() => undefined);
+      if (!merged || merged.conflicts.length > 0 || (merged.field_conflicts ?? []).length > 0) {
+        if (merged) this.mergeNeedsChoice = version;
+        return false;
+      }
+      if (this.closed || this.pending?.at !== typedBefore) return false;
+      this.reopenWith(view, mergedInPlaceWords(this.item.version, version));
       return true;
     } finally {
       this.merging = false;
     }
+  }
+
+  /** Hands the story to a new editor: this one reads and saves no more. */
+  private reopenWith(view: SavingView, why?: string): void {
+    this.closed = true;
+    if (why === undefined) view.reopen();
+    else view.reopen(why);
   }
 
   /**
@@ -565,6 +613,7 @@ export class StorySaving {
     // Restored text goes to the service as soon as it takes it.
     if (this.pending) void this.persist().then(() => this.saveDraft());
     return () => {
+      this.closed = true;
       clock.clearInterval(saver);
       clock.clearInterval(reader);
     };
@@ -573,7 +622,9 @@ export class StorySaving {
   /** Saves the form and the body as a new version of the story, then opens it afresh. */
   async saveVersion(view: SavingView = this.view): Promise<void> {
     const { operations: ops, kept, clock } = this.deps;
-    if (!view.editable || this.saving || this.merging) return;
+    // Asked for while a newer version is being merged in: after it, unless it reopened the editor.
+    if (this.mergeRun) await this.mergeRun;
+    if (!view.editable || this.saving || this.merging || this.closed) return;
     const change = versionChange({
       item: this.item,
       form: view.form,
@@ -599,6 +650,7 @@ export class StorySaving {
         await this.mergeThroughDraft(err, view);
         return;
       }
+      this.saving = false;
       const why = refusalOf(err);
       if (why.kind === 'other') this.show.problem(why.words);
       else {
@@ -607,9 +659,9 @@ export class StorySaving {
         if (why.kind === 'locked') void this.readLock(view);
       }
       return;
-    } finally {
-      this.saving = false;
     }
+    // Saved: still saving until the editor reopens on the new version, so
+    // that a read answering meanwhile does not take it for someone else's.
     this.show.problem(undefined);
     const typedSince = this.pending;
     if (typedSince && typedSince.at !== at) {
@@ -624,7 +676,7 @@ export class StorySaving {
     }
     await this.writes;
     await kept.acknowledge(this.item.uuid, at, 'all').catch(() => undefined);
-    view.reopen();
+    this.reopenWith(view);
   }
 
   /**
@@ -640,7 +692,7 @@ export class StorySaving {
       this.show.problem(mergeFailedWords(refused));
       return;
     }
-    view.reopen(mergedReopenWords(this.item.version));
+    this.reopenWith(view, mergedReopenWords(this.item.version));
   }
 }
 

@@ -4,7 +4,7 @@
 // one log, so a test can check what happened and in which order.
 
 import { vi } from 'vitest';
-import type { Api, ContentItem, Draft, User } from '../src/api';
+import type { Api, ContentItem, Draft, MergedDraft, User } from '../src/api';
 import type { components } from '../src/schema';
 import type { Body } from '../src/rich-text';
 import { formOf, type Form } from '../src/story-form';
@@ -155,6 +155,11 @@ export function fakeService(story: ContentItem, log: string[]) {
       others: vi.fn<StoryOperations['drafts']['others']>(async () => {
         log.push('drafts.others');
         return [] as Draft[];
+      }),
+      // The writer's draft merged onto the newer version, cleanly unless a test says otherwise.
+      merged: vi.fn<StoryOperations['drafts']['merged']>(async () => {
+        log.push('drafts.merged');
+        return { conflicts: [], field_conflicts: [] } as unknown as MergedDraft;
       }),
     },
   };

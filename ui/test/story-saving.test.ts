@@ -7,7 +7,7 @@
 
 import 'fake-indexeddb/auto';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { ApiError, type ContentItem } from '../src/api';
+import { ApiError, type ContentItem, type MergedDraft } from '../src/api';
 import type { Form } from '../src/story-form';
 import * as unsaved from '../src/unsaved';
 import {
@@ -483,7 +483,11 @@ describe('reading the lock', () => {
     await down.saving.readLock();
     expect(down.reopen).not.toHaveBeenCalled();
     expect(down.screen.newer).toBe('3');
-    // The next read finds the server again and merges.
+    // A read within seconds does not try again (each draft is a change every window hears)...
+    await down.saving.readLock();
+    expect(down.service.drafts.save).toHaveBeenCalledTimes(1);
+    // ...the next poll finds the server again and merges.
+    await down.wait(LOCK_POLL_MS);
     await down.saving.readLock();
     expect(down.reopen).toHaveBeenCalledWith(mergedInPlaceWords('2', '3'));
 
@@ -500,6 +504,7 @@ describe('reading the lock', () => {
     await read;
     expect(typing.reopen).not.toHaveBeenCalled();
     expect(typing.screen.newer).toBe('3');
+    await typing.wait(LOCK_POLL_MS);
     await typing.saving.readLock();
     expect(typing.service.drafts.save.mock.calls[1][2].content).toBe('<p>Mine, and more.</p>');
     expect(typing.reopen).toHaveBeenCalledWith(mergedInPlaceWords('2', '3'));
@@ -512,6 +517,85 @@ describe('reading the lock', () => {
     expect(noDrafts.service.drafts.save).not.toHaveBeenCalled();
     expect(noDrafts.reopen).not.toHaveBeenCalled();
     expect(noDrafts.screen.newer).toBe('3');
+  });
+
+  it('leaves a merge where both changed the same words for the writer to choose at Save', async () => {
+    const t = opened();
+    t.service.content.get.mockResolvedValue({ ...t.story, version: '3' });
+    t.service.drafts.merged.mockResolvedValue({ conflicts: [{ block: 0 }], field_conflicts: [] } as unknown as MergedDraft);
+    t.saving.bodyChanged(typed('Mine.'));
+    await t.saving.readLock();
+    // The words are on the server as a draft; the editor keeps them and warns.
+    expect(t.service.drafts.save).toHaveBeenCalledTimes(1);
+    expect(t.reopen).not.toHaveBeenCalled();
+    expect(t.screen.newer).toBe('3');
+    // Not tried again for the same version.
+    await t.wait(LOCK_POLL_MS);
+    await t.saving.readLock();
+    expect(t.service.drafts.merged).toHaveBeenCalledTimes(1);
+    expect(t.reopen).not.toHaveBeenCalled();
+  });
+
+  it('once reopened, reads and saves nothing more: a read still in flight leaves the new editor alone', async () => {
+    const t = opened();
+    t.service.content.get.mockResolvedValue({ ...t.story, version: '3' });
+    t.saving.bodyChanged(typed('Mine.'));
+    const late = held<ContentItem>();
+    t.service.content.get.mockReturnValueOnce(late.promise);
+    const inFlight = t.saving.readLock();
+    await t.saving.readLock();
+    expect(t.reopen).toHaveBeenCalledTimes(1);
+    const drafts = t.service.drafts.save.mock.calls.length;
+    // The new editor keeps its own text here.
+    t.store.texts.set(t.story.uuid, { ...t.store.texts.get(t.story.uuid)!, html: '<p>New editor.</p>', version: '3', bodyPending: true });
+    late.resolve({ ...t.story, version: '4' });
+    await inFlight;
+    await t.wait(LOCK_POLL_MS);
+    await t.saving.readLock();
+    expect(t.service.drafts.save).toHaveBeenCalledTimes(drafts);
+    expect(t.reopen).toHaveBeenCalledTimes(1);
+    expect(t.store.texts.get(t.story.uuid)?.html).toBe('<p>New editor.</p>');
+  });
+
+  it('saves a version asked for while a newer one merges in only after the merge, and not once it reopened', async () => {
+    const t = opened();
+    t.service.content.get.mockResolvedValue({ ...t.story, version: '3' });
+    t.saving.bodyChanged(typed('Mine.'));
+    const merging = held<MergedDraft>();
+    t.service.drafts.merged.mockReturnValueOnce(merging.promise);
+    const read = t.saving.readLock();
+    await settle();
+    const save = t.saving.saveVersion();
+    await settle();
+    expect(t.service.content.update).not.toHaveBeenCalled();
+    merging.resolve({ conflicts: [], field_conflicts: [] } as unknown as MergedDraft);
+    await read;
+    await save;
+    // The merge reopened the editor on version 3: the save is the new editor's to make.
+    expect(t.reopen).toHaveBeenCalledWith(mergedInPlaceWords('2', '3'));
+    expect(t.service.content.update).not.toHaveBeenCalled();
+  });
+
+  it("does not take its own new version for someone else's while it reopens", async () => {
+    const t = opened();
+    t.saving.bodyChanged(typed('Mine.'));
+    const kept = held<void>();
+    const acknowledge = t.store.acknowledge;
+    t.store.acknowledge = async (...args) => {
+      await kept.promise;
+      return acknowledge(...args);
+    };
+    t.service.content.get.mockResolvedValue({ ...t.story, version: '3' });
+    const saved = t.saving.saveVersion();
+    await settle();
+    // A read answers after the version was taken, before the editor reopens.
+    await t.saving.readLock();
+    expect(t.service.drafts.save).not.toHaveBeenCalled();
+    expect(t.screen.newer).toBeUndefined();
+    kept.resolve();
+    await saved;
+    expect(t.reopen).toHaveBeenCalledTimes(1);
+    expect(t.reopen).toHaveBeenCalledWith();
   });
 
   it("reads others' unsaved drafts when it reads the lock, unless the writer may not list them", async () => {

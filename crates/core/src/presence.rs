@@ -12,8 +12,8 @@
 //! --remote`), the sync forwards this copy's people to the central server
 //! and relays the central server's people back, by the story's UUID on
 //! each side ([`Cms::presence_to_forward`], [`Cms::relay_presence`]): a
-//! relayed person is listed until the central server says they left, or
-//! until its stream ends.
+//! relayed person is listed until the central server says they left or no
+//! longer lists them, or its stream ends.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
@@ -71,7 +71,9 @@ struct Entry {
 struct Board {
     /// By story, then user.
     entries: HashMap<(String, String), Entry>,
-    /// On a replica: the central server's people, by local story, then user.
+    /// On a replica: the central server's people, by the server's story
+    /// UUID, then user (so that a departure needs no look-up), each under
+    /// this copy's story.
     relayed: HashMap<(String, String), Present>,
     /// The position of the newest event.
     version: u64,
@@ -84,6 +86,27 @@ impl Board {
         self.events.push_back((self.version, event));
         while self.events.len() > KEPT_EVENTS {
             self.events.pop_front();
+        }
+    }
+
+    /// Someone relayed from the central server is here (an event when new or moved).
+    fn relay(&mut self, key: (String, String), present: Present) {
+        if self.relayed.get(&key) != Some(&present) {
+            self.relayed.insert(key, present.clone());
+            self.record(PresenceEvent {
+                present,
+                here: true,
+            });
+        }
+    }
+
+    /// Someone relayed from the central server left (an event when they were here).
+    fn unrelay(&mut self, key: &(String, String)) {
+        if let Some(present) = self.relayed.remove(key) {
+            self.record(PresenceEvent {
+                present,
+                here: false,
+            });
         }
     }
 
@@ -287,36 +310,60 @@ impl Cms {
     /// On a replica: someone's arrival, move (`here`) or departure on the
     /// central server, their story named by the server's UUID, as its
     /// change stream tells. Listed here under this copy's story until the
-    /// server says they left or [`Cms::forget_relayed_presence`]; a story
-    /// this copy does not hold (yet) is passed over.
+    /// server says they left or no longer lists them
+    /// ([`Cms::relayed_presence_is`]); a story this copy does not hold
+    /// (yet) is passed over.
     pub fn relay_presence(&self, remote: Present, here: bool) -> Result<()> {
-        let Some(content) = self.read(|tx| local_story(tx, &remote.content))? else {
-            return Ok(());
+        let key = (remote.content.clone(), remote.user_uuid.clone());
+        let local = if here {
+            self.read(|tx| local_story(tx, &remote.content))?
+        } else {
+            None
         };
-        let present = Present { content, ..remote };
-        let key = (present.content.clone(), present.user_uuid.clone());
         let mut board = self.presence.board()?;
-        if here {
-            if board.relayed.get(&key) != Some(&present) {
-                board.relayed.insert(key, present.clone());
-                board.record(PresenceEvent { present, here });
+        match local {
+            Some(content) => {
+                let present = Present { content, ..remote };
+                board.relay(key, present);
             }
-        } else if let Some(present) = board.relayed.remove(&key) {
-            board.record(PresenceEvent { present, here });
+            None => board.unrelay(&key),
         }
         Ok(())
     }
 
-    /// On a replica: the central server's stream ended, so whom it told of
-    /// is no longer known; each leaves this copy's stories.
-    pub fn forget_relayed_presence(&self) -> Result<()> {
+    /// On a replica: everyone the central server lists in a story now (its
+    /// `GET /v3/presence`, each story by the server's UUID), in place of
+    /// whom it told of before: those it no longer lists leave, so a
+    /// departure this copy missed, or a stream that ended, leaves no one
+    /// behind for long. An empty list forgets them all.
+    pub fn relayed_presence_is(&self, everyone: Vec<Present>) -> Result<()> {
+        let placed: Vec<((String, String), Option<Present>)> = self.read(|tx| {
+            everyone
+                .into_iter()
+                .map(|remote| {
+                    let key = (remote.content.clone(), remote.user_uuid.clone());
+                    let local = local_story(tx, &remote.content)?;
+                    Ok((key, local.map(|content| Present { content, ..remote })))
+                })
+                .collect()
+        })?;
         let mut board = self.presence.board()?;
-        let gone: Vec<Present> = board.relayed.drain().map(|(_, present)| present).collect();
-        for present in gone {
-            board.record(PresenceEvent {
-                present,
-                here: false,
-            });
+        let listed: std::collections::HashSet<&(String, String)> =
+            placed.iter().map(|(key, _)| key).collect();
+        let gone: Vec<(String, String)> = board
+            .relayed
+            .keys()
+            .filter(|key| !listed.contains(key))
+            .cloned()
+            .collect();
+        for key in gone {
+            board.unrelay(&key);
+        }
+        for (key, present) in placed {
+            match present {
+                Some(present) => board.relay(key, present),
+                None => board.unrelay(&key),
+            }
         }
         Ok(())
     }
@@ -340,8 +387,10 @@ impl Cms {
                     forwarded.push((remote, present.block, present.editing));
                 }
             }
-            forwarded.sort();
-            forwarded.dedup_by(|a, b| a.0 == b.0);
+            // One entry a story, as the server knows this copy's key: an
+            // editor before a reader, so that "editing" is never hidden.
+            forwarded.sort_by(|a, b| a.0.cmp(&b.0).then(b.2.cmp(&a.2)).then(a.1.cmp(&b.1)));
+            forwarded.dedup_by(|later, first| later.0 == first.0);
             Ok(forwarded)
         })
     }

@@ -76,11 +76,8 @@ impl Listener {
                     if last_event_id.is_none() {
                         self.changed.notify_one();
                     }
-                    if own.is_none() {
-                        own = presence::own_user(remote).await;
-                    }
-                    presence::seed(cms, remote, own.as_deref()).await;
-                    self.read(cms, response, &mut last_event_id, own.as_deref())
+                    presence::seed(cms, remote, &mut own).await;
+                    self.read(cms, remote, response, &mut last_event_id, &mut own)
                         .await;
                     self.set_live(cms, false);
                     presence::forget(cms).await;
@@ -95,21 +92,25 @@ impl Listener {
         }
     }
 
-    /// Reads events until the stream ends, waking the rounds on each change
-    /// and relaying each presence event (`own`'s aside).
+    /// Reads events until the stream ends, waking the rounds on each change,
+    /// relaying each presence event (`own`'s aside), and reading who is
+    /// where again at each heartbeat.
     async fn read(
         &self,
         cms: &Arc<Cms>,
+        remote: &Remote,
         mut response: reqwest::Response,
         last_event_id: &mut Option<String>,
-        own: Option<&str>,
+        own: &mut Option<String>,
     ) {
-        let mut pending = String::new();
+        // Bytes, not text: a character may be cut between two chunks.
+        let mut pending: Vec<u8> = Vec::new();
         let mut event = Event::default();
         while let Ok(Ok(Some(chunk))) = tokio::time::timeout(SILENCE, response.chunk()).await {
-            pending.push_str(&String::from_utf8_lossy(&chunk));
-            while let Some(end) = pending.find('\n') {
-                let line: String = pending.drain(..=end).collect();
+            pending.extend_from_slice(&chunk);
+            while let Some(end) = pending.iter().position(|b| *b == b'\n') {
+                let bytes: Vec<u8> = pending.drain(..=end).collect();
+                let line = String::from_utf8_lossy(&bytes);
                 let line = line.trim_end_matches(['\n', '\r']);
                 if line.is_empty() {
                     let done = std::mem::take(&mut event);
@@ -120,9 +121,11 @@ impl Listener {
                             }
                             self.changed.notify_one();
                         }
-                        Some("presence") => presence::relay(cms, &done.data, own).await,
+                        Some("presence") => presence::relay(cms, &done.data, own.as_deref()).await,
                         _ => {}
                     }
+                } else if line.starts_with(':') {
+                    presence::seed(cms, remote, own).await;
                 } else if let Some(id) = line.strip_prefix("id:") {
                     event.id = Some(id.trim().to_owned());
                 } else if let Some(kind) = line.strip_prefix("event:") {

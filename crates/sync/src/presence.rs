@@ -29,6 +29,9 @@ const LOOK_EVERY: Duration = Duration::from_secs(1);
 /// How often the server is told again of someone who has not moved (it
 /// forgets them after 30 s without a word).
 const HEARTBEAT: Duration = Duration::from_secs(10);
+/// How long a departure the server did not take is sent again: by then it
+/// has forgotten them by itself.
+const FORGOTTEN: Duration = Duration::from_secs(30);
 
 /// Runs `work` on the blocking pool: the core's calls read the store.
 async fn on_core<T: Send + 'static>(
@@ -86,10 +89,16 @@ fn present_of(event: wire::Presence) -> Present {
     }
 }
 
-/// The stream opened: everyone the server has in a story now (the events
-/// of who came before are not sent again).
-pub(crate) async fn seed(cms: &Arc<Cms>, remote: &Remote, own: Option<&str>) {
-    let Some(own) = own else { return };
+/// Everyone the server has in a story now, in place of whom it told of
+/// before: when the stream opens (the events of who came before are not
+/// sent again), and at each of its heartbeats, so that a departure missed
+/// meanwhile leaves no one listed for long. Learns who this copy's key is
+/// first, when it does not know yet.
+pub(crate) async fn seed(cms: &Arc<Cms>, remote: &Remote, own: &mut Option<String>) {
+    if own.is_none() {
+        *own = own_user(remote).await;
+    }
+    let Some(own) = own.clone() else { return };
     let everyone = match remote
         .get::<wire::Items<wire::Presence>>("/v3/presence")
         .await
@@ -100,15 +109,17 @@ pub(crate) async fn seed(cms: &Arc<Cms>, remote: &Remote, own: Option<&str>) {
             return;
         }
     };
-    for event in everyone.into_iter().filter(|p| p.user_uuid != own) {
-        let present = present_of(event);
-        on_core(cms, move |cms| cms.relay_presence(present, true)).await;
-    }
+    let others: Vec<Present> = everyone
+        .into_iter()
+        .filter(|p| p.user_uuid != own)
+        .map(present_of)
+        .collect();
+    on_core(cms, move |cms| cms.relayed_presence_is(others)).await;
 }
 
 /// The stream ended: the server's people are no longer known here.
 pub(crate) async fn forget(cms: &Arc<Cms>) {
-    on_core(cms, Cms::forget_relayed_presence).await;
+    on_core(cms, |cms| cms.relayed_presence_is(Vec::new())).await;
 }
 
 /// Tells the central server where this copy's people are, for as long as
@@ -117,25 +128,30 @@ pub(crate) async fn forget(cms: &Arc<Cms>) {
 pub(crate) async fn forward(cms: Arc<Cms>, remote: Arc<Remote>, live: Arc<AtomicBool>) {
     // What the server was last told, by its story UUID, and when.
     let mut told: HashMap<String, ((Option<String>, bool), Instant)> = HashMap::new();
+    // Departures not yet taken, and since when (the server forgets by itself after 30 s).
+    let mut leaving: HashMap<String, Instant> = HashMap::new();
     loop {
         tokio::time::sleep(LOOK_EVERY).await;
-        if !live.load(Ordering::Relaxed) {
-            told.clear();
-            continue;
-        }
-        let Some(here) = on_core(&cms, Cms::presence_to_forward).await else {
-            continue;
-        };
         let now = Instant::now();
+        let here = if live.load(Ordering::Relaxed) {
+            match on_core(&cms, Cms::presence_to_forward).await {
+                Some(here) => here,
+                None => continue,
+            }
+        } else {
+            // The stream is down: whoever was told of leaves, as far as the server can still hear it.
+            Vec::new()
+        };
         let mut still = HashMap::with_capacity(here.len());
         for (story, block, editing) in here {
+            leaving.remove(&story);
             let place = (block, editing);
             let known = told.remove(&story);
-            let due = known
-                .as_ref()
-                .is_none_or(|(was, at)| *was != place || now.duration_since(*at) >= HEARTBEAT);
-            if !due {
-                still.insert(story, known.expect("known when not due"));
+            if let Some((was, at)) = known.as_ref()
+                && *was == place
+                && now.duration_since(*at) < HEARTBEAT
+            {
+                still.insert(story, (place, *at));
                 continue;
             }
             let body = json!({"block": place.0, "editing": place.1});
@@ -150,15 +166,22 @@ pub(crate) async fn forward(cms: Arc<Cms>, remote: Arc<Remote>, live: Arc<Atomic
                 Err(err) => tracing::debug!(%err, "presence: the central server was not told"),
             }
         }
-        for (story, _) in told.drain() {
+        leaving.extend(told.drain().map(|(story, _)| (story, now)));
+        told = still;
+        let mut left = Vec::new();
+        for (story, since) in &leaving {
             let path = format!("/v3/presence/{story}");
-            if let Err(err) = remote
+            let taken = remote
                 .request::<(), serde_json::Value>(Method::DELETE, &path, None, None)
-                .await
-            {
+                .await;
+            if taken.is_ok() || now.duration_since(*since) > FORGOTTEN {
+                left.push(story.clone());
+            } else if let Err(err) = taken {
                 tracing::debug!(%err, "presence: the central server was not told of a departure");
             }
         }
-        told = still;
+        for story in left {
+            leaving.remove(&story);
+        }
     }
 }

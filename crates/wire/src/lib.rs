@@ -857,9 +857,9 @@ pub struct SyncStatus {
     /// Whether a sync round is running in this process now.
     #[serde(default)]
     pub syncing: bool,
-    /// Whether this replica is listening to the central server's change
-    /// stream now (`sync --watch`, the desktop app): the desk's changes
-    /// arrive as they are made, not at the next round.
+    /// Whether this process listens to the central server's change stream
+    /// now (the desktop app, `serve --remote`): the desk's changes arrive
+    /// as they are made, not at the next round.
     #[serde(default)]
     pub live: bool,
     /// While syncing: changes brought in and sent so far this round.
