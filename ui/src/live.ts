@@ -66,6 +66,8 @@ const SILENCE_MS = 45_000;
 class Live {
   private lastId?: string;
   private presence: Presence[] = [];
+  /** The presence events heard while the list is on its way, applied again on top of it (it may be older than they are). */
+  private heardMeanwhile: Presence[] | undefined;
   private up = false;
   /** Told each change, and `undefined` when changes may have been missed. */
   private readonly changeListeners = new Set<Listener<Change | undefined>>();
@@ -106,12 +108,16 @@ class Live {
   }
 
   private async loadPresence(): Promise<void> {
+    const heard: Presence[] = [];
+    this.heardMeanwhile = heard;
     try {
       const listed = await ops.presence.list(this.api);
-      this.presence = listed.items;
+      this.presence = heard.reduce(applyPresence, listed.items);
       this.presenceListeners.forEach((listener) => listener(this.presence));
     } catch {
       // Kept as it was; the events still come.
+    } finally {
+      if (this.heardMeanwhile === heard) this.heardMeanwhile = undefined;
     }
   }
 
@@ -144,7 +150,9 @@ class Live {
       const change = JSON.parse(event.data) as Change;
       this.changeListeners.forEach((listener) => listener(change));
     } else if (event.event === 'presence') {
-      this.presence = applyPresence(this.presence, JSON.parse(event.data) as Presence);
+      const said = JSON.parse(event.data) as Presence;
+      this.heardMeanwhile?.push(said);
+      this.presence = applyPresence(this.presence, said);
       this.presenceListeners.forEach((listener) => listener(this.presence));
     }
   }
