@@ -87,19 +87,7 @@ fn a_stream_opened_after_every_other_closed_still_hears_each_write() {
         data(heard_first.last().expect("an event"))["uuid"],
         one.as_str()
     );
-    let revoked = copydesk_tests::server_command()
-        .args([
-            "key",
-            "revoke",
-            "--public-key",
-            &reader.public_key,
-            "--data",
-        ])
-        .arg(server.dir.path())
-        .args(copydesk_tests::database_args(server.dir.path()))
-        .output()
-        .expect("key revoke runs");
-    assert!(revoked.status.success());
+    server.revoke(&reader);
     story(&server, "Read by nobody");
     assert!(first.ended_within(WAIT), "the revoked key's stream ends");
     // Nobody listens now; a story is written, then a stream opens.

@@ -113,19 +113,7 @@ fn a_password_set_on_the_command_line_signs_in_and_its_key_works() {
     let listed = String::from_utf8(listed.stdout).expect("UTF-8");
     assert!(listed.contains(&browser.public_key), "{listed}");
     assert!(listed.contains("browser sign-in"), "{listed}");
-    let revoked = copydesk_tests::server_command()
-        .args([
-            "key",
-            "revoke",
-            "--public-key",
-            &browser.public_key,
-            "--data",
-        ])
-        .arg(server.dir.path())
-        .args(copydesk_tests::database_args(server.dir.path()))
-        .output()
-        .expect("key revoke runs");
-    assert!(revoked.status.success());
+    server.revoke(&browser);
     me(&server, &browser).expect_error(403, "token_invalid");
     me(&server, &ana).expect(200);
 }

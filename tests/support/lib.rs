@@ -453,6 +453,17 @@ impl TestServer {
         create_key(self.dir.path(), name, roles, actions).expect("a key")
     }
 
+    /// Revokes `key` as an operator does (`key revoke` on the data directory).
+    pub fn revoke(&self, key: &KeyPair) {
+        let revoked = server_command()
+            .args(["key", "revoke", "--public-key", &key.public_key, "--data"])
+            .arg(self.dir.path())
+            .args(database_args(self.dir.path()))
+            .output()
+            .expect("key revoke runs");
+        assert!(revoked.status.success(), "key revoke: {revoked:?}");
+    }
+
     /// Makes `admin` the key this server's requests are signed with (for a
     /// data directory whose database was put in place of the one the
     /// server started with).

@@ -71,6 +71,19 @@ fn the_desks_change_reaches_a_watching_replicas_stream_without_waiting_for_a_rou
     let _ = sync.wait();
 }
 
+/// A new story on `server`: its UUID.
+fn new_story(server: &TestServer, title: &str) -> String {
+    let made = server
+        .post("/v3/content", &json!({"title": title, "type": "article"}))
+        .expect(200)
+        .body;
+    made["uuid"]
+        .as_str()
+        .or(made[0]["uuid"].as_str())
+        .expect("uuid")
+        .to_owned()
+}
+
 /// Everyone the server lists in a story now: (story, name, block).
 fn present(server: &TestServer) -> Vec<(String, String, Option<String>)> {
     server.get("/v3/presence").expect(200).body["items"]
@@ -93,18 +106,7 @@ fn presence_crosses_between_a_replica_that_syncs_itself_and_the_central_server()
     let key = central.key("Laptop", &["editor"], &[]);
     let desk = central.key("Dana Desk", &["editor"], &[]);
     let (replica, _keys) = super::serving_replica(&central.base, &key);
-    let story = central
-        .post(
-            "/v3/content",
-            &json!({"title": "Harbour", "type": "article"}),
-        )
-        .expect(200)
-        .body;
-    let story = story["uuid"]
-        .as_str()
-        .or(story[0]["uuid"].as_str())
-        .expect("uuid")
-        .to_owned();
+    let story = new_story(&central, "Harbour");
     super::eventually("the story reaching the replica", || {
         titles(&replica).contains(&"Harbour".to_owned())
     });
@@ -190,18 +192,7 @@ fn presence_crosses_between_a_replica_that_syncs_itself_and_the_central_server()
     );
 
     // A story written on the laptop and pushed: each side names it by its own UUID.
-    let written = replica
-        .post(
-            "/v3/content",
-            &json!({"title": "Written on the laptop", "type": "article"}),
-        )
-        .expect(200)
-        .body;
-    let on_laptop = written["uuid"]
-        .as_str()
-        .or(written[0]["uuid"].as_str())
-        .expect("uuid")
-        .to_owned();
+    let on_laptop = new_story(&replica, "Written on the laptop");
     let mut on_server = String::new();
     super::eventually("the laptop's story reaching the central server", || {
         let items = central.get("/v3/content?per_page=10").expect(200).body["items"].clone();
