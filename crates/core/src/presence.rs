@@ -25,6 +25,7 @@ use crate::clock;
 use crate::db::{OptionalExtension as _, Transaction};
 use crate::error::{CoreError, Result};
 use crate::model::content::CONTENT;
+use crate::record_type::RecordType;
 
 /// How long a client is listed after its last word.
 pub const DEFAULT_EXPIRY: Duration = Duration::from_secs(30);
@@ -398,13 +399,7 @@ impl Cms {
 
 /// This copy's UUID of the central server's story `remote`, if it holds it.
 fn local_story(tx: &Transaction<'_>, remote: &str) -> Result<Option<String>> {
-    let mapped: Option<String> = tx
-        .prepare_cached(
-            "SELECT uuid FROM sync_records WHERE record_type = 'content' AND remote_uuid = ?1",
-        )?
-        .query_row([remote], |row| row.get(0))
-        .optional()?;
-    let local = mapped.unwrap_or_else(|| remote.to_owned());
+    let local = crate::synced::local_of(tx, RecordType::Content, remote)?;
     Ok(CONTENT.try_id_of(tx, &local)?.map(|_| local))
 }
 

@@ -76,7 +76,7 @@ impl Progress for Quiet {
 
 /// Runs blocking store work off the async runtime. Its failures are the
 /// local store's ([`SyncError::Local`]), never the central server's.
-async fn blocking<T: Send + 'static>(
+pub(crate) async fn blocking<T: Send + 'static>(
     cms: &Arc<Cms>,
     work: impl FnOnce(&Cms) -> copydesk_core::Result<T> + Send + 'static,
 ) -> Result<T, SyncError> {

@@ -33,23 +33,15 @@ const HEARTBEAT: Duration = Duration::from_secs(10);
 /// has forgotten them by itself.
 const FORGOTTEN: Duration = Duration::from_secs(30);
 
-/// Runs `work` on the blocking pool: the core's calls read the store.
+/// Runs `work` on the blocking pool as the rounds do; a refusal is only logged (presence is a courtesy).
 async fn on_core<T: Send + 'static>(
     cms: &Arc<Cms>,
     work: impl FnOnce(&Cms) -> copydesk_core::Result<T> + Send + 'static,
 ) -> Option<T> {
-    let cms = Arc::clone(cms);
-    match tokio::task::spawn_blocking(move || work(&cms)).await {
-        Ok(Ok(value)) => Some(value),
-        Ok(Err(err)) => {
-            tracing::debug!(%err, "presence: the local service refused");
-            None
-        }
-        Err(err) => {
-            tracing::debug!(%err, "presence: a task failed");
-            None
-        }
-    }
+    crate::engine::blocking(cms, work)
+        .await
+        .map_err(|err| tracing::debug!(%err, "presence: the local service refused"))
+        .ok()
 }
 
 /// The central server's user this copy's key signs as: its own presence,
