@@ -9,15 +9,16 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
+use copydesk_core::Cms;
 use copydesk_core::replica::{
     Fields, PendingRecord, RecordType, RemoteAccess, RemoteChange, RemotePage, RoundEnd, Skipped,
     SyncProgress, SyncedType, field_text, synced_types,
 };
 use copydesk_core::synced::TypeSynced as _;
-use copydesk_core::{Cms, CoreError};
 use serde_json::Value;
 
 use crate::error::SyncError;
+use crate::local::blocking;
 use crate::plan::{Step, plan};
 use crate::remote::Remote;
 use crate::remote_records::{Read, read, read_assignment_comments, read_children, send};
@@ -72,19 +73,6 @@ pub struct Quiet;
 impl Progress for Quiet {
     fn pulled(&self, _so_far: usize) {}
     fn pushed(&self, _so_far: usize) {}
-}
-
-/// Runs blocking store work off the async runtime. Its failures are the
-/// local store's ([`SyncError::Local`]), never the central server's.
-pub(crate) async fn blocking<T: Send + 'static>(
-    cms: &Arc<Cms>,
-    work: impl FnOnce(&Cms) -> copydesk_core::Result<T> + Send + 'static,
-) -> Result<T, SyncError> {
-    let cms = Arc::clone(cms);
-    tokio::task::spawn_blocking(move || work(&cms))
-        .await
-        .map_err(|err| CoreError::Internal(format!("a sync task failed: {err}")))?
-        .map_err(SyncError::Local)
 }
 
 /// What a push pass did.

@@ -4,6 +4,7 @@ pub mod engine;
 pub mod error;
 pub mod key;
 pub mod listen;
+mod local;
 pub mod locks;
 pub mod plan;
 mod presence;

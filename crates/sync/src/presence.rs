@@ -38,7 +38,7 @@ async fn on_core<T: Send + 'static>(
     cms: &Arc<Cms>,
     work: impl FnOnce(&Cms) -> copydesk_core::Result<T> + Send + 'static,
 ) -> Option<T> {
-    crate::engine::blocking(cms, work)
+    crate::local::blocking(cms, work)
         .await
         .map_err(|err| tracing::debug!(%err, "presence: the local service refused"))
         .ok()
