@@ -7,7 +7,7 @@ mod import;
 mod locales;
 
 use std::collections::BTreeSet;
-use std::sync::{Arc, Barrier};
+use std::sync::Barrier;
 
 use copydesk_tests::{KeyPair, TestServer, png_base64};
 use reqwest::Method;
@@ -18,6 +18,28 @@ fn two_nodes() -> (TestServer, TestServer) {
     let a = TestServer::start_on_postgres();
     let b = TestServer::start_beside(&a);
     (a, b)
+}
+
+/// Sends `request` from node A's and node B's thread at the same moment
+/// (it is told which: 0 or 1); both answers, A's first.
+fn race<T: Send>(
+    a: &TestServer,
+    b: &TestServer,
+    request: impl Fn(usize, &TestServer) -> T + Sync,
+) -> [T; 2] {
+    let barrier = Barrier::new(2);
+    std::thread::scope(|scope| {
+        let racers = [a, b].into_iter().enumerate().map(|(n, node)| {
+            let (barrier, request) = (&barrier, &request);
+            scope.spawn(move || {
+                barrier.wait();
+                request(n, node)
+            })
+        });
+        let racers: Vec<_> = racers.collect();
+        let mut answers = racers.into_iter().map(|h| h.join().expect("a racer"));
+        [answers.next(), answers.next()].map(|answer| answer.expect("two answers"))
+    })
 }
 
 #[test]
@@ -36,26 +58,15 @@ fn a_lock_race_between_nodes_has_one_winner_every_round() {
     let anna = a.key("anna", &["journalist"], &[]).token();
     let bert = b.key("bert", &["journalist"], &[]).token();
     for round in 0..10 {
-        let barrier = Arc::new(Barrier::new(2));
-        let results: Vec<(&str, u16)> = std::thread::scope(|scope| {
-            let racers = [("anna", &a, &anna), ("bert", &b, &bert)].map(|(who, node, token)| {
-                let barrier = Arc::clone(&barrier);
-                let srn = &srn;
-                scope.spawn(move || {
-                    barrier.wait();
-                    let reply = node.call(
-                        Method::POST,
-                        "/v3/lock-request",
-                        Some(token),
-                        Some(&json!({"srn": srn})),
-                    );
-                    (who, reply.status.as_u16())
-                })
-            });
-            racers
-                .into_iter()
-                .map(|h| h.join().expect("a racer"))
-                .collect()
+        let results = race(&a, &b, |n, node| {
+            let (who, token) = [("anna", &anna), ("bert", &bert)][n];
+            let reply = node.call(
+                Method::POST,
+                "/v3/lock-request",
+                Some(token),
+                Some(&json!({"srn": srn})),
+            );
+            (who, reply.status.as_u16())
         });
         let winners: Vec<&(&str, u16)> = results.iter().filter(|(_, s)| *s == 200).collect();
         let losers = results.iter().filter(|(_, s)| *s == 409).count();
@@ -132,6 +143,133 @@ fn an_idempotent_write_retried_on_the_other_node_is_applied_once() {
             "applied once"
         );
     }
+}
+
+#[test]
+fn an_idempotent_write_raced_on_both_nodes_is_applied_once_every_round() {
+    let (a, b) = two_nodes();
+    for round in 0..10 {
+        let body = json!({"title": format!("Raced {round}"), "type": "article"});
+        let key = format!("raced-{round}");
+        let [first, second] = race(&a, &b, |_, node| {
+            node.send(
+                node.request(Method::POST, "/v3/content")
+                    .bearer_auth(a.admin_token())
+                    .header("Idempotency-Key", &key)
+                    .json(&body),
+            )
+        });
+        let applied: Vec<_> = [&first, &second]
+            .into_iter()
+            .filter(|reply| reply.status.as_u16() == 200)
+            .collect();
+        assert!(!applied.is_empty(), "round {round}: one applies");
+        for reply in [&first, &second] {
+            match reply.status.as_u16() {
+                200 => assert_eq!(
+                    reply.body, applied[0].body,
+                    "round {round}: the first answer"
+                ),
+                409 => assert_eq!(reply.code(), "conflict", "round {round}"),
+                other => panic!("round {round}: {other} {}", reply.body),
+            }
+        }
+        let listed = a.get("/v3/content").expect(200).body;
+        assert_eq!(
+            listed["total_items"],
+            round + 1,
+            "round {round}: applied once"
+        );
+    }
+}
+
+#[test]
+fn a_tracking_label_raced_on_both_nodes_goes_to_one_document_every_round() {
+    let (a, b) = two_nodes();
+    for round in 0..10 {
+        // The same label as each desk types it: it differs only in case.
+        let typed = [
+            format!("Daily/{round}/Front.indd"),
+            format!("daily/{round}/FRONT.indd"),
+        ];
+        let [first, second] = race(&a, &b, |n, node| {
+            node.post(
+                "/v3/print-document",
+                &json!({"label": format!("Front {n}"), "tracking_label": typed[n]}),
+            )
+        });
+        let mut statuses = [first.status.as_u16(), second.status.as_u16()];
+        statuses.sort_unstable();
+        assert_eq!(
+            statuses,
+            [200, 409],
+            "round {round}: {} {}",
+            first.body,
+            second.body
+        );
+        let refused = if first.status.as_u16() == 409 {
+            &first
+        } else {
+            &second
+        };
+        assert_eq!(refused.body["field"], "tracking_label", "round {round}");
+    }
+    let listed = b.get("/v3/print-document?per_page=100").expect(200).body;
+    assert_eq!(listed["total_items"], 10, "one document a round: {listed}");
+}
+
+#[test]
+fn the_feed_holds_back_changes_behind_an_older_write_until_it_commits() {
+    let (a, b) = two_nodes();
+    let head = |node: &TestServer, since: &str| -> Value {
+        node.get(&format!("/v3/changes?since={since}"))
+            .expect(200)
+            .body
+    };
+    let start = head(&a, "0")["last"].as_str().expect("last").to_owned();
+    // An older write still open: it has its transaction id, and a change
+    // that will commit after the story below.
+    let mut older = postgres::Client::connect(&a.database_url(), postgres::NoTls)
+        .expect("a connection of its own");
+    let mut open = older.transaction().expect("a transaction");
+    open.batch_execute(
+        "INSERT INTO change_log (record_type, uuid, operation) VALUES ('tag', 'an-older-write', 'create')",
+    )
+    .expect("the older write's change");
+    let story = b
+        .post(
+            "/v3/content",
+            &json!({"title": "Committed first", "type": "article"}),
+        )
+        .expect(200)
+        .body;
+    let uuid = story["uuid"].as_str().expect("uuid");
+    for node in [&a, &b] {
+        let feed = head(node, &start);
+        assert_eq!(
+            (
+                feed["items"].as_array().map(Vec::len),
+                feed["last"].as_str()
+            ),
+            (Some(0), Some(start.as_str())),
+            "nothing passes the older write while it may still commit: {feed}"
+        );
+    }
+    open.commit().expect("the older write commits");
+    let feed = head(&a, &start);
+    let uuids: Vec<&str> = feed["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .filter_map(|change| change["uuid"].as_str())
+        .collect();
+    assert_eq!(uuids.first(), Some(&"an-older-write"), "{feed}");
+    assert!(uuids.contains(&uuid), "and the story after it: {feed}");
+    assert_eq!(
+        head(&b, &start)["items"],
+        feed["items"],
+        "both nodes read one feed"
+    );
 }
 
 /// Runs `copydesk-server sync` for `replica` against `central`; what it printed.

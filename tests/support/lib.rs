@@ -240,9 +240,13 @@ impl TestServer {
     /// Starts a second node on `other`'s PostgreSQL database (its own data
     /// directory, the same data).
     pub fn start_beside(other: &TestServer) -> Self {
-        let url = std::fs::read_to_string(other.dir.path().join(DATABASE_FILE))
-            .expect("the other node runs on PostgreSQL");
-        Self::start_in(Some(url), &[])
+        Self::start_in(Some(other.database_url()), &[])
+    }
+
+    /// The URL of the PostgreSQL database this server runs on.
+    pub fn database_url(&self) -> String {
+        std::fs::read_to_string(self.dir.path().join(DATABASE_FILE))
+            .expect("the server runs on PostgreSQL")
     }
 
     /// Starts a server on the PostgreSQL database at `url`.

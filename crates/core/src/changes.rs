@@ -3,7 +3,9 @@
 //! Each record appears once, at the sequence number of its latest change, so
 //! a reader that applies the page and keeps `last` as its cursor misses
 //! nothing and reads nothing twice. The sequence is this server's order of
-//! commits, never a clock.
+//! commits, never a clock: on PostgreSQL, whose writes commit out of order,
+//! rows are numbered once no older write can still add one (the store's
+//! `number_changes`), before each read of the feed.
 
 use crate::access::Action;
 use crate::db::{OptionalExtension as _, params};
@@ -87,6 +89,7 @@ impl Cms {
 
     /// A page of the feed after `since`, at most `limit` records (checked by the caller).
     fn feed_after(&self, since: i64, limit: i64) -> Result<ChangeFeed> {
+        self.store.number_changes()?;
         self.read(|tx| {
             // Each record once, at its latest change: the rows after `since`
             // with no later row for the same record, read in seq order, so
@@ -167,6 +170,7 @@ impl Cms {
     /// The change log's newest position (0 for none): what a change stream
     /// starts after when it is not resuming, and what it waits to see pass.
     pub fn change_head(&self) -> Result<i64> {
+        self.store.number_changes()?;
         self.read(|tx| {
             Ok(tx
                 .prepare_cached("SELECT COALESCE(MAX(seq), 0) FROM change_log")?

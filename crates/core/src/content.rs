@@ -215,7 +215,8 @@ impl Cms {
             )?),
             None => None,
         };
-        let item = self.write(|tx| {
+        // A new story: nothing another write holds.
+        let item = self.write_beside(&[], |tx| {
             let id = self.insert_content(tx, who, &mut checked, files.as_ref())?;
             finish(tx, id)
         })?;

@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use crate::db::{Row, Transaction, id_array};
+use crate::db::{Row, Transaction, id_array, one_per_owner};
 use crate::record_type::RecordType;
 
 use crate::Cms;
@@ -23,27 +23,6 @@ fn column_count(columns: &str) -> usize {
     columns.split(',').count()
 }
 
-/// Runs `sql` (whose last column is the owner's row id) for the owners in
-/// `ids` and groups the rows by owner, keeping the query's order.
-fn grouped<T>(
-    tx: &Transaction<'_>,
-    sql: &str,
-    ids: &str,
-    owner_column: usize,
-    mut map: impl FnMut(&Row<'_>) -> crate::db::Result<T>,
-) -> Result<HashMap<i64, Vec<T>>> {
-    let mut stmt = tx.prepare_cached(sql)?;
-    let rows = stmt.query_map([ids], |row| {
-        Ok((row.get::<_, i64>(owner_column)?, map(row)?))
-    })?;
-    let mut out: HashMap<i64, Vec<T>> = HashMap::new();
-    for row in rows {
-        let (owner, item) = row?;
-        out.entry(owner).or_default().push(item);
-    }
-    Ok(out)
-}
-
 /// A row of `id, uuid, path, content_id, created_at` from `content_urls`.
 pub(crate) fn url_from_row(row: &Row<'_>) -> crate::db::Result<ContentUrl> {
     Ok(ContentUrl {
@@ -53,14 +32,6 @@ pub(crate) fn url_from_row(row: &Row<'_>) -> crate::db::Result<ContentUrl> {
         content_id: row.get(3)?,
         created_at: row.get(4)?,
     })
-}
-
-/// At most one row per owner.
-fn single<T>(grouped: HashMap<i64, Vec<T>>) -> HashMap<i64, T> {
-    grouped
-        .into_iter()
-        .filter_map(|(owner, mut rows)| rows.pop().map(|row| (owner, row)))
-        .collect()
 }
 
 impl Cms {
@@ -163,9 +134,9 @@ impl Cms {
             "SELECT {columns}, ca.content_id FROM content_authors ca JOIN authors ON authors.id = ca.author_id
              WHERE ca.content_id IN (SELECT value FROM json_each(?1)) ORDER BY ca.position"
         );
-        grouped(tx, &sql, ids, column_count(columns), |row| {
+        Ok(tx.query_grouped(&sql, ids, column_count(columns), |row| {
             self.author_from_row(row)
-        })
+        })?)
     }
 
     fn tags_of_items(
@@ -178,9 +149,9 @@ impl Cms {
             "SELECT {columns}, l.content_id FROM content_tags l JOIN tags ON tags.id = l.tag_id
              WHERE l.content_id IN (SELECT value FROM json_each(?1)) ORDER BY l.position"
         );
-        grouped(tx, &sql, ids, column_count(columns), |row| {
+        Ok(tx.query_grouped(&sql, ids, column_count(columns), |row| {
             self.tag_from_row(row)
-        })
+        })?)
     }
 
     pub(crate) fn urls_of_items(
@@ -188,14 +159,13 @@ impl Cms {
         tx: &Transaction<'_>,
         ids: &str,
     ) -> Result<HashMap<i64, Vec<ContentUrl>>> {
-        grouped(
-            tx,
+        Ok(tx.query_grouped(
             "SELECT id, uuid, path, content_id, created_at FROM content_urls
              WHERE content_id IN (SELECT value FROM json_each(?1)) ORDER BY position",
             ids,
             3,
             url_from_row,
-        )
+        )?)
     }
 
     fn versions_of_items(
@@ -203,8 +173,7 @@ impl Cms {
         tx: &Transaction<'_>,
         ids: &str,
     ) -> Result<HashMap<i64, Vec<VersionSummary>>> {
-        grouped(
-            tx,
+        Ok(tx.query_grouped(
             "SELECT id, uuid, version, user_id, created_at, content_id FROM versions
              WHERE content_id IN (SELECT value FROM json_each(?1)) ORDER BY version",
             ids,
@@ -220,7 +189,7 @@ impl Cms {
                     created_at: row.get(4)?,
                 })
             },
-        )
+        )?)
     }
 
     fn audit_of_items(
@@ -228,8 +197,7 @@ impl Cms {
         tx: &Transaction<'_>,
         ids: &str,
     ) -> Result<HashMap<i64, Vec<AuditEntry>>> {
-        grouped(
-            tx,
+        Ok(tx.query_grouped(
             "SELECT a.id, a.uuid, a.action, a.detail, a.user_id, u.name, a.created_at, a.content_id
              FROM audit a LEFT JOIN users u ON u.id = a.user_id
              WHERE a.content_id IN (SELECT value FROM json_each(?1)) ORDER BY a.id",
@@ -246,7 +214,7 @@ impl Cms {
                     created_at: row.get(6)?,
                 })
             },
-        )
+        )?)
     }
 
     pub(crate) fn attachments_of_items(
@@ -259,8 +227,7 @@ impl Cms {
             "SELECT {columns}, a.content_id FROM attachments a
              WHERE a.content_id IN (SELECT value FROM json_each(?1))"
         );
-        Ok(single(grouped(
-            tx,
+        Ok(one_per_owner(tx.query_grouped(
             &sql,
             ids,
             column_count(columns),
@@ -278,9 +245,10 @@ impl Cms {
             "SELECT {columns}, l.content_id FROM {from}
              WHERE l.content_id IN (SELECT value FROM json_each(?1))"
         );
-        let mut locks = single(grouped(tx, &sql, ids, column_count(columns), |row| {
-            self.lock_from_row(row)
-        })?);
+        let mut locks =
+            one_per_owner(tx.query_grouped(&sql, ids, column_count(columns), |row| {
+                self.lock_from_row(row)
+            })?);
         let users = self.users_by_ids(tx, locks.values().map(|l| l.user_id))?;
         for lock in locks.values_mut() {
             lock.user = users.get(&lock.user_id).cloned();
@@ -293,8 +261,7 @@ impl Cms {
         let sql = format!(
             "SELECT {columns}, content_id FROM exports WHERE content_id IN (SELECT value FROM json_each(?1))"
         );
-        let mut exports = single(grouped(
-            tx,
+        let mut exports = one_per_owner(tx.query_grouped(
             &sql,
             ids,
             column_count(columns),
@@ -330,8 +297,7 @@ impl Cms {
         let sql = format!(
             "SELECT {columns}, users.id FROM users WHERE users.id IN (SELECT value FROM json_each(?1))"
         );
-        Ok(single(grouped(
-            tx,
+        Ok(one_per_owner(tx.query_grouped(
             &sql,
             &id_array(ids),
             column_count(columns),
@@ -350,8 +316,7 @@ impl Cms {
         if attachment_ids.is_empty() {
             return Ok(HashMap::new());
         }
-        let holders = single(grouped(
-            tx,
+        let holders = one_per_owner(tx.query_grouped(
             "SELECT content_id, id FROM attachments WHERE id IN (SELECT value FROM json_each(?1))",
             &id_array(attachment_ids),
             1,
@@ -364,8 +329,7 @@ impl Cms {
         let sql = format!(
             "SELECT {COLUMNS}, content.id FROM content WHERE content.id IN (SELECT value FROM json_each(?1))"
         );
-        let mut media = single(grouped(
-            tx,
+        let mut media = one_per_owner(tx.query_grouped(
             &sql,
             &media_ids,
             column_count(COLUMNS),

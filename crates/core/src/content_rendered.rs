@@ -85,7 +85,9 @@ impl Cms {
         // statement at every run when its LIMIT is a parameter.
         let ids: Vec<i64> = tx
             .prepare_cached(&format!(
-                "SELECT content_id FROM content_render_pending ORDER BY content_id DESC LIMIT {RENDER_BATCH}"
+                "SELECT content_id FROM content_render_pending WHERE {} \
+                 ORDER BY content_id DESC LIMIT {RENDER_BATCH}",
+                tx.queued_here()
             ))?
             .query_map([], |row| row.get(0))?
             .collect::<crate::db::Result<_>>()?;

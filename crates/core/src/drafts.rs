@@ -417,8 +417,9 @@ impl Cms {
             .transpose()
             .map_err(|err| CoreError::invalid_field("fields", err.to_string()))?;
         crate::text_size::check("fields", fields.as_deref())?;
-        self.write(|tx| {
+        self.write_beside(&[], |tx| {
             let content_id = CONTENT.id_of(tx, &srn.uuid)?;
+            tx.claim(&crate::locks::item_claim(content_id))?;
             self.check_writable(tx, who, content_id)?;
             let current: i64 = tx
                 .prepare_cached("SELECT version FROM content WHERE id = ?1")?

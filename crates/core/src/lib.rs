@@ -193,6 +193,24 @@ impl Cms {
         })
     }
 
+    /// [`Cms::write`] for a write that may run beside others on PostgreSQL
+    /// (the store's `write_beside`): it waits only for writes that share one
+    /// of its `claims`, or that claim in the transaction what it
+    /// names, and renders only the items it queued itself. A write goes
+    /// beside others only when what it reads and changes is covered by its
+    /// claims or is new: a story made, a draft or a lock of one claimed story.
+    pub(crate) fn write_beside<T>(
+        &self,
+        claims: &[&str],
+        work: impl FnOnce(&db::Transaction<'_>) -> Result<T>,
+    ) -> Result<T> {
+        self.store.write_beside(claims, |tx| {
+            let out = work(tx)?;
+            self.render_pending(tx)?;
+            Ok(out)
+        })
+    }
+
     /// [`Cms::write`] for a write that queues many items at once (a batch
     /// of creates): every item it queued is rendered before it commits, not
     /// one batch of them.

@@ -1,8 +1,9 @@
 //! Exclusive lock requests: while one is granted on an item, every other user's write to it is refused.
 //!
-//! The check and the write happen in the same write transaction (there is one
-//! writer), and a unique index allows one lock per item, so two racing
-//! writers can never both pass.
+//! The check and the write happen in the same write transaction, which
+//! holds the item's claim ([`item_claim`]) where writes run side by side,
+//! and a unique index allows one lock per item, so two racing writers can
+//! never both pass.
 
 use crate::access::Action;
 use crate::db::{OptionalExtension as _, Row, Transaction, params};
@@ -25,6 +26,12 @@ pub(crate) const LOCK_REQUESTS: Table = Table {
     name: "lock_requests",
     noun: "lock request",
 };
+
+/// What a write that runs beside others holds while it reads and changes
+/// one story's lock, drafts or writability (see `Cms::write_beside`).
+pub(crate) fn item_claim(content_id: i64) -> String {
+    format!("content #{content_id}")
+}
 
 pub(crate) const COLUMNS: &str = "l.id, l.uuid, l.content_id, l.container_id, l.user_id, l.state, l.created_at, l.modified_at, c.uuid, k.uuid";
 pub(crate) const FROM: &str = "lock_requests l LEFT JOIN content c ON c.id = l.content_id LEFT JOIN containers k ON k.id = l.container_id";
@@ -192,8 +199,12 @@ impl Cms {
             None => None,
         };
         let remote_lock_uuid = remote_lock.as_ref().map(|(_, uuid)| uuid.clone());
-        let made = self.write(|tx| {
+        let made = self.write_beside(&[], |tx| {
             let item = self.lockable_of_srn(tx, &raw)?;
+            tx.claim(&match item {
+                Lockable::Content(id) => item_claim(id),
+                Lockable::Container(id) => format!("container #{id}"),
+            })?;
             if let Some(existing) = self.lock_on(tx, item)? {
                 if existing.user_id == who.user_id {
                     return Ok(existing);

@@ -263,7 +263,8 @@ impl Cms {
             .trim()
             .to_owned();
         let tracking = TrackingLabel::parse(&typed)?;
-        self.write(|tx| {
+        let claim = format!("print label {}", tracking.as_str().to_ascii_lowercase());
+        self.write_beside(&[&claim], |tx| {
             ensure_label_free(tx, tracking.as_str(), None)?;
             let workflow = WORKFLOWS.updated_ref(tx, "workflow_id", &input.workflow_id, 0)?;
             let issue = ISSUES.updated_ref(tx, "issue_id", &input.issue_id, 0)?;

@@ -28,6 +28,11 @@ const NOT_COPIED: &[&str] = &[
     "attachment_files",
 ];
 
+/// Columns only PostgreSQL has, which take their defaults: a change's
+/// place in writing order and its transaction (migration 0026; every
+/// copied change keeps its `seq`).
+const POSTGRES_ONLY: &[(&str, &str)] = &[("change_log", "written"), ("change_log", "xact")];
+
 /// What an import moved.
 #[derive(Debug, Default)]
 pub struct ImportReport {
@@ -160,6 +165,10 @@ fn copy_table(src: &Transaction<'_>, dst: &Transaction<'_>, table: &str) -> Resu
             "the SQLite database has no table {table}"
         )));
     }
+    let columns: Vec<String> = columns
+        .into_iter()
+        .filter(|c| !POSTGRES_ONLY.contains(&(table, c.as_str())))
+        .collect();
     if let Some(missing) = columns.iter().find(|c| !source_columns.contains(*c)) {
         return Err(StoreError::Internal(format!(
             "the SQLite table {table} has no column {missing}"

@@ -315,6 +315,45 @@ impl Store {
         self.note_damage(written)
     }
 
+    /// Runs `work` in one write transaction as [`Store::write`] does, but
+    /// beside other writes on PostgreSQL: it waits only for writes that
+    /// share one of its `claims` (such as `content <uuid>`: see
+    /// `postgres.rs`) and for writes that run alone. `work` must touch only
+    /// what its claims cover, besides adding new rows, and takes from the
+    /// queues ([`Transaction::queued_here`]) only what it queued. SQLite's
+    /// one writer runs it as any other write.
+    pub fn write_beside<T, E: Failure>(
+        &self,
+        claims: &[&str],
+        work: impl FnOnce(&Transaction<'_>) -> Result<T, E>,
+    ) -> Result<T, E> {
+        if let Some(refusal) = self.writes.refusal() {
+            return Err(refusal.into());
+        }
+        let written = match &self.engine {
+            Engine::Sqlite { writer, .. } => {
+                writer.write(work, || BEFORE_COMMIT.with(|slot| slot.borrow_mut().take()))
+            }
+            Engine::Postgres(pool) => postgres::in_transaction(
+                pool,
+                |conn| postgres::begin_beside(conn, claims),
+                |tx| commit_write(tx, work),
+            ),
+        };
+        self.note_damage(written)
+    }
+
+    /// Numbers the change log's rows that no older write can still join
+    /// (PostgreSQL, whose writes commit out of order: `postgres.rs`), so
+    /// that a read of the feed after it sees every change committed before
+    /// it. Nothing to do on SQLite, which numbers rows in commit order.
+    pub fn number_changes(&self) -> Result<()> {
+        match &self.engine {
+            Engine::Sqlite { .. } => Ok(()),
+            Engine::Postgres(pool) => self.note_damage(postgres::number_changes(pool).map(drop)),
+        }
+    }
+
     /// Remembers a damaged database, so that no later write touches it.
     fn note_damage<T, E: Failure>(&self, result: Result<T, E>) -> Result<T, E> {
         if let Err(err) = &result

@@ -102,6 +102,10 @@ pub(super) const SQLITE: &[(&str, &str)] = &[
         "0025_content_search_headlines",
         include_str!("../migrations/sqlite/0025_content_search_headlines.sql"),
     ),
+    (
+        "0026_change_log_numbered_after_commit",
+        include_str!("../migrations/sqlite/0026_change_log_numbered_after_commit.sql"),
+    ),
 ];
 
 /// PostgreSQL's migrations.
@@ -205,5 +209,9 @@ pub(super) const POSTGRES: &[(&str, &str)] = &[
     (
         "0025_content_search_headlines",
         include_str!("../migrations/postgres/0025_content_search_headlines.sql"),
+    ),
+    (
+        "0026_change_log_numbered_after_commit",
+        include_str!("../migrations/postgres/0026_change_log_numbered_after_commit.sql"),
     ),
 ];

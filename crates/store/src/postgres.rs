@@ -1,33 +1,99 @@
 //! The store on PostgreSQL: one database that several central-server nodes share.
 //!
-//! Every write transaction first takes one transaction-scoped advisory lock
-//! ([`WRITE_LOCK`]), so writes commit one at a time across every node, as
-//! they do on SQLite's single writer. Each rule the use cases check before
-//! they write (one exclusive lock per item, a free tracking label, an
-//! idempotency key used once) therefore holds across nodes with no change
-//! to the rule, and the change log's `seq` is handed out in commit order:
-//! PostgreSQL releases the lock only after the commit is visible, so a
-//! reader that sees `seq` 12 also sees 11 (sequences alone commit out of
-//! order, and a replica's cursor would skip the late one). Reads take no
-//! lock and run at `REPEATABLE READ`, one snapshot each, on any node.
+//! Writes run side by side on every node. A write that declares what it
+//! is about ([`begin_beside`]: one story, a tracking label, an idempotency
+//! key) holds [`WRITE_LOCK`] shared and a transaction-scoped advisory lock
+//! per claim, so two writes about one thing take turns and writes about
+//! different things do not wait for each other, nor for each other's
+//! commits. Any other write ([`begin_write`]) holds [`WRITE_LOCK`]
+//! exclusive: it runs alone in the cluster, as every write did on SQLite's
+//! single writer, so each rule it checks before it writes holds with no
+//! change to the rule.
+//!
+//! Since writes commit out of order, the change log's rows are numbered
+//! after they commit ([`number_changes`], migration 0026): a reader never
+//! meets a `seq` below one it has read that becomes visible later.
+//! Reads take no lock and run at `REPEATABLE READ`, one snapshot each, on
+//! any node.
 
 use super::migrations;
 use super::pool::Pool;
-use crate::db::{PgConnection, PgTransaction, Transaction};
+use crate::db::{PgConnection, PgTransaction, Transaction, claim_key};
 use crate::error::{Result, StoreError};
 
-/// The advisory lock every write holds until it commits ("Copydesk" in ASCII).
+/// The advisory lock every write holds until it commits ("Copydesk" in
+/// ASCII): shared by writes beside others, exclusive for the rest.
 pub(super) const WRITE_LOCK: i64 = 0x436f_7079_6465_736b;
 /// The advisory lock a node holds while it migrates, so that nodes starting
 /// together apply each migration once.
 const MIGRATION_LOCK: i64 = WRITE_LOCK + 1;
+/// The advisory lock `change_log_number()` holds while it numbers rows
+/// (written into migration 0026).
+#[cfg(test)]
+const NUMBERING_LOCK: i64 = WRITE_LOCK + 2;
 
-/// The statement each write transaction starts with.
+/// The statement each write that runs alone starts with.
 pub(super) const TAKE_WRITE_LOCK: &str = "SELECT pg_advisory_xact_lock(4859226189633778539)";
 
-/// Begins a write: its transaction first takes [`WRITE_LOCK`].
+/// Begins a write that runs alone: its transaction first takes [`WRITE_LOCK`].
 pub(super) fn begin_write(conn: &mut PgConnection) -> crate::db::Result<PgTransaction<'_>> {
-    conn.write(TAKE_WRITE_LOCK)
+    conn.write(TAKE_WRITE_LOCK, false)
+}
+
+/// Begins a write beside others: [`WRITE_LOCK`] shared, then one
+/// advisory lock per claim, lowest key first (so two writes that share
+/// claims never wait for each other in a circle), in one round trip.
+pub(super) fn begin_beside<'c>(
+    conn: &'c mut PgConnection,
+    claims: &[&str],
+) -> crate::db::Result<PgTransaction<'c>> {
+    let mut keys: Vec<i64> = claims.iter().map(|claim| claim_key(claim)).collect();
+    keys.sort_unstable();
+    keys.dedup();
+    let mut first = format!("SELECT pg_advisory_xact_lock_shared({WRITE_LOCK});");
+    for key in keys {
+        first.push_str(&format!("SELECT pg_advisory_xact_lock({key});"));
+    }
+    conn.write(&first, true)
+}
+
+/// How long a read of the feed waits for the writes that were running
+/// when it was asked for to end, so that it sees every change committed
+/// before it (a write's own, just acknowledged, behind an older write of
+/// another client): a write lasts milliseconds. A longer one (an import)
+/// holds the feed back until it ends, and the read answers without it.
+const FEED_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Numbers the change-log rows whose writes can no longer be joined by an
+/// older one (migration 0026's `change_log_number()`), once every write
+/// running when it was called has ended (or after [`FEED_WAIT`]), in a
+/// transaction of its own; the feed's head after it. Each statement reads
+/// a snapshot of its own (read committed).
+pub(super) fn number_changes(pool: &Pool<PgConnection>) -> Result<i64> {
+    in_transaction(
+        pool,
+        |conn| conn.write("", false),
+        |tx| {
+            let called: i64 = tx
+                .prepare_cached("SELECT pg_snapshot_xmax(pg_current_snapshot())::text::bigint")?
+                .query_row([], |row| row.get(0))?;
+            let waited = std::time::Instant::now();
+            let mut passed = tx.prepare_cached(
+                "SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint >= ?1",
+            )?;
+            while !passed.query_row([called], |row| row.get::<_, bool>(0))?
+                && waited.elapsed() < FEED_WAIT
+            {
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+            drop(passed);
+            let head: i64 = tx
+                .prepare_cached("SELECT change_log_number()")?
+                .query_row([], |row| row.get(0))?;
+            tx.commit()?;
+            Ok::<_, StoreError>(head)
+        },
+    )
 }
 
 /// Begins a transaction on a pooled connection with `begin` and runs
@@ -38,7 +104,7 @@ pub(super) fn begin_write(conn: &mut PgConnection) -> crate::db::Result<PgTransa
 /// once `work` has started is never retried here.
 pub(super) fn in_transaction<T, E: From<StoreError>>(
     pool: &Pool<PgConnection>,
-    begin: fn(&mut PgConnection) -> crate::db::Result<PgTransaction<'_>>,
+    begin: impl Fn(&mut PgConnection) -> crate::db::Result<PgTransaction<'_>>,
     work: impl FnOnce(Transaction<'_>) -> Result<T, E>,
 ) -> Result<T, E> {
     let mut work = Some(work);
@@ -161,6 +227,21 @@ mod tests {
     #[test]
     fn the_write_lock_statement_names_the_write_lock() {
         assert!(TAKE_WRITE_LOCK.contains(&WRITE_LOCK.to_string()));
+        let numbering = migrations::POSTGRES
+            .iter()
+            .find(|(name, _)| name.starts_with("0026_"))
+            .map(|(_, sql)| *sql)
+            .unwrap_or_default();
+        assert!(numbering.contains(&format!("pg_advisory_xact_lock({NUMBERING_LOCK})")));
+    }
+
+    #[test]
+    fn a_claim_has_one_key_on_every_node() {
+        // Fixed values: a key that changed between builds would let two
+        // nodes of different versions write one story at once.
+        assert_eq!(claim_key(""), -3_750_763_034_362_895_579);
+        assert_eq!(claim_key("content a"), claim_key("content a"));
+        assert_ne!(claim_key("content a"), claim_key("content b"));
     }
 }
 

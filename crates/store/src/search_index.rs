@@ -172,15 +172,14 @@ pub(crate) fn pending_batch(tx: &Transaction<'_>) -> Result<usize> {
 fn index_queued(tx: &Transaction<'_>, limit: Option<usize>) -> Result<usize> {
     // The limit is written into the text: SQLite re-prepares a cached
     // statement at every run when its LIMIT is a parameter.
+    let here = tx.queued_here();
     let sql = match limit {
-        Some(limit) => {
-            format!(
-                "SELECT content_id, fresh FROM content_search_pending ORDER BY content_id LIMIT {limit}"
-            )
-        }
-        None => {
-            "SELECT content_id, fresh FROM content_search_pending ORDER BY content_id".to_owned()
-        }
+        Some(limit) => format!(
+            "SELECT content_id, fresh FROM content_search_pending WHERE {here} ORDER BY content_id LIMIT {limit}"
+        ),
+        None => format!(
+            "SELECT content_id, fresh FROM content_search_pending WHERE {here} ORDER BY content_id"
+        ),
     };
     let queued: Vec<(i64, bool)> = {
         let mut stmt = tx.prepare_cached(&sql)?;
@@ -193,8 +192,10 @@ fn index_queued(tx: &Transaction<'_>, limit: Option<usize>) -> Result<usize> {
     for &(id, fresh) in &queued {
         reindex(tx, id, fresh)?;
     }
-    tx.prepare_cached("DELETE FROM content_search_pending WHERE content_id <= ?1")?
-        .execute([last])?;
+    tx.prepare_cached(&format!(
+        "DELETE FROM content_search_pending WHERE content_id <= ?1 AND {here}"
+    ))?
+    .execute([last])?;
     Ok(queued.len())
 }
 

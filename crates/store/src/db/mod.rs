@@ -16,10 +16,12 @@
 mod postgres;
 mod sqlite;
 
+use std::collections::HashMap;
 use std::error::Error as StdError;
 use std::fmt;
 use std::sync::Arc;
 
+pub(crate) use postgres::claim_key;
 pub use postgres::{PgConnection, PgTransaction};
 
 /// What a query can fail with.
@@ -426,6 +428,14 @@ pub fn id_array(ids: impl IntoIterator<Item = i64>) -> String {
     out
 }
 
+/// At most one row per owner, of rows grouped by [`Transaction::query_grouped`].
+pub fn one_per_owner<T>(grouped: HashMap<i64, Vec<T>>) -> HashMap<i64, T> {
+    grouped
+        .into_iter()
+        .filter_map(|(owner, mut rows)| rows.pop().map(|row| (owner, row)))
+        .collect()
+}
+
 /// Which column of a row: by position or by name.
 pub trait RowIndex {
     fn position(&self, names: &dyn Fn(&str) -> Option<usize>) -> Result<usize>;
@@ -659,6 +669,35 @@ impl<'c> Transaction<'c> {
         }
     }
 
+    /// A condition that keeps, of a queue table's rows (`FROM` one table
+    /// only), those this transaction queued itself when other writes run
+    /// beside it: their queued rows are theirs to take, and a row left
+    /// over from before is taken by a write that runs alone. Every row
+    /// otherwise.
+    pub fn queued_here(&self) -> &'static str {
+        match &self.0 {
+            TransactionSource::Postgres(tx) if tx.is_beside() => "xmin = pg_current_xact_id()::xid",
+            _ => "true",
+        }
+    }
+
+    /// Waits until no other write holds `claim`, then holds it to the end of
+    /// this transaction, when it runs beside other writes (see
+    /// `Store::write_beside`; a write that runs alone holds everything). A
+    /// write claims this way only what it learns inside the transaction
+    /// (the row of a story named by its UUID), before it reads what the
+    /// claim covers, and at most once: two writes that each held one claim
+    /// and waited for the other's would wait for ever.
+    pub fn claim(&self, claim: &str) -> Result<()> {
+        match &self.0 {
+            TransactionSource::Postgres(tx) if tx.is_beside() => {
+                let key = claim_key(claim);
+                tx.batch_execute(&format!("SELECT pg_advisory_xact_lock({key})"))
+            }
+            _ => Ok(()),
+        }
+    }
+
     /// Which engine this transaction runs on.
     pub fn dialect(&self) -> Dialect {
         match &self.0 {
@@ -711,6 +750,28 @@ impl<'c> Transaction<'c> {
     /// Runs one `INSERT … RETURNING id`; the new row's id.
     pub fn insert(&self, sql: &str, params: impl Params) -> Result<i64> {
         self.prepare(sql)?.insert(params)
+    }
+
+    /// Runs `sql` (whose column `owner_column` is the owner's row id) for
+    /// the owners in `ids` ([`id_array`]) and groups the rows by owner,
+    /// keeping the query's order: one query for a page of owners.
+    pub fn query_grouped<T>(
+        &self,
+        sql: &str,
+        ids: &str,
+        owner_column: usize,
+        mut map: impl FnMut(&Row<'_>) -> Result<T>,
+    ) -> Result<HashMap<i64, Vec<T>>> {
+        let mut stmt = self.prepare_cached(sql)?;
+        let rows = stmt.query_map([ids], |row| {
+            Ok((row.get::<_, i64>(owner_column)?, map(row)?))
+        })?;
+        let mut out: HashMap<i64, Vec<T>> = HashMap::new();
+        for row in rows {
+            let (owner, item) = row?;
+            out.entry(owner).or_default().push(item);
+        }
+        Ok(out)
     }
 
     /// Runs several statements without parameters.

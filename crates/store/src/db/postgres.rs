@@ -25,6 +25,17 @@ impl From<postgres::Error> for Error {
     }
 }
 
+/// A claim's advisory lock key: FNV-1a over its bytes, the same on every
+/// node and every build. Two claims that share a key only take turns.
+pub(crate) fn claim_key(claim: &str) -> i64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in claim.bytes() {
+        hash ^= u64::from(byte);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    i64::from_ne_bytes(hash.to_ne_bytes())
+}
+
 /// A prepared statement with its columns' names, kept per connection.
 #[derive(Clone)]
 pub(super) struct Prepared {
@@ -62,23 +73,27 @@ impl PgConnection {
         Ok(PgTransaction {
             tx: RefCell::new(Some(tx)),
             prepared: RefCell::new(prepared),
+            beside: false,
         })
     }
 
-    /// A write that first runs `first` (the lock that orders writes). Each
-    /// later statement sees every write committed before it (read
-    /// committed), so once the lock is held the transaction sees all the
-    /// writes that came before it.
-    pub fn write(&mut self, first: &str) -> Result<PgTransaction<'_>> {
+    /// A write that first runs `first` (the locks it takes). Each later
+    /// statement sees every write committed before it (read committed), so
+    /// once the locks are held the transaction sees all the writes that
+    /// came before it. `beside`: other writes may run at the same time.
+    pub fn write(&mut self, first: &str, beside: bool) -> Result<PgTransaction<'_>> {
         let Self { client, prepared } = self;
         let mut tx = client
             .build_transaction()
             .isolation_level(postgres::IsolationLevel::ReadCommitted)
             .start()?;
-        tx.batch_execute(first)?;
+        if !first.is_empty() {
+            tx.batch_execute(first)?;
+        }
         Ok(PgTransaction {
             tx: RefCell::new(Some(tx)),
             prepared: RefCell::new(prepared),
+            beside,
         })
     }
 }
@@ -87,6 +102,8 @@ impl PgConnection {
 pub struct PgTransaction<'c> {
     tx: RefCell<Option<postgres::Transaction<'c>>>,
     prepared: RefCell<&'c mut HashMap<String, Prepared>>,
+    /// Other writes may run beside this one (`Store::write_beside`).
+    beside: bool,
 }
 
 /// What a statement needs from the transaction it runs in (the
@@ -122,6 +139,11 @@ impl PgTransaction<'_> {
 
     pub fn batch_execute(&self, sql: &str) -> Result<()> {
         self.with(|tx| Ok(tx.batch_execute(sql)?))
+    }
+
+    /// Whether other writes may run beside this one.
+    pub fn is_beside(&self) -> bool {
+        self.beside
     }
 }
 

@@ -1,0 +1,3 @@
+-- Nothing changes on SQLite: its one writer commits in the order it hands
+-- out `seq`, so a row is numbered as it is written. PostgreSQL's migration
+-- of the same number numbers rows once no older write can still commit.
