@@ -9,7 +9,12 @@
 //! twice: first from a node other than the one that took it (with several
 //! nodes on PostgreSQL, a read from the database into that node's cache),
 //! then again. The load comes from one thread with `--clients` concurrent
-//! keep-alive connections.
+//! keep-alive connections. With `--beside-pgbench SECONDS` (PostgreSQL,
+//! two nodes or more) it times creates alone, side by side with `pgbench`
+//! making the same three inserts on the same database: pgbench, creates on
+//! one node, creates on every node in turn, pgbench again.
+
+mod pgbench;
 
 use std::future::Future;
 use std::pin::Pin;
@@ -37,6 +42,9 @@ struct Args {
     #[arg(long, default_value_t = 4)]
     clients: usize,
     /// Where the data lives: sqlite or postgres.
+    /// Time creates alone, against pgbench run this many seconds before and after.
+    #[arg(long, default_value_t = 0)]
+    beside_pgbench: u64,
     #[arg(long, default_value = "sqlite")]
     database: String,
     /// Servers on the one PostgreSQL database, taking requests in turn.
@@ -220,6 +228,12 @@ fn main() -> Result<()> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
+    if args.beside_pgbench > 0 {
+        let cluster = _cluster
+            .as_ref()
+            .context("--beside-pgbench needs --database postgres")?;
+        return beside_pgbench(&runtime, &args, cluster, &bases, &token);
+    }
     let uuids = Arc::new(std::sync::Mutex::new(vec![String::new(); args.items]));
     let create = create_request(
         Arc::clone(&bases),
@@ -300,6 +314,65 @@ fn main() -> Result<()> {
         check == (args.items + args.files) as u64,
         "expected {} items, found {check}",
         args.items + args.files
+    );
+    Ok(())
+}
+
+/// Creates a story as the create figures do, keeping nothing of the answer.
+fn story_create(bases: Arc<Vec<String>>, token: &Arc<String>, items: usize) -> Request {
+    let kept = Arc::new(std::sync::Mutex::new(vec![String::new(); items]));
+    create_request(bases, Arc::clone(token), kept, "/uuid", |i| {
+        json!({"title": format!("Item {i}: council votes on budget"), "type": "article",
+               "abstract": "A short summary.", "content": "<p>Body text of the article.</p>"})
+    })
+}
+
+/// `--beside-pgbench`: pgbench, `--items` creates on the first node, as
+/// many on every node in turn, pgbench again; then the rates side by side.
+fn beside_pgbench(
+    runtime: &tokio::runtime::Runtime,
+    args: &Args,
+    cluster: &copydesk_tests::postgres::Cluster,
+    bases: &Arc<Vec<String>>,
+    token: &Arc<String>,
+) -> Result<()> {
+    ensure!(
+        bases.len() >= 2,
+        "--beside-pgbench compares one node with several"
+    );
+    let url = cluster.url("bench");
+    pgbench::prepare(&url)?;
+    let before = pgbench::transactions_a_second(&url, args.clients, args.beside_pgbench)?;
+    println!(
+        "pgbench, the three inserts, {} clients: {before:.0} transactions/s",
+        args.clients
+    );
+    let one = Arc::new(bases[..1].to_vec());
+    let mut rates = vec![];
+    for (name, nodes) in [
+        ("create, 1 node", one),
+        ("create, every node in turn", Arc::clone(bases)),
+    ] {
+        let mut figures = run(
+            runtime,
+            name,
+            args.items,
+            args.clients,
+            story_create(nodes, token, args.items),
+        )?;
+        figures.print();
+        rates.push(args.items as f64 / figures.wall.as_secs_f64());
+    }
+    let after = pgbench::transactions_a_second(&url, args.clients, args.beside_pgbench)?;
+    println!("pgbench again: {after:.0} transactions/s");
+    let pgbench = (before + after) / 2.0;
+    println!(
+        "creates against pgbench's mean: 1 node {:.1}%, {} nodes {:.1}%; {} nodes / 1 node: {:.2}",
+        100.0 * rates[0] / pgbench,
+        bases.len(),
+        100.0 * rates[1] / pgbench,
+        bases.len(),
+        rates[1] / rates[0]
     );
     Ok(())
 }

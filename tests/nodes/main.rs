@@ -272,6 +272,60 @@ fn the_feed_holds_back_changes_behind_an_older_write_until_it_commits() {
     );
 }
 
+#[test]
+fn a_list_past_ten_thousand_is_estimated_and_still_pages_to_its_end() {
+    let (a, b) = two_nodes();
+    const STORIES: usize = 10_250;
+    // Stories written straight into the database, as an import leaves them.
+    psql(
+        &a.database_url(),
+        &format!(
+            "INSERT INTO content (uuid, title, slug, type, version, created_at, modified_at)
+             SELECT gen_random_uuid()::text, 'Story ' || n, 'story-' || n,
+                    CASE WHEN n % 5 = 0 THEN 'post' ELSE 'article' END, 1,
+                    '2026-01-01 00:00:00', '2026-01-01 00:00:00'
+             FROM generate_series(1, {STORIES}) n; ANALYZE content"
+        ),
+    );
+    let small = a.get("/v3/content?type=post&per_page=1").expect(200).body;
+    assert_eq!(
+        small["total_items"],
+        STORIES / 5,
+        "counted exactly: {small}"
+    );
+    assert_eq!(small.get("total_items_estimated"), None);
+    let listed = b.get("/v3/content?per_page=1").expect(200).body;
+    assert_eq!(listed["total_items_estimated"], true, "{listed}");
+    let estimate = listed["total_items"].as_u64().expect("a count");
+    assert!(
+        (10_001..=2 * STORIES as u64).contains(&estimate),
+        "the planner's estimate, never below what was counted: {estimate}"
+    );
+    // Paged by the estimated envelope, the list reads every story, once.
+    let mut seen = BTreeSet::new();
+    let mut page = 1;
+    loop {
+        let body = a
+            .get(&format!(
+                "/v3/content?type=article&per_page=500&page={page}"
+            ))
+            .expect(200)
+            .body;
+        for item in body["items"].as_array().expect("items") {
+            assert!(seen.insert(item["uuid"].as_str().expect("uuid").to_owned()));
+        }
+        if body["current"] == body["last"] {
+            break;
+        }
+        page = body["next"].as_u64().expect("next") as usize;
+    }
+    assert_eq!(
+        seen.len(),
+        STORIES - STORIES / 5,
+        "every article, paged to the end"
+    );
+}
+
 /// Runs `copydesk-server sync` for `replica` against `central`; what it printed.
 pub(crate) fn sync(replica: &TestServer, central: &TestServer, key: &KeyPair) -> String {
     let (ok, printed) = copydesk_tests::sync_once(replica, &central.base, key);

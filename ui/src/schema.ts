@@ -1219,7 +1219,9 @@ export interface components {
             /**
              * @description Present and `true` when `total_items` (and with it `total_pages`
              *     and `last`) is an estimate: a search with more hits than it counts
-             *     one by one. An extension; absent whenever the count is exact.
+             *     one by one, or on PostgreSQL a list of more than 10,000 matches. A
+             *     full page then always has a next one. An extension; absent whenever
+             *     the count is exact.
              */
             total_items_estimated?: boolean;
         };
@@ -1245,7 +1247,9 @@ export interface components {
             /**
              * @description Present and `true` when `total_items` (and with it `total_pages`
              *     and `last`) is an estimate: a search with more hits than it counts
-             *     one by one. An extension; absent whenever the count is exact.
+             *     one by one, or on PostgreSQL a list of more than 10,000 matches. A
+             *     full page then always has a next one. An extension; absent whenever
+             *     the count is exact.
              */
             total_items_estimated?: boolean;
         };
@@ -1271,7 +1275,9 @@ export interface components {
             /**
              * @description Present and `true` when `total_items` (and with it `total_pages`
              *     and `last`) is an estimate: a search with more hits than it counts
-             *     one by one. An extension; absent whenever the count is exact.
+             *     one by one, or on PostgreSQL a list of more than 10,000 matches. A
+             *     full page then always has a next one. An extension; absent whenever
+             *     the count is exact.
              */
             total_items_estimated?: boolean;
         };
@@ -1297,7 +1303,9 @@ export interface components {
             /**
              * @description Present and `true` when `total_items` (and with it `total_pages`
              *     and `last`) is an estimate: a search with more hits than it counts
-             *     one by one. An extension; absent whenever the count is exact.
+             *     one by one, or on PostgreSQL a list of more than 10,000 matches. A
+             *     full page then always has a next one. An extension; absent whenever
+             *     the count is exact.
              */
             total_items_estimated?: boolean;
         };
@@ -1323,7 +1331,9 @@ export interface components {
             /**
              * @description Present and `true` when `total_items` (and with it `total_pages`
              *     and `last`) is an estimate: a search with more hits than it counts
-             *     one by one. An extension; absent whenever the count is exact.
+             *     one by one, or on PostgreSQL a list of more than 10,000 matches. A
+             *     full page then always has a next one. An extension; absent whenever
+             *     the count is exact.
              */
             total_items_estimated?: boolean;
         };
@@ -1349,7 +1359,9 @@ export interface components {
             /**
              * @description Present and `true` when `total_items` (and with it `total_pages`
              *     and `last`) is an estimate: a search with more hits than it counts
-             *     one by one. An extension; absent whenever the count is exact.
+             *     one by one, or on PostgreSQL a list of more than 10,000 matches. A
+             *     full page then always has a next one. An extension; absent whenever
+             *     the count is exact.
              */
             total_items_estimated?: boolean;
         };
@@ -1375,7 +1387,9 @@ export interface components {
             /**
              * @description Present and `true` when `total_items` (and with it `total_pages`
              *     and `last`) is an estimate: a search with more hits than it counts
-             *     one by one. An extension; absent whenever the count is exact.
+             *     one by one, or on PostgreSQL a list of more than 10,000 matches. A
+             *     full page then always has a next one. An extension; absent whenever
+             *     the count is exact.
              */
             total_items_estimated?: boolean;
         };
@@ -1401,7 +1415,9 @@ export interface components {
             /**
              * @description Present and `true` when `total_items` (and with it `total_pages`
              *     and `last`) is an estimate: a search with more hits than it counts
-             *     one by one. An extension; absent whenever the count is exact.
+             *     one by one, or on PostgreSQL a list of more than 10,000 matches. A
+             *     full page then always has a next one. An extension; absent whenever
+             *     the count is exact.
              */
             total_items_estimated?: boolean;
         };
@@ -1427,7 +1443,9 @@ export interface components {
             /**
              * @description Present and `true` when `total_items` (and with it `total_pages`
              *     and `last`) is an estimate: a search with more hits than it counts
-             *     one by one. An extension; absent whenever the count is exact.
+             *     one by one, or on PostgreSQL a list of more than 10,000 matches. A
+             *     full page then always has a next one. An extension; absent whenever
+             *     the count is exact.
              */
             total_items_estimated?: boolean;
         };
@@ -1453,7 +1471,9 @@ export interface components {
             /**
              * @description Present and `true` when `total_items` (and with it `total_pages`
              *     and `last`) is an estimate: a search with more hits than it counts
-             *     one by one. An extension; absent whenever the count is exact.
+             *     one by one, or on PostgreSQL a list of more than 10,000 matches. A
+             *     full page then always has a next one. An extension; absent whenever
+             *     the count is exact.
              */
             total_items_estimated?: boolean;
         };
@@ -1479,7 +1499,9 @@ export interface components {
             /**
              * @description Present and `true` when `total_items` (and with it `total_pages`
              *     and `last`) is an estimate: a search with more hits than it counts
-             *     one by one. An extension; absent whenever the count is exact.
+             *     one by one, or on PostgreSQL a list of more than 10,000 matches. A
+             *     full page then always has a next one. An extension; absent whenever
+             *     the count is exact.
              */
             total_items_estimated?: boolean;
         };
@@ -1505,7 +1527,9 @@ export interface components {
             /**
              * @description Present and `true` when `total_items` (and with it `total_pages`
              *     and `last`) is an estimate: a search with more hits than it counts
-             *     one by one. An extension; absent whenever the count is exact.
+             *     one by one, or on PostgreSQL a list of more than 10,000 matches. A
+             *     full page then always has a next one. An extension; absent whenever
+             *     the count is exact.
              */
             total_items_estimated?: boolean;
         };

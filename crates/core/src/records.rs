@@ -159,7 +159,7 @@ pub(crate) fn fetch_page_choosing<T>(
     map: impl FnMut(&Row<'_>) -> crate::db::Result<T>,
 ) -> Result<Page<T>> {
     let total = count_matches(tx, count_sql, args)?;
-    let filter = page_filter(tx, total)?;
+    let filter = page_filter(tx, total.0)?;
     let order = params.order_by(table);
     // The page's rows are picked by id first, walking only the ordering
     // index, so a deep page skips index entries rather than whole rows.
@@ -188,12 +188,12 @@ pub(crate) fn fetch_page_by<T>(
     read_page(tx, page_sql, args, params, total, map)
 }
 
-/// What `count_sql` (a `SELECT COUNT(*)` taking `args`) counts.
-fn count_matches(tx: &Transaction<'_>, count_sql: &str, args: &[&dyn ToSql]) -> Result<u64> {
-    let total: i64 = tx
-        .prepare_cached(count_sql)?
-        .query_row(args, |row| row.get(0))?;
-    Ok(u64::try_from(total).unwrap_or(0))
+/// What `count_sql` (`SELECT COUNT(*) FROM …` taking `args`) counts, and
+/// whether that is an estimate (the store's `count_rows`).
+fn count_matches(tx: &Transaction<'_>, sql: &str, args: &[&dyn ToSql]) -> Result<(u64, bool)> {
+    let from = sql.strip_prefix("SELECT COUNT(*) FROM ");
+    let from = from.ok_or_else(|| CoreError::Internal(format!("not a count: {sql}")))?;
+    Ok(tx.count_rows(from, args)?)
 }
 
 /// The rows of `page_sql` (taking `args`, then the limit and the offset)
@@ -203,7 +203,7 @@ fn read_page<T>(
     page_sql: &str,
     args: &[&dyn ToSql],
     params: &ListParams,
-    total: u64,
+    total: (u64, bool),
     map: impl FnMut(&Row<'_>) -> crate::db::Result<T>,
 ) -> Result<Page<T>> {
     let limit = i64::try_from(params.per_page).unwrap_or(i64::MAX);
@@ -215,7 +215,15 @@ fn read_page<T>(
     let items = stmt
         .query_map(all.as_slice(), map)?
         .collect::<Result<Vec<T>, _>>()?;
-    Ok(Page::new(items, params, total))
+    // An estimate never ends the list before the rows read: a full page
+    // always has a next one, so a client paging to `last` reads them all.
+    let (total, estimated) = total;
+    let read = params.offset() + items.len() as u64;
+    let total = match estimated {
+        true => total.max(read + u64::from(items.len() as u64 == params.per_page)),
+        false => total,
+    };
+    Ok(Page::new(items, params, total).estimated(estimated))
 }
 
 /// Trims a required text field; absent or blank is a 400 naming it.

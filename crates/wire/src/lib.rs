@@ -36,7 +36,9 @@ pub struct Envelope<T> {
     pub limit: u64,
     /// Present and `true` when `total_items` (and with it `total_pages`
     /// and `last`) is an estimate: a search with more hits than it counts
-    /// one by one. An extension; absent whenever the count is exact.
+    /// one by one, or on PostgreSQL a list of more than 10,000 matches. A
+    /// full page then always has a next one. An extension; absent whenever
+    /// the count is exact.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub total_items_estimated: bool,
 }

@@ -428,6 +428,9 @@ pub fn id_array(ids: impl IntoIterator<Item = i64>) -> String {
     out
 }
 
+/// How many rows [`Transaction::count_rows`] counts exactly on PostgreSQL.
+pub const EXACT_COUNT: u64 = 10_000;
+
 /// At most one row per owner, of rows grouped by [`Transaction::query_grouped`].
 pub fn one_per_owner<T>(grouped: HashMap<i64, Vec<T>>) -> HashMap<i64, T> {
     grouped
@@ -772,6 +775,40 @@ impl<'c> Transaction<'c> {
             out.entry(owner).or_default().push(item);
         }
         Ok(out)
+    }
+
+    /// The rows of `SELECT … FROM {from}` (`from` taking `args`): exact on
+    /// SQLite, and on PostgreSQL exact up to [`EXACT_COUNT`]; beyond, the
+    /// planner's estimate (never below the cap), said to be one (`true`).
+    /// Counting a million rows there reads them all, a tenth of a second
+    /// for every page, where the planner answers from its statistics.
+    pub fn count_rows(&self, from: &str, args: &[&dyn ToSql]) -> Result<(u64, bool)> {
+        let exact = |sql: &str| -> Result<u64> {
+            let rows: i64 = self
+                .prepare_cached(sql)?
+                .query_row(args, |row| row.get(0))?;
+            Ok(u64::try_from(rows).unwrap_or(0))
+        };
+        if self.dialect() == Dialect::Sqlite {
+            return Ok((exact(&format!("SELECT COUNT(*) FROM {from}"))?, false));
+        }
+        let capped = exact(&format!(
+            "SELECT COUNT(*) FROM (SELECT 1 FROM {from} LIMIT {}) capped",
+            EXACT_COUNT + 1
+        ))?;
+        if capped <= EXACT_COUNT {
+            return Ok((capped, false));
+        }
+        let plan: String = self
+            .prepare_cached(&format!("EXPLAIN SELECT 1 FROM {from}"))?
+            .query_row(args, |row| row.get(0))?;
+        let estimate = plan
+            .split(" rows=")
+            .nth(1)
+            .and_then(|rest| rest.split(|c: char| !c.is_ascii_digit()).next())
+            .and_then(|rows| rows.parse::<u64>().ok())
+            .unwrap_or(0);
+        Ok((estimate.max(capped), true))
     }
 
     /// Runs several statements without parameters.
