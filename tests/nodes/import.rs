@@ -97,7 +97,10 @@ fn a_sqlite_central_server_moves_to_postgresql_and_its_replica_syncs_on() {
     sqlite
         .put(
             &format!("/v3/content/{uuid}"),
-            &json!({"title": "Council budget passes", "content": "<p>The council voted.</p>"}),
+            // What COPY's text format escapes: a tab, a new line, a
+            // return and a backslash, each kept as written.
+            &json!({"title": "Council budget passes", "abstract": "Votes:\t12\\3",
+                    "content": "<p>The council voted.</p>\n<p>Line\r\nend \\N</p>"}),
         )
         .expect(200);
     let thread = sqlite

@@ -1,6 +1,7 @@
 //! Moves a SQLite central server into an empty PostgreSQL database, row for
 //! row, so that its replicas keep syncing as if nothing had happened.
 //!
+//! Each table streams in through `COPY`, in one transaction with the rest.
 //! Every table both engines share is copied with its ids as they are: UUIDs,
 //! version numbers, comments, tombstones and the change log's `seq`, which
 //! is the cursor a replica pulls from. The change-log triggers are switched
@@ -12,8 +13,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
+use std::io::Write;
 
-use crate::db::{Dialect, ToSql, Transaction, Value, params};
+use crate::db::{Dialect, Transaction, Value, params};
 use crate::error::{Result, StoreError};
 
 use super::Store;
@@ -175,26 +177,83 @@ fn copy_table(src: &Transaction<'_>, dst: &Transaction<'_>, table: &str) -> Resu
         )));
     }
     let list = columns.join(", ");
-    let placeholders: Vec<String> = (1..=columns.len()).map(|i| format!("?{i}")).collect();
-    let mut insert = dst.prepare(&format!(
-        "INSERT INTO {table} ({list}) VALUES ({})",
-        placeholders.join(", ")
-    ))?;
     let mut select = src.prepare(&format!("SELECT {list} FROM {table}"))?;
     let width = columns.len();
-    let mut copied = 0u64;
     let rows = select.query_map([], |row| {
         (0..width)
             .map(|i| row.get::<_, Value>(i))
             .collect::<crate::db::Result<Vec<Value>>>()
     })?;
-    for row in rows {
-        let row = row?;
-        let values: Vec<&dyn ToSql> = row.iter().map(|v| v as &dyn ToSql).collect();
-        insert.execute(&values)?;
-        copied += 1;
+    let target = dst
+        .postgres()
+        .ok_or_else(|| StoreError::Internal("an import writes to PostgreSQL".into()))?;
+    // A failed read of the source stops the stream; it is kept here, as
+    // the stream's own error can only say that it stopped.
+    let mut failed = None;
+    let copied = target.copy_in(&format!("COPY {table} ({list}) FROM STDIN"), |out| {
+        for row in rows {
+            let row = match row {
+                Ok(row) => row,
+                Err(err) => {
+                    failed = Some(err);
+                    return Err(std::io::Error::other("the source could not be read"));
+                }
+            };
+            copy_line(out, &row)?;
+        }
+        Ok(())
+    });
+    if let Some(err) = failed {
+        return Err(err.into());
     }
-    Ok(copied)
+    Ok(copied?)
+}
+
+/// One row in `COPY`'s text format: tab-separated, `\N` for NULL, bytes
+/// as `bytea` hex. Text holding NUL is refused, as on every write.
+fn copy_line(out: &mut dyn Write, row: &[Value]) -> std::io::Result<()> {
+    for (i, value) in row.iter().enumerate() {
+        if i > 0 {
+            out.write_all(b"\t")?;
+        }
+        match value {
+            Value::Null => out.write_all(b"\\N")?,
+            Value::Integer(n) => write!(out, "{n}")?,
+            Value::Real(r) if r.is_nan() => out.write_all(b"NaN")?,
+            Value::Real(r) if r.is_infinite() => {
+                out.write_all(if *r > 0.0 { b"Infinity" } else { b"-Infinity" })?;
+            }
+            Value::Real(r) => write!(out, "{r}")?,
+            Value::Text(text) => {
+                if text.contains('\0') {
+                    return Err(std::io::Error::other(
+                        crate::db::Error::NulInText.to_string(),
+                    ));
+                }
+                let mut start = 0;
+                for (at, byte) in text.bytes().enumerate() {
+                    let escaped: &[u8] = match byte {
+                        b'\\' => b"\\\\",
+                        b'\t' => b"\\t",
+                        b'\n' => b"\\n",
+                        b'\r' => b"\\r",
+                        _ => continue,
+                    };
+                    out.write_all(&text.as_bytes()[start..at])?;
+                    out.write_all(escaped)?;
+                    start = at + 1;
+                }
+                out.write_all(&text.as_bytes()[start..])?;
+            }
+            Value::Blob(bytes) => {
+                out.write_all(b"\\\\x")?;
+                for byte in bytes {
+                    write!(out, "{byte:02x}")?;
+                }
+            }
+        }
+    }
+    out.write_all(b"\n")
 }
 
 /// Makes each identity column of `table` continue above its highest copied

@@ -811,6 +811,14 @@ impl<'c> Transaction<'c> {
         Ok((estimate.max(capped), true))
     }
 
+    /// PostgreSQL's transaction, for what only it does (`COPY`).
+    pub(crate) fn postgres(&self) -> Option<&PgTransaction<'c>> {
+        match &self.0 {
+            TransactionSource::Postgres(tx) => Some(tx),
+            TransactionSource::Sqlite(_) => None,
+        }
+    }
+
     /// Runs several statements without parameters.
     pub fn execute_batch(&self, sql: &str) -> Result<()> {
         match &self.0 {

@@ -141,6 +141,24 @@ impl PgTransaction<'_> {
         self.with(|tx| Ok(tx.batch_execute(sql)?))
     }
 
+    /// Runs `statement` (a `COPY … FROM STDIN`), handing `write` the stream
+    /// its rows go into; how many rows the server took.
+    pub fn copy_in(
+        &self,
+        statement: &str,
+        write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+    ) -> Result<u64> {
+        self.with(|tx| {
+            let mut writer = tx.copy_in(statement)?;
+            let mut buffered = std::io::BufWriter::with_capacity(1 << 20, &mut writer);
+            write(&mut buffered)
+                .and_then(|()| std::io::Write::flush(&mut buffered))
+                .map_err(|err| Error::Conversion(format!("copying rows: {err}")))?;
+            drop(buffered);
+            Ok(writer.finish()?)
+        })
+    }
+
     /// Whether other writes may run beside this one.
     pub fn is_beside(&self) -> bool {
         self.beside
