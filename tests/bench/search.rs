@@ -12,6 +12,11 @@
 //! With `--common-words 400` the stories draw their words evenly from 400
 //! common words (each in about 40% of stories) and one in 2,000 holds a rare
 //! word; each kind of search is then timed by relevance and newest first.
+//! With `--lists`, the web UI's content lists are timed too (newest change
+//! first: all, a type, a deep page, an author, a tag, a type over a day).
+//! With `--on-postgres`, the archive is then imported into a fresh
+//! PostgreSQL cluster (durable settings), the import timed, and every kind
+//! timed again against a server on it.
 
 use std::time::{Duration, Instant};
 
@@ -49,6 +54,148 @@ struct Args {
     /// relevance and newest first.
     #[arg(long, default_value_t = 0)]
     common_words: usize,
+    /// Time the content lists as well.
+    #[arg(long)]
+    lists: bool,
+    /// Import the archive into PostgreSQL and time everything again there.
+    #[arg(long)]
+    on_postgres: bool,
+}
+
+/// The web UI's content lists, newest change first, a page of 20: what
+/// a desk opens all day (`tags`, `authors`: UUIDs to filter by; `day`: the
+/// start of the archive's last day of changes).
+fn list_kinds<'a>(
+    tags: &'a [String],
+    authors: &'a [String],
+    day: &'a str,
+) -> Vec<(String, QueryMaker<'a>)> {
+    let list =
+        |filter: String| format!("/v3/content?per_page=20&order=modified_at&dir=desc{filter}");
+    vec![
+        (
+            "list: all".into(),
+            Box::new(move |_: &mut Dice| list(String::new())),
+        ),
+        (
+            "list: type article".into(),
+            Box::new(move |_: &mut Dice| list("&type=article".into())),
+        ),
+        (
+            "list: type article, page 2,000".into(),
+            Box::new(move |_: &mut Dice| list("&type=article&page=2000".into())),
+        ),
+        (
+            "list: one author".into(),
+            Box::new(move |dice: &mut Dice| {
+                list(format!("&author={}", authors[dice.below(authors.len())]))
+            }),
+        ),
+        (
+            "list: one tag".into(),
+            Box::new(move |dice: &mut Dice| list(format!("&tag={}", tags[dice.below(tags.len())]))),
+        ),
+        (
+            "list: type article, changed in a day".into(),
+            Box::new(move |_: &mut Dice| list(format!("&type=article&changed_from={day}"))),
+        ),
+    ]
+}
+
+/// Times `searches` requests of each kind (after 20 untimed) against
+/// `server`, one at a time on one kept-alive connection, and prints p50,
+/// p99 and the hits.
+fn time_kinds(
+    server: &TestServer,
+    kinds: &[(String, QueryMaker)],
+    dice: &mut Dice,
+    searches: usize,
+) -> Result<()> {
+    // `ureq` reads the answer on the calling thread over a kept-alive
+    // connection, as `wrk` does: what is timed is the server and the
+    // loopback, not hand-overs to a client library's own threads.
+    let client: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .build()
+        .into();
+    let authorization = format!("Bearer {}", server.admin_token());
+    for (name, query) in kinds {
+        let mut latencies = Vec::with_capacity(searches);
+        let mut hits = Vec::with_capacity(searches);
+        for i in 0..searches + 20 {
+            // A search's query string, or a whole path of its own.
+            let asked = query(dice);
+            let path = if asked.starts_with('/') {
+                asked
+            } else {
+                format!("/v3/search?type=content&{asked}")
+            };
+            // Timed from the request to the answer's last byte, as `wrk`
+            // times it; the JSON is parsed afterwards, untimed.
+            let sent = Instant::now();
+            let mut response = client
+                .get(server.url(&path))
+                .header("Authorization", &authorization)
+                .call()
+                .context("the search answers")?;
+            let body = response.body_mut().read_to_vec()?;
+            let took = sent.elapsed();
+            let status = response.status();
+            ensure!(status == 200, "{path}: {status}");
+            let answer: serde_json::Value = serde_json::from_slice(&body)?;
+            if i >= 20 {
+                latencies.push(took);
+                hits.push(answer["total_items"].as_u64().unwrap_or(0));
+            }
+        }
+        latencies.sort();
+        hits.sort_unstable();
+        println!(
+            "{name:<38} p50 {:>7.2} ms  p99 {:>7.2} ms  hits: median {}, most {}",
+            percentile(&latencies, 0.50),
+            percentile(&latencies, 0.99),
+            hits[hits.len() / 2],
+            hits[hits.len() - 1]
+        );
+    }
+    Ok(())
+}
+
+/// Imports `server`'s data directory into a fresh database of a durable
+/// PostgreSQL cluster, timed; the cluster and a server on it.
+fn on_postgres(server: &mut TestServer) -> Result<(copydesk_tests::postgres::Cluster, TestServer)> {
+    let cluster = copydesk_tests::postgres::Cluster::start(&[
+        "fsync=on",
+        "synchronous_commit=on",
+        "shared_buffers=512MB",
+        "random_page_cost=1.1",
+        "max_wal_size=4GB",
+    ])?;
+    cluster.create_database("archive")?;
+    let url = cluster.url("archive");
+    server.kill();
+    let data = tempfile::tempdir()?;
+    let started = Instant::now();
+    let output = copydesk_tests::server_command()
+        .arg("import")
+        .arg("--from")
+        .arg(server.dir.path())
+        .arg("--database")
+        .arg(&url)
+        .arg("--data")
+        .arg(data.path())
+        .output()?;
+    ensure!(
+        output.status.success(),
+        "import failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    println!(
+        "imported into PostgreSQL in {:.0} s (its search index built after the copy included)",
+        started.elapsed().as_secs_f64()
+    );
+    let on = TestServer::start_on_database(&url);
+    Ok((cluster, on))
 }
 
 /// The words of the even corpus (`--common-words`): six letters and more,
@@ -335,52 +482,29 @@ fn main() -> Result<()> {
         "the server started on it in {:.2} s (its quick_check included)",
         start.as_secs_f64()
     );
-    // `ureq` reads the answer on the calling thread over a kept-alive
-    // connection, as `wrk` does: what is timed is the server and the
-    // loopback, not hand-overs to a client library's own threads.
-    let client: ureq::Agent = ureq::Agent::config_builder()
-        .http_status_as_error(false)
-        .build()
-        .into();
-    let authorization = format!("Bearer {}", server.admin_token());
-    for (name, query) in &kinds {
-        let mut latencies = Vec::with_capacity(args.searches);
-        let mut hits = Vec::with_capacity(args.searches);
-        for i in 0..args.searches + 20 {
-            // A search's query string, or a whole path of its own.
-            let asked = query(&mut dice);
-            let path = if asked.starts_with('/') {
-                asked
-            } else {
-                format!("/v3/search?type=content&{asked}")
-            };
-            // Timed from the request to the answer's last byte, as `wrk`
-            // times it; the JSON is parsed afterwards, untimed.
-            let sent = Instant::now();
-            let mut response = client
-                .get(server.url(&path))
-                .header("Authorization", &authorization)
-                .call()
-                .context("the search answers")?;
-            let body = response.body_mut().read_to_vec()?;
-            let took = sent.elapsed();
-            let status = response.status();
-            ensure!(status == 200, "{path}: {status}");
-            let answer: serde_json::Value = serde_json::from_slice(&body)?;
-            if i >= 20 {
-                latencies.push(took);
-                hits.push(answer["total_items"].as_u64().unwrap_or(0));
-            }
-        }
-        latencies.sort();
-        hits.sort_unstable();
-        println!(
-            "{name:<34} p50 {:>7.2} ms  p99 {:>7.2} ms  hits: median {}, most {}",
-            percentile(&latencies, 0.50),
-            percentile(&latencies, 0.99),
-            hits[hits.len() / 2],
-            hits[hits.len() - 1]
-        );
+    let (authors, day) = {
+        let db = rusqlite::Connection::open(server.db_path())?;
+        let authors = db
+            .prepare("SELECT uuid FROM authors ORDER BY id")?
+            .query_map([], |row| row.get(0))?
+            .collect::<Result<Vec<String>, _>>()?;
+        let day: String = db.query_row(
+            "SELECT replace(datetime(max(modified_at), '-1 day'), ' ', 'T') || 'Z' FROM content",
+            [],
+            |row| row.get(0),
+        )?;
+        (authors, day)
+    };
+    let mut kinds = kinds;
+    if args.lists {
+        kinds.extend(list_kinds(&tags, &authors, &day));
+    }
+    println!("on SQLite:");
+    time_kinds(&server, &kinds, &mut dice, args.searches)?;
+    if args.on_postgres {
+        let (_cluster, on) = on_postgres(&mut server)?;
+        println!("on PostgreSQL:");
+        time_kinds(&on, &kinds, &mut dice, args.searches)?;
     }
     Ok(())
 }
