@@ -301,23 +301,12 @@ impl Store {
         &self,
         work: impl FnOnce(&Transaction<'_>) -> Result<T, E>,
     ) -> Result<T, E> {
-        if let Some(refusal) = self.writes.refusal() {
-            return Err(refusal.into());
-        }
-        let written = match &self.engine {
-            Engine::Sqlite { writer, .. } => {
-                writer.write(work, || BEFORE_COMMIT.with(|slot| slot.borrow_mut().take()))
-            }
-            Engine::Postgres(pool) => {
-                postgres::in_transaction(pool, postgres::begin_write, |tx| commit_write(tx, work))
-            }
-        };
-        self.note_damage(written)
+        self.write_begun(postgres::begin_write, work)
     }
 
     /// Runs `work` in one write transaction as [`Store::write`] does, but
     /// beside other writes on PostgreSQL: it waits only for writes that
-    /// share one of its `claims` (such as `content <uuid>`: see
+    /// share one of its `claims` (such as `print label <label>`: see
     /// `postgres.rs`) and for writes that run alone. `work` must touch only
     /// what its claims cover, besides adding new rows, and takes from the
     /// queues ([`Transaction::queued_here`]) only what it queued. SQLite's
@@ -327,6 +316,15 @@ impl Store {
         claims: &[&str],
         work: impl FnOnce(&Transaction<'_>) -> Result<T, E>,
     ) -> Result<T, E> {
+        self.write_begun(|conn| postgres::begin_beside(conn, claims), work)
+    }
+
+    /// A write whose PostgreSQL transaction `begin` opens (and takes its locks).
+    fn write_begun<T, E: Failure>(
+        &self,
+        begin: impl Fn(&mut PgConnection) -> crate::db::Result<crate::db::PgTransaction<'_>>,
+        work: impl FnOnce(&Transaction<'_>) -> Result<T, E>,
+    ) -> Result<T, E> {
         if let Some(refusal) = self.writes.refusal() {
             return Err(refusal.into());
         }
@@ -334,11 +332,9 @@ impl Store {
             Engine::Sqlite { writer, .. } => {
                 writer.write(work, || BEFORE_COMMIT.with(|slot| slot.borrow_mut().take()))
             }
-            Engine::Postgres(pool) => postgres::in_transaction(
-                pool,
-                |conn| postgres::begin_beside(conn, claims),
-                |tx| commit_write(tx, work),
-            ),
+            Engine::Postgres(pool) => {
+                postgres::in_transaction(pool, begin, |tx| commit_write(tx, work))
+            }
         };
         self.note_damage(written)
     }
