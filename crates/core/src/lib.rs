@@ -193,12 +193,9 @@ impl Cms {
         })
     }
 
-    /// [`Cms::write`] for a write that may run beside others on PostgreSQL
-    /// (the store's `write_beside`): it waits only for writes that share one
-    /// of its `claims`, or that claim in the transaction what it
-    /// names, and renders only the items it queued itself. A write goes
-    /// beside others only when what it reads and changes is covered by its
-    /// claims or is new: a story made, a draft or a lock of one claimed story.
+    /// [`Cms::write`] beside other writes on PostgreSQL (the store's
+    /// `write_beside`): for a write whose reads and changes are covered by
+    /// its claims (here or `tx.claim`) or new, as a story made, a draft.
     pub(crate) fn write_beside<T>(
         &self,
         claims: &[&str],

@@ -215,13 +215,17 @@ fn read_page<T>(
     let items = stmt
         .query_map(all.as_slice(), map)?
         .collect::<Result<Vec<T>, _>>()?;
-    // An estimate never ends the list before the rows read: a full page
-    // always has a next one, so a client paging to `last` reads them all.
+    // An estimate never ends the list before the rows read (a full page
+    // always has a next one), and a short page knows the count exactly.
     let (total, estimated) = total;
-    let read = params.offset() + items.len() as u64;
-    let total = match estimated {
-        true => total.max(read + u64::from(items.len() as u64 == params.per_page)),
-        false => total,
+    let (read, full) = (
+        params.offset() + items.len() as u64,
+        items.len() as u64 == params.per_page,
+    );
+    let (total, estimated) = match (estimated, full, items.is_empty()) {
+        (true, true, _) => (total.max(read + 1), true),
+        (true, false, false) => (read, false),
+        _ => (total, estimated),
     };
     Ok(Page::new(items, params, total).estimated(estimated))
 }

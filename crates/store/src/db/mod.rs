@@ -95,6 +95,12 @@ impl Error {
         }
     }
 
+    /// Whether a lock was not had within the transaction's `lock_timeout`.
+    pub fn is_lock_timeout(&self) -> bool {
+        matches!(self, Self::Postgres(err)
+            if err.code() == Some(&::postgres::error::SqlState::LOCK_NOT_AVAILABLE))
+    }
+
     /// The constraint a write broke, when it broke a unique one.
     pub fn unique_violation(&self) -> Option<&str> {
         match self {
@@ -688,14 +694,27 @@ impl<'c> Transaction<'c> {
     /// this transaction, when it runs beside other writes (see
     /// `Store::write_beside`; a write that runs alone holds everything). A
     /// write claims this way only what it learns inside the transaction
-    /// (the row of a story named by its UUID), before it reads what the
-    /// claim covers, and at most once: two writes that each held one claim
+    /// (the row of a story named by its UUID), before it writes anything
+    /// or reads what the claim covers, and at most once: two writes that each held one claim
     /// and waited for the other's would wait for ever.
     pub fn claim(&self, claim: &str) -> Result<()> {
         match &self.0 {
             TransactionSource::Postgres(tx) if tx.is_beside() => {
+                // Before any write: the change log is numbered in the order
+                // transactions got their ids, which a write assigns.
                 let key = claim_key(claim);
-                tx.batch_execute(&format!("SELECT pg_advisory_xact_lock({key})"))
+                let first = self
+                    .prepare(&format!(
+                        "SELECT pg_advisory_xact_lock({key})::text, \
+                         pg_current_xact_id_if_assigned() IS NULL"
+                    ))?
+                    .query_row([], |row| row.get::<_, bool>(1))?;
+                match first {
+                    true => Ok(()),
+                    false => Err(Error::Conversion(format!(
+                        "{claim} was claimed after a write"
+                    ))),
+                }
             }
             _ => Ok(()),
         }
