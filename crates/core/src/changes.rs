@@ -84,12 +84,12 @@ impl Cms {
         who.require(Action::ChangesList)?;
         let since = parse_number("since", since, 0, i64::MAX)?;
         let limit = parse_number("limit", limit, DEFAULT_CHANGES, MAX_CHANGES)?.max(1);
+        self.store.number_changes()?;
         self.feed_after(since, limit)
     }
 
     /// A page of the feed after `since`, at most `limit` records (checked by the caller).
     fn feed_after(&self, since: i64, limit: i64) -> Result<ChangeFeed> {
-        self.store.number_changes()?;
         self.read(|tx| {
             // Each record once, at its latest change: the rows after `since`
             // with no later row for the same record, read in seq order, so
@@ -159,6 +159,7 @@ pub fn read_action(record_type: RecordType) -> Action {
 impl Cms {
     /// The change feed after `since` as a change stream gives it: only the
     /// changes of records the caller may read (`last` passes the others).
+    /// It reads what [`Cms::change_head`] numbered when it moved.
     pub fn readable_changes_since(&self, who: &Principal, since: i64) -> Result<ChangeFeed> {
         who.require(Action::ChangesList)?;
         let mut feed = self.feed_after(since, DEFAULT_CHANGES)?;

@@ -135,7 +135,7 @@ pub(crate) fn fetch_page<T>(
         tx,
         table,
         columns,
-        &format!("SELECT COUNT(*) FROM {table} {filter}"),
+        &format!("{table} {filter}"),
         |_, _| Ok(filter.to_owned()),
         args,
         params,
@@ -143,7 +143,8 @@ pub(crate) fn fetch_page<T>(
     )
 }
 
-/// [`fetch_page`], counting the matches by `count_sql` (taking `args`) and
+/// [`fetch_page`], counting the matches of `counted` (what follows `FROM`
+/// in a count, taking `args`: the store's `count_rows`) and
 /// reading the page by the filter `page_filter` answers, given the count:
 /// the same condition written for another plan (same parameters, same
 /// rows).
@@ -152,13 +153,13 @@ pub(crate) fn fetch_page_choosing<T>(
     tx: &Transaction<'_>,
     table: &str,
     columns: &str,
-    count_sql: &str,
+    counted: &str,
     page_filter: impl FnOnce(&Transaction<'_>, u64) -> Result<String>,
     args: &[&dyn ToSql],
     params: &ListParams,
     map: impl FnMut(&Row<'_>) -> crate::db::Result<T>,
 ) -> Result<Page<T>> {
-    let total = count_matches(tx, count_sql, args)?;
+    let total = tx.count_rows(counted, args)?;
     let filter = page_filter(tx, total.0)?;
     let order = params.order_by(table);
     // The page's rows are picked by id first, walking only the ordering
@@ -173,27 +174,20 @@ pub(crate) fn fetch_page_choosing<T>(
     read_page(tx, &sql, args, params, total, map)
 }
 
-/// One page by two statements: `count_sql` (taking `args`) counts every
+/// One page by two statements: the rows of `counted` (as for
+/// [`fetch_page_choosing`]) count every
 /// match, `page_sql` (taking `args`, then the limit and the offset) reads
 /// the page's rows.
 pub(crate) fn fetch_page_by<T>(
     tx: &Transaction<'_>,
-    count_sql: &str,
+    counted: &str,
     page_sql: &str,
     args: &[&dyn ToSql],
     params: &ListParams,
     map: impl FnMut(&Row<'_>) -> crate::db::Result<T>,
 ) -> Result<Page<T>> {
-    let total = count_matches(tx, count_sql, args)?;
+    let total = tx.count_rows(counted, args)?;
     read_page(tx, page_sql, args, params, total, map)
-}
-
-/// What `count_sql` (`SELECT COUNT(*) FROM …` taking `args`) counts, and
-/// whether that is an estimate (the store's `count_rows`).
-fn count_matches(tx: &Transaction<'_>, sql: &str, args: &[&dyn ToSql]) -> Result<(u64, bool)> {
-    let from = sql.strip_prefix("SELECT COUNT(*) FROM ");
-    let from = from.ok_or_else(|| CoreError::Internal(format!("not a count: {sql}")))?;
-    Ok(tx.count_rows(from, args)?)
 }
 
 /// The rows of `page_sql` (taking `args`, then the limit and the offset)

@@ -275,7 +275,7 @@ impl Cms {
             };
             let order = params.order_by("content");
             let n = args.len();
-            let count_sql = format!("SELECT COUNT(*) FROM {counted} {filter}");
+            let counted_rows = format!("{counted} {filter}");
             // Only ids go through the ranking's sort; the page's answers
             // are then read as kept.
             let page_sql = format!(
@@ -284,7 +284,7 @@ impl Cms {
                 n + 2
             );
             let mut page =
-                fetch_page_by(tx, &count_sql, &page_sql, &refs, &params, |row| row.get(0))?;
+                fetch_page_by(tx, &counted_rows, &page_sql, &refs, &params, |row| row.get(0))?;
             let items = self.rendered_items(tx, std::mem::take(&mut page.items))?;
             Ok(page.with_items(items))
         })

@@ -74,8 +74,8 @@ const ORDERED_BY_INDEX: &[&str] = &["id", "version", "modified_at", "created_at"
 struct Narrowing {
     by_index: String,
     in_order: String,
-    /// When this is the list's only condition, a cheaper count of its
-    /// matches than reading them.
+    /// When this is the list's only condition, cheaper rows to count its
+    /// matches by than the items (what follows `FROM` in the count).
     counted_alone: Option<String>,
 }
 
@@ -116,9 +116,7 @@ impl Narrowing {
             // and an item's links go with it (`ON DELETE CASCADE`). Read
             // through the items, a prolific author's 265,321 stories took
             // 0.22 s to count; the index alone, milliseconds.
-            counted_alone: Some(format!(
-                "SELECT COUNT(*) FROM {table} l WHERE l.{column} = +?{parameter}"
-            )),
+            counted_alone: Some(format!("{table} l WHERE l.{column} = +?{parameter}")),
         }
     }
 
@@ -394,17 +392,17 @@ impl Cms {
                     by_index.clone()
                 })
             };
-            let count_sql = match conditions.as_slice() {
+            let counted = match conditions.as_slice() {
                 [
                     Narrowing {
                         counted_alone: Some(count),
                         ..
                     },
                 ] => count.clone(),
-                _ => format!("SELECT COUNT(*) FROM content {by_index}"),
+                _ => format!("content {by_index}"),
             };
             let mut page = fetch_page_choosing(
-                tx, "content", columns, &count_sql, choose, &args, &params, &map,
+                tx, "content", columns, &counted, choose, &args, &params, &map,
             )?;
             let items = finish(tx, std::mem::take(&mut page.items))?;
             Ok(page.with_items(items))
