@@ -14,7 +14,7 @@ use crate::model::content::audit;
 use crate::model::content::{CONTENT, ContentRecord, ContentUrl};
 use crate::model::lock::Lockable;
 use crate::paging::{ListParams, ListQuery, Page};
-use crate::records::{fetch_page, ids_of_field, new_uuid, replace_links, required_text};
+use crate::records::{fetch_page, ids_of_field, new_uuid, required_text};
 use crate::slug::Slug;
 use crate::tags::{TAGS, Tag};
 
@@ -295,8 +295,8 @@ impl Cms {
                 published_at,
                 now
             ])?;
-            replace_links(tx, "container_content", "content_id", id, &content_ids)?;
-            replace_links(tx, "container_tags", "tag_id", id, &tag_ids)?;
+            tx.replace_links("container_content", "content_id", id, &content_ids)?;
+            tx.replace_links("container_tags", "tag_id", id, &tag_ids)?;
             if container_type == "gallery" {
                 self.add_placeholder(tx, who, id, &title)?;
             }
@@ -351,8 +351,8 @@ impl Cms {
             let description = input.description.clone().unwrap_or(old.description.clone());
             let sort_order = input.sort_order.clone().unwrap_or(old.sort_order.clone());
             let published_at = published_at.clone().unwrap_or(old.published_at.clone());
-            let links_changed = replace_links(tx, "container_content", "content_id", id, &content_ids)?
-                | replace_links(tx, "container_tags", "tag_id", id, &tag_ids)?;
+            let links_changed = tx.replace_links("container_content", "content_id", id, &content_ids)?
+                | tx.replace_links("container_tags", "tag_id", id, &tag_ids)?;
             let fields_changed = title != old.title
                 || slug != old.slug
                 || description != old.description

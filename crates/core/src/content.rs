@@ -194,7 +194,7 @@ impl Cms {
     }
 
     pub fn create_content(&self, who: &Principal, input: ContentInput) -> Result<ContentItem> {
-        self.create_content_as(who, input, |tx, id| self.content_item(tx, id))
+        self.create_content_as(who, input, |tx, id, _| self.content_item(tx, id))
     }
 
     /// Creates an item and answers with what `finish` reads of it, in the
@@ -203,7 +203,7 @@ impl Cms {
         &self,
         who: &Principal,
         input: ContentInput,
-        finish: impl FnOnce(&Transaction<'_>, i64) -> Result<T>,
+        finish: impl FnOnce(&Transaction<'_>, i64, crate::model::content::Rendered) -> Result<T>,
     ) -> Result<T> {
         let mut checked = self.check_new_content(who, input)?;
         let files = match &checked.input.attachment {
@@ -216,10 +216,11 @@ impl Cms {
             None => None,
         };
         // A new story: nothing another write holds.
-        let item = self.write_beside(&[], |tx| {
-            let id = self.insert_content(tx, who, &mut checked, files.as_ref())?;
-            finish(tx, id)
-        })?;
+        let item = self.write_beside_then(
+            &[],
+            |tx| self.insert_content(tx, who, &mut checked, files.as_ref()),
+            finish,
+        )?;
         if let Some(files) = files {
             files.keep();
         }
@@ -340,7 +341,9 @@ impl Cms {
             .as_deref()
             .map(|sent| ids_of_field(tx, TAGS, "tags", sent))
             .transpose()?;
-        self.set_links(tx, id, authors.as_deref(), tags.as_deref(), Some(&new.urls))?;
+        // A new item has no URLs to compare the ones sent with.
+        let urls = (!new.urls.is_empty()).then_some(new.urls.as_slice());
+        self.set_links(tx, id, authors.as_deref(), tags.as_deref(), urls)?;
         if let Some(files) = files {
             crate::attachments::record_files(tx, id, files, 0, None)?;
             if fields.dominant_attachment_id.is_none() {

@@ -36,6 +36,7 @@ use crate::paging::{ListQuery, Page};
 /// pays for all of it.
 const RENDER_BATCH: usize = 100;
 
+use crate::model::content::Rendered;
 pub use crate::model::content::RenderedContent;
 
 impl Cms {
@@ -70,23 +71,25 @@ impl Cms {
         })?;
         let mut rendered = 0;
         while let Some(batch) = self.store.write(|tx| self.render_pending(tx))? {
-            rendered += batch;
+            rendered += batch.len();
         }
         Ok(rendered)
     }
 
     /// Renders up to a batch of queued items (newest first) and stores them;
-    /// says how many it rendered, or `None` when nothing was queued.
-    pub(crate) fn render_pending(&self, tx: &Transaction<'_>) -> Result<Option<usize>> {
+    /// the answers it rendered, by item, or `None` when nothing was queued.
+    pub(crate) fn render_pending(&self, tx: &Transaction<'_>) -> Result<Option<Rendered>> {
         let Some(rendering) = self.rendering.get() else {
             return Ok(None);
         };
-        // The batch is written into the text: SQLite re-prepares a cached
+        // Taken off the queue as they are read, in one statement; the
+        // batch is written into the text: SQLite re-prepares a cached
         // statement at every run when its LIMIT is a parameter.
         let ids: Vec<i64> = tx
             .prepare_cached(&format!(
-                "SELECT content_id FROM content_render_pending WHERE {} \
-                 ORDER BY content_id DESC LIMIT {RENDER_BATCH}",
+                "DELETE FROM content_render_pending WHERE content_id IN \
+                 (SELECT content_id FROM content_render_pending WHERE {} \
+                  ORDER BY content_id DESC LIMIT {RENDER_BATCH}) RETURNING content_id",
                 tx.queued_here()
             ))?
             .query_map([], |row| row.get(0))?
@@ -94,26 +97,19 @@ impl Cms {
         if ids.is_empty() {
             return Ok(None);
         }
-        let list = id_array(ids.iter().copied());
-        let records = self.content_records(tx, &list)?;
+        let records = self.content_records(tx, &id_array(ids))?;
         let items = self.completed_items(tx, records)?;
         let mut store = tx.prepare_cached(
             "INSERT INTO content_rendered (content_id, format, body) VALUES (?1, ?2, ?3)
              ON CONFLICT (content_id) DO UPDATE SET format = excluded.format, body = excluded.body",
         )?;
-        let rendered = items.len();
+        let mut rendered = Rendered::with_capacity(items.len());
         for item in items {
             let id = item.record.id;
-            store.execute(crate::params![
-                id,
-                rendering.format,
-                (rendering.renderer)(item)
-            ])?;
+            let body = (rendering.renderer)(item);
+            store.execute(crate::params![id, rendering.format, body])?;
+            rendered.insert(id, body);
         }
-        tx.prepare_cached(
-            "DELETE FROM content_render_pending WHERE content_id IN (SELECT value FROM json_each(?1))",
-        )?
-        .execute([&list])?;
         Ok(Some(rendered))
     }
 
@@ -238,11 +234,15 @@ impl Cms {
         who: &Principal,
         input: crate::content::ContentInput,
     ) -> Result<RenderedContent> {
-        self.create_content_as(who, input, |tx, id| {
-            self.render_pending(tx)?;
-            self.rendered_items(tx, vec![id])?
-                .pop()
-                .ok_or_else(|| CoreError::Internal("an item made just now is missing".into()))
+        self.create_content_as(who, input, |tx, id, mut rendered| {
+            // The answer just rendered, unless every answer is checked.
+            match rendered.remove(&id) {
+                Some(body) if !self.rendering()?.check => Ok(RenderedContent(body)),
+                _ => self
+                    .rendered_items(tx, vec![id])?
+                    .pop()
+                    .ok_or_else(|| CoreError::Internal("an item made just now is missing".into())),
+            }
         })
     }
 

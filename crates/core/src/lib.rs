@@ -208,6 +208,22 @@ impl Cms {
         })
     }
 
+    /// [`Cms::write_beside`] whose `finish` reads what `work` made, with
+    /// the answers rendered for it (one read of them saved), and writes
+    /// nothing more.
+    pub(crate) fn write_beside_then<T, U>(
+        &self,
+        claims: &[&str],
+        work: impl FnOnce(&db::Transaction<'_>) -> Result<U>,
+        finish: impl FnOnce(&db::Transaction<'_>, U, model::content::Rendered) -> Result<T>,
+    ) -> Result<T> {
+        self.store.write_beside(claims, |tx| {
+            let made = work(tx)?;
+            let rendered = self.render_pending(tx)?.unwrap_or_default();
+            finish(tx, made, rendered)
+        })
+    }
+
     /// [`Cms::write`] for a write that queues many items at once (a batch
     /// of creates): every item it queued is rendered before it commits, not
     /// one batch of them.
@@ -240,6 +256,12 @@ impl Cms {
         let credential = credential.ok_or(CoreError::Token(TokenProblem::Missing))?;
         // The token's own clock, as its signature check reads it.
         let now = chrono::Utc::now().timestamp();
+        // A credential verified lately costs one statement, outside a
+        // transaction; the others are verified in one read.
+        let epoch = self.store.read_statement(principal_cache::current_epoch)?;
+        if let Some(known) = self.principals.lookup(credential, epoch, now) {
+            return Ok(known);
+        }
         self.read(|tx| {
             self.principals.principal(tx, credential, now, || {
                 access::authenticate_credential(tx, credential)

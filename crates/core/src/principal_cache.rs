@@ -62,7 +62,14 @@ impl PrincipalCache {
         Ok(principal)
     }
 
-    fn lookup(&self, credential: &Credential, epoch: i64, now: i64) -> Option<Arc<Principal>> {
+    /// The principal of `credential` when it was verified at `epoch` and
+    /// its token is within its time at `now`.
+    pub(crate) fn lookup(
+        &self,
+        credential: &Credential,
+        epoch: i64,
+        now: i64,
+    ) -> Option<Arc<Principal>> {
         let entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
         let entry = entries.get(credential)?;
         let holds = entry.epoch == epoch
@@ -72,10 +79,10 @@ impl PrincipalCache {
     }
 }
 
-fn current_epoch(tx: &Transaction<'_>) -> Result<i64> {
-    Ok(tx
-        .prepare_cached("SELECT epoch FROM auth_epoch WHERE id = 1")?
-        .query_row([], |row| row.get(0))?)
+/// The number every change to users, keys and grants moves on.
+pub(crate) fn current_epoch(tx: &Transaction<'_>) -> crate::db::Result<i64> {
+    tx.prepare_cached("SELECT epoch FROM auth_epoch WHERE id = 1")?
+        .query_row([], |row| row.get(0))
 }
 
 #[cfg(test)]
@@ -152,7 +159,7 @@ mod tests {
                 })
             })
             .expect("works");
-        let store_epoch = store.read(current_epoch).expect("works");
+        let store_epoch = store.read_statement(current_epoch).expect("works");
         assert!(cache.lookup(&credential, store_epoch, now + 60).is_some());
         assert!(cache.lookup(&credential, store_epoch, now + 120).is_none());
         assert!(cache.lookup(&credential, store_epoch + 1, now).is_none());

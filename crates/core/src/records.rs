@@ -1,7 +1,7 @@
 //! Pieces every resource shares: finding a record by UUID, one page of a list,
 //! the all-or-nothing delete of several records, and ordered links.
 
-use crate::db::{OptionalExtension as _, Row, ToSql, Transaction, params};
+use crate::db::{OptionalExtension as _, Row, ToSql, Transaction};
 
 use crate::error::{CoreError, Result};
 use crate::paging::{ListParams, Page};
@@ -239,39 +239,6 @@ pub(crate) fn required_text(field: &str, value: Option<&str>) -> Result<String> 
 /// process they are ordered as made; the rest of their bits are random.
 pub(crate) fn new_uuid() -> String {
     uuid::Uuid::now_v7().to_string()
-}
-
-/// Sets the ordered links of `owner_id` to `ids`; true when they changed.
-pub(crate) fn replace_links(
-    tx: &Transaction<'_>,
-    table: &str,
-    column: &str,
-    owner_id: i64,
-    ids: &[i64],
-) -> Result<bool> {
-    let owner_column = if table.starts_with("container_") {
-        "container_id"
-    } else {
-        "content_id"
-    };
-    let select =
-        format!("SELECT {column} FROM {table} WHERE {owner_column} = +?1 ORDER BY position");
-    let old: Vec<i64> = tx
-        .prepare_cached(&select)?
-        .query_map([owner_id], |row| row.get(0))?
-        .collect::<Result<_, _>>()?;
-    if old == ids {
-        return Ok(false);
-    }
-    tx.prepare_cached(&format!("DELETE FROM {table} WHERE {owner_column} = ?1"))?
-        .execute([owner_id])?;
-    let insert =
-        format!("INSERT INTO {table} ({owner_column}, {column}, position) VALUES (?1, ?2, ?3)");
-    for (position, id) in ids.iter().enumerate() {
-        tx.prepare_cached(&insert)?
-            .execute(params![owner_id, id, position as i64])?;
-    }
-    Ok(true)
 }
 
 /// A look-up by slug or name (any ASCII case) in each dialect: PostgreSQL

@@ -12,7 +12,7 @@ use crate::error::{CoreError, Result};
 use crate::model::content::audit;
 use crate::model::content::{CONTENT, ContentItem};
 use crate::paging::{ListParams, ListQuery, Page};
-use crate::records::{Table, fetch_page, new_uuid, replace_links};
+use crate::records::{Table, fetch_page, new_uuid};
 use crate::srn::Srn;
 use crate::tags::Tag;
 use crate::users::User;
@@ -242,8 +242,8 @@ impl Cms {
             ])?;
             let authors = linked_ids(tx, "version_authors", "author_id", id)?;
             let tags = linked_ids(tx, "version_tags", "tag_id", id)?;
-            replace_links(tx, "content_authors", "author_id", old.content_id, &authors)?;
-            replace_links(tx, "content_tags", "tag_id", old.content_id, &tags)?;
+            tx.replace_links("content_authors", "author_id", old.content_id, &authors)?;
+            tx.replace_links("content_tags", "tag_id", old.content_id, &tags)?;
             self.snapshot_version(tx, old.content_id, who)?;
             audit(tx, old.content_id, who, "restore", &format!("restored version {}", old.version))?;
             self.content_item(tx, old.content_id)

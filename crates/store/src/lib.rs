@@ -414,6 +414,21 @@ impl Store {
         self.note_damage(read)
     }
 
+    /// Runs `work`, a read of one statement, as cheaply as the engine
+    /// allows: on PostgreSQL outside any transaction (the statement is its
+    /// own snapshot: one round trip, not three), on SQLite as
+    /// [`Store::read`]. For the check each request makes before its write
+    /// (has any key or grant changed?).
+    pub fn read_statement<T>(
+        &self,
+        work: impl Fn(&Transaction<'_>) -> crate::db::Result<T>,
+    ) -> Result<T> {
+        match &self.engine {
+            Engine::Sqlite { .. } => self.read(|tx| Ok::<_, StoreError>(work(tx)?)),
+            Engine::Postgres(pool) => self.note_damage(postgres::statement(pool, work)),
+        }
+    }
+
     /// Empties the search index and builds it again from the stored items, a
     /// batch per transaction; returns how many items it indexed.
     pub fn rebuild_search_index(&self) -> Result<usize> {
@@ -433,8 +448,19 @@ impl Store {
                 index_pending(&mut conn)?;
                 Ok(queued)
             }
-            Engine::Postgres(_) => {
-                let queued = self.write(crate::search_index::queue_all)?;
+            Engine::Postgres(pool) => {
+                // Queued without the flush a write ends with, which would
+                // index every item in this one transaction; then a batch
+                // per transaction.
+                let queued = self.note_damage(postgres::in_transaction(
+                    pool,
+                    postgres::begin_write,
+                    |tx| {
+                        let queued = crate::search_index::queue_all(&tx)?;
+                        tx.commit()?;
+                        Ok::<_, StoreError>(queued)
+                    },
+                ))?;
                 while self.write(crate::search_index::pending_batch)? > 0 {}
                 Ok(queued)
             }

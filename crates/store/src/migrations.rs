@@ -106,6 +106,10 @@ pub(super) const SQLITE: &[(&str, &str)] = &[
         "0026_change_log_numbered_after_commit",
         include_str!("../migrations/sqlite/0026_change_log_numbered_after_commit.sql"),
     ),
+    (
+        "0027_id_lists_planned_small",
+        include_str!("../migrations/sqlite/0027_id_lists_planned_small.sql"),
+    ),
 ];
 
 /// PostgreSQL's migrations.
@@ -213,5 +217,9 @@ pub(super) const POSTGRES: &[(&str, &str)] = &[
     (
         "0026_change_log_numbered_after_commit",
         include_str!("../migrations/postgres/0026_change_log_numbered_after_commit.sql"),
+    ),
+    (
+        "0027_id_lists_planned_small",
+        include_str!("../migrations/postgres/0027_id_lists_planned_small.sql"),
     ),
 ];

@@ -135,6 +135,29 @@ pub(super) fn in_transaction<T, E: From<StoreError>>(
     }
 }
 
+/// Runs `work`, one statement, on a pooled connection outside any
+/// transaction. Nothing begins before it that could find a connection to a
+/// lost primary, so a statement that finds one is run once more on a new
+/// connection, as [`in_transaction`] begins once more: it only read.
+pub(super) fn statement<T>(
+    pool: &Pool<PgConnection>,
+    work: impl Fn(&Transaction<'_>) -> crate::db::Result<T>,
+) -> Result<T> {
+    let mut retried = false;
+    loop {
+        let mut conn = pool.take()?;
+        let read = work(&Transaction::from_postgres(conn.conn_mut().statement()));
+        match read {
+            Err(err) if !retried && err.is_unavailable() => {
+                retried = true;
+                conn.discard();
+                pool.discard_idle();
+            }
+            read => break Ok(read?),
+        }
+    }
+}
+
 /// Connects to `url` (a libpq connection string or URL), checks the
 /// database and applies any pending migration; the pool of up to
 /// `connections` connections.

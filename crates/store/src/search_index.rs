@@ -155,8 +155,8 @@ impl SearchTerms {
 /// Items reindexed per transaction when a whole database is (re)indexed.
 const BATCH: usize = 5_000;
 
-/// Reindexes the items the triggers queued in this transaction, then empties
-/// the queue: called by the store before every commit.
+/// Reindexes the items the triggers queued in this transaction and takes
+/// them off the queue: called by the store before every commit.
 pub(crate) fn flush_pending(tx: &Transaction<'_>) -> Result<usize> {
     index_queued(tx, None)
 }
@@ -170,32 +170,32 @@ pub(crate) fn pending_batch(tx: &Transaction<'_>) -> Result<usize> {
 /// Reindexes up to `limit` queued items (all of them: `None`), lowest ids
 /// first, and takes them off the queue; how many it took.
 fn index_queued(tx: &Transaction<'_>, limit: Option<usize>) -> Result<usize> {
-    // The limit is written into the text: SQLite re-prepares a cached
-    // statement at every run when its LIMIT is a parameter.
-    let here = tx.queued_here();
+    // Taken off the queue as they are read, in one statement. The limit is
+    // written into the text: SQLite re-prepares a cached statement at every
+    // run when its LIMIT is a parameter.
+    let here = match limit {
+        Some(_) => tx.queued_here(),
+        None => tx.queued_by_itself(),
+    };
     let sql = match limit {
         Some(limit) => format!(
-            "SELECT content_id, fresh FROM content_search_pending WHERE {here} ORDER BY content_id LIMIT {limit}"
+            "DELETE FROM content_search_pending WHERE content_id IN \
+             (SELECT content_id FROM content_search_pending WHERE {here} ORDER BY content_id LIMIT {limit}) \
+             RETURNING content_id, fresh"
         ),
-        None => format!(
-            "SELECT content_id, fresh FROM content_search_pending WHERE {here} ORDER BY content_id"
-        ),
+        None => {
+            format!("DELETE FROM content_search_pending WHERE {here} RETURNING content_id, fresh")
+        }
     };
-    let queued: Vec<(i64, bool)> = {
+    let mut queued: Vec<(i64, bool)> = {
         let mut stmt = tx.prepare_cached(&sql)?;
         stmt.query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?
             .collect::<crate::db::Result<_>>()?
     };
-    let Some(&(last, _)) = queued.last() else {
-        return Ok(0);
-    };
+    queued.sort_unstable();
     for &(id, fresh) in &queued {
         reindex(tx, id, fresh)?;
     }
-    tx.prepare_cached(&format!(
-        "DELETE FROM content_search_pending WHERE content_id <= ?1 AND {here}"
-    ))?
-    .execute([last])?;
     Ok(queued.len())
 }
 

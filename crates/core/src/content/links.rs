@@ -5,7 +5,7 @@ use crate::db::{Transaction, params};
 use crate::Cms;
 use crate::clock;
 use crate::error::Result;
-use crate::records::{new_uuid, replace_links};
+use crate::records::new_uuid;
 
 impl Cms {
     /// Replaces whichever of the item's authors, tags and URLs were sent; true when any changed.
@@ -19,10 +19,10 @@ impl Cms {
     ) -> Result<bool> {
         let mut changed = false;
         if let Some(ids) = authors {
-            changed |= replace_links(tx, "content_authors", "author_id", content_id, ids)?;
+            changed |= tx.replace_links("content_authors", "author_id", content_id, ids)?;
         }
         if let Some(ids) = tags {
-            changed |= replace_links(tx, "content_tags", "tag_id", content_id, ids)?;
+            changed |= tx.replace_links("content_tags", "tag_id", content_id, ids)?;
         }
         if let Some(urls) = urls {
             let old: Vec<String> = self

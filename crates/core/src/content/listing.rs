@@ -332,7 +332,7 @@ impl Cms {
                     (!conditions.is_empty()).then_some(&also),
                     &params,
                 )?;
-                let rows = rows_in_order(tx, columns, &ranked.ids, &map)?;
+                let rows = tx.rows_in_order("content", columns, &ranked.ids, &map)?;
                 let items = finish(tx, rows)?;
                 return Ok(Page::new(items, &params, ranked.total).estimated(ranked.estimated));
             }
@@ -408,28 +408,4 @@ impl Cms {
             Ok(page.with_items(items))
         })
     }
-}
-
-/// The rows of the items `ids`, read as `columns` by `map`, in the order of
-/// `ids`.
-fn rows_in_order<R>(
-    tx: &Transaction<'_>,
-    columns: &str,
-    ids: &[i64],
-    map: &impl Fn(&crate::db::Row<'_>) -> crate::db::Result<R>,
-) -> Result<Vec<R>> {
-    if ids.is_empty() {
-        return Ok(Vec::new());
-    }
-    let sql = format!(
-        "SELECT {columns}, content.id AS ranked_id FROM content \
-         WHERE content.id IN (SELECT value FROM json_each(?1))"
-    );
-    let mut by_id: std::collections::HashMap<i64, R> = tx
-        .prepare_cached(&sql)?
-        .query_map([crate::db::id_array(ids.iter().copied())], |row| {
-            Ok((row.get::<_, i64>("ranked_id")?, map(row)?))
-        })?
-        .collect::<crate::db::Result<_>>()?;
-    Ok(ids.iter().filter_map(|id| by_id.remove(id)).collect())
 }

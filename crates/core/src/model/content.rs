@@ -103,6 +103,9 @@ pub struct ContentItem {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RenderedContent(pub String);
 
+/// The answers a write rendered, by item id.
+pub(crate) type Rendered = std::collections::HashMap<i64, String>;
+
 /// The media item a story leads with, as clients of the hosted service read
 /// it (`dominantAttachment`): its file, its caption (its body) and its authors.
 #[derive(Debug, Clone, PartialEq)]

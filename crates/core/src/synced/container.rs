@@ -182,8 +182,8 @@ impl SyncedType for Container {
             }
         }
         let tags = local_ids(tx, RecordType::Tag, &get("tags"))?;
-        crate::records::replace_links(tx, "container_content", "content_id", id, &content)?;
-        crate::records::replace_links(tx, "container_tags", "tag_id", id, &tags)?;
+        tx.replace_links("container_content", "content_id", id, &content)?;
+        tx.replace_links("container_tags", "tag_id", id, &tags)?;
         Ok(Written::same(uuid))
     }
 }

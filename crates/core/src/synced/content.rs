@@ -188,8 +188,8 @@ impl SyncedType for Content {
             .query_row([uuid], |row| row.get(0))?;
         let authors = local_ids(tx, RecordType::Author, &get("authors"))?;
         let tags = local_ids(tx, RecordType::Tag, &get("tags"))?;
-        crate::records::replace_links(tx, "content_authors", "author_id", id, &authors)?;
-        crate::records::replace_links(tx, "content_tags", "tag_id", id, &tags)?;
+        tx.replace_links("content_authors", "author_id", id, &authors)?;
+        tx.replace_links("content_tags", "tag_id", id, &tags)?;
         let urls: Vec<String> = serde_json::from_str(&get("urls")).unwrap_or_default();
         tx.prepare_cached("DELETE FROM content_urls WHERE content_id = ?1")?
             .execute([id])?;

@@ -690,6 +690,18 @@ impl<'c> Transaction<'c> {
         }
     }
 
+    /// A condition that keeps, of a queue table's rows, those this very
+    /// transaction queued, on PostgreSQL even when it runs alone: for the
+    /// search index's flush before every commit, which must not take a
+    /// whole archive's queue (a rebuild's) into one transaction. SQLite's
+    /// writer queues and flushes in one group: every row.
+    pub fn queued_by_itself(&self) -> &'static str {
+        match &self.0 {
+            TransactionSource::Postgres(_) => "xmin = pg_current_xact_id()::xid",
+            TransactionSource::Sqlite(_) => "true",
+        }
+    }
+
     /// Waits until no other write holds `claim`, then holds it to the end of
     /// this transaction, when it runs beside other writes (see
     /// `Store::write_beside`; a write that runs alone holds everything). A
@@ -794,6 +806,66 @@ impl<'c> Transaction<'c> {
             out.entry(owner).or_default().push(item);
         }
         Ok(out)
+    }
+
+    /// Sets the ordered links of `owner_id` in `table` (a link table such
+    /// as `content_tags`, whose `column` is the other side) to `ids`; true
+    /// when they changed.
+    pub fn replace_links(
+        &self,
+        table: &str,
+        column: &str,
+        owner_id: i64,
+        ids: &[i64],
+    ) -> Result<bool> {
+        let owner_column = if table.starts_with("container_") {
+            "container_id"
+        } else {
+            "content_id"
+        };
+        let select =
+            format!("SELECT {column} FROM {table} WHERE {owner_column} = +?1 ORDER BY position");
+        let old: Vec<i64> = self
+            .prepare_cached(&select)?
+            .query_map([owner_id], |row| row.get(0))?
+            .collect::<Result<_>>()?;
+        if old == ids {
+            return Ok(false);
+        }
+        self.prepare_cached(&format!("DELETE FROM {table} WHERE {owner_column} = ?1"))?
+            .execute([owner_id])?;
+        let insert =
+            format!("INSERT INTO {table} ({owner_column}, {column}, position) VALUES (?1, ?2, ?3)");
+        for (position, id) in ids.iter().enumerate() {
+            self.prepare_cached(&insert)?
+                .execute(params![owner_id, id, position as i64])?;
+        }
+        Ok(true)
+    }
+
+    /// The rows of `table` whose ids are `ids`, read as `columns` by `map`,
+    /// in the order of `ids` (one query for a ranked page).
+    pub fn rows_in_order<R>(
+        &self,
+        table: &str,
+        columns: &str,
+        ids: &[i64],
+        map: &impl Fn(&Row<'_>) -> Result<R>,
+    ) -> Result<Vec<R>> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let sql = format!(
+            "SELECT {columns}, {table}.id AS ranked_id FROM {table} \
+             WHERE {table}.id IN (SELECT value FROM json_each(?1))"
+        );
+        let mut by_id: HashMap<i64, R> = self
+            .prepare_cached(&sql)?
+            .query_map([id_array(ids.iter().copied())], |row| {
+                Ok((row.get::<_, i64>("ranked_id")?, map(row)?))
+            })?
+            .collect::<Result<_>>()?;
+        Ok(ids.iter().filter_map(|id| by_id.remove(id)).collect())
     }
 
     /// The rows of `SELECT … FROM {from}` (`from` taking `args`): exact on

@@ -64,17 +64,22 @@ impl PgConnection {
 
     /// A read: one snapshot for the whole transaction, as a SQLite reader has.
     pub fn read(&mut self) -> Result<PgTransaction<'_>> {
+        self.begin(
+            "START TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY",
+            false,
+        )
+    }
+
+    /// A read of one statement, outside any transaction: the statement is
+    /// its own snapshot, and no `BEGIN` or `ROLLBACK` goes to the server.
+    pub fn statement(&mut self) -> PgTransaction<'_> {
         let Self { client, prepared } = self;
-        let tx = client
-            .build_transaction()
-            .isolation_level(postgres::IsolationLevel::RepeatableRead)
-            .read_only(true)
-            .start()?;
-        Ok(PgTransaction {
-            tx: RefCell::new(Some(tx)),
+        PgTransaction {
+            client: RefCell::new(Some(client)),
+            open: false,
             prepared: RefCell::new(prepared),
             beside: false,
-        })
+        }
     }
 
     /// A write that first runs `first` (the locks it takes). Each later
@@ -82,25 +87,39 @@ impl PgConnection {
     /// once the locks are held the transaction sees all the writes that
     /// came before it. `beside`: other writes may run at the same time.
     pub fn write(&mut self, first: &str, beside: bool) -> Result<PgTransaction<'_>> {
+        self.begin(
+            &format!("START TRANSACTION ISOLATION LEVEL READ COMMITTED;{first}"),
+            beside,
+        )
+    }
+
+    /// Opens a transaction with `begin` (its `START TRANSACTION` and what
+    /// follows it), sent in one round trip: a query of several statements
+    /// that opens a transaction leaves it open after them.
+    fn begin(&mut self, begin: &str, beside: bool) -> Result<PgTransaction<'_>> {
         let Self { client, prepared } = self;
-        let mut tx = client
-            .build_transaction()
-            .isolation_level(postgres::IsolationLevel::ReadCommitted)
-            .start()?;
-        if !first.is_empty() {
-            tx.batch_execute(first)?;
+        if let Err(err) = client.batch_execute(begin) {
+            // A lock refused after the transaction opened leaves it open
+            // and failed; the connection goes back to the pool without it.
+            let _ = client.batch_execute("ROLLBACK");
+            return Err(err.into());
         }
         Ok(PgTransaction {
-            tx: RefCell::new(Some(tx)),
+            client: RefCell::new(Some(client)),
+            open: true,
             prepared: RefCell::new(prepared),
             beside,
         })
     }
 }
 
-/// An open transaction on one connection.
+/// An open transaction on one connection (or, from
+/// [`PgConnection::statement`], none: each statement commits itself).
+/// Dropped without a commit, it is rolled back.
 pub struct PgTransaction<'c> {
-    tx: RefCell<Option<postgres::Transaction<'c>>>,
+    client: RefCell<Option<&'c mut postgres::Client>>,
+    /// A `START TRANSACTION` was sent, so a `COMMIT` or `ROLLBACK` ends it.
+    open: bool,
     prepared: RefCell<&'c mut HashMap<String, Prepared>>,
     /// Other writes may run beside this one (`Store::write_beside`).
     beside: bool,
@@ -115,26 +134,28 @@ pub(super) trait Run {
 }
 
 impl PgTransaction<'_> {
-    fn with<T>(&self, work: impl FnOnce(&mut postgres::Transaction<'_>) -> Result<T>) -> Result<T> {
-        let mut tx = self.tx.borrow_mut();
-        let tx = tx
+    fn with<T>(&self, work: impl FnOnce(&mut postgres::Client) -> Result<T>) -> Result<T> {
+        let mut client = self.client.borrow_mut();
+        let client = client
             .as_mut()
             .ok_or_else(|| Error::Conversion("the transaction has ended".into()))?;
-        work(tx)
+        work(client)
+    }
+
+    /// Sends `end` (`COMMIT` or `ROLLBACK`) if a transaction is open.
+    fn end(&self, end: &str) -> Result<()> {
+        match self.client.borrow_mut().take() {
+            Some(client) if self.open => Ok(client.batch_execute(end)?),
+            _ => Ok(()),
+        }
     }
 
     pub fn commit(self) -> Result<()> {
-        match self.tx.into_inner() {
-            Some(tx) => Ok(tx.commit()?),
-            None => Ok(()),
-        }
+        self.end("COMMIT")
     }
 
     pub fn rollback(self) -> Result<()> {
-        match self.tx.into_inner() {
-            Some(tx) => Ok(tx.rollback()?),
-            None => Ok(()),
-        }
+        self.end("ROLLBACK")
     }
 
     pub fn batch_execute(&self, sql: &str) -> Result<()> {
@@ -162,6 +183,14 @@ impl PgTransaction<'_> {
     /// Whether other writes may run beside this one.
     pub fn is_beside(&self) -> bool {
         self.beside
+    }
+}
+
+impl Drop for PgTransaction<'_> {
+    fn drop(&mut self) {
+        // A failure already reported; a connection that cannot even roll
+        // back is closed, and the pool does not hand it out again.
+        let _ = self.end("ROLLBACK");
     }
 }
 

@@ -1,0 +1,3 @@
+-- Nothing changes on SQLite: it plans `json_each` over a bound list by its
+-- own rule, an index lookup per id. PostgreSQL's migration of the same
+-- number tells its planner that such a list is short.
