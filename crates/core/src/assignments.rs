@@ -8,10 +8,11 @@ use crate::Cms;
 use crate::access::Principal;
 use crate::clock;
 use crate::content::CONTENT;
+use crate::db::fetch_page;
 use crate::error::{CoreError, Result};
 use crate::model::content::audit;
 use crate::paging::{ListParams, ListQuery, Page};
-use crate::records::{Table, fetch_page, new_uuid, required_text};
+use crate::records::{Table, new_uuid, required_text};
 use crate::users::{USERS, User};
 
 pub(crate) const ASSIGNMENTS: Table = Table {

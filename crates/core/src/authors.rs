@@ -7,9 +7,10 @@ use crate::record_type::RecordType;
 use crate::Cms;
 use crate::access::Principal;
 use crate::clock;
+use crate::db::fetch_page;
 use crate::error::{CoreError, Result};
 use crate::paging::{ListParams, ListQuery, Page};
-use crate::records::{Table, fetch_page, new_uuid, required_text};
+use crate::records::{Table, new_uuid, required_text};
 use crate::slug::Slug;
 
 pub(crate) const AUTHORS: Table = Table {
@@ -101,9 +102,15 @@ impl Cms {
         who.require(Action::AuthorList)?;
         let params = ListParams::parse(query, SORTABLE, "modified_at")?;
         self.read(|tx| {
-            fetch_page(tx, "authors", COLUMNS, "", &[], &params, |row| {
-                self.author_from_row(row)
-            })
+            Ok(fetch_page(
+                tx,
+                "authors",
+                COLUMNS,
+                "",
+                &[],
+                &params,
+                |row| self.author_from_row(row),
+            )?)
         })
     }
 

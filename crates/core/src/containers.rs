@@ -7,6 +7,7 @@ use crate::record_type::RecordType;
 use crate::Cms;
 use crate::access::Principal;
 use crate::clock;
+use crate::db::fetch_page;
 use crate::error::{CoreError, Result};
 use crate::model::attachment::Attachment;
 pub(crate) use crate::model::container::CONTAINERS;
@@ -14,7 +15,7 @@ use crate::model::content::audit;
 use crate::model::content::{CONTENT, ContentRecord, ContentUrl};
 use crate::model::lock::Lockable;
 use crate::paging::{ListParams, ListQuery, Page};
-use crate::records::{fetch_page, ids_of_field, new_uuid, required_text};
+use crate::records::{ids_of_field, new_uuid, required_text};
 use crate::slug::Slug;
 use crate::tags::{TAGS, Tag};
 

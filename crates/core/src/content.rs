@@ -215,10 +215,17 @@ impl Cms {
             )?),
             None => None,
         };
-        // A new story: nothing another write holds.
-        let item = self.write_beside_then(
-            &[],
-            |tx| self.insert_content(tx, who, &mut checked, files.as_ref()),
+        let item = self.write_making_story(
+            |tx| {
+                let id = self.insert_content(tx, who, &mut checked, files.as_ref())?;
+                Ok(crate::model::content::MadeNow {
+                    id,
+                    authors: checked.input.authors.is_some(),
+                    tags: checked.input.tags.is_some(),
+                    urls: !checked.urls.is_empty(),
+                    attachment: files.is_some(),
+                })
+            },
             finish,
         )?;
         if let Some(files) = files {

@@ -12,11 +12,20 @@ use crate::Cms;
 use crate::error::{CoreError, Result};
 use crate::model::attachment::Attachment;
 use crate::model::content::{
-    AuditEntry, COLUMNS, ContentItem, ContentRecord, ContentUrl, LeadPhoto, VersionSummary,
+    AuditEntry, COLUMNS, ContentItem, ContentRecord, ContentUrl, LeadPhoto, MadeNow, VersionSummary,
 };
 use crate::model::export::Export;
 use crate::model::lock::LockRequest;
 use crate::users::User;
+
+/// `read` of the items in `ids` (a JSON array), unless there are none.
+fn unless_none<T: Default>(ids: &str, read: impl FnOnce(&str) -> Result<T>) -> Result<T> {
+    if ids == "[]" {
+        Ok(T::default())
+    } else {
+        read(ids)
+    }
+}
 
 /// How many columns a `COLUMNS` list selects: the owner's id follows them.
 fn column_count(columns: &str) -> usize {
@@ -38,7 +47,7 @@ impl Cms {
     /// The item with row id `id` and everything it embeds.
     pub(crate) fn content_item(&self, tx: &Transaction<'_>, id: i64) -> Result<ContentItem> {
         let record = self.content_record(tx, id)?;
-        let mut items = self.completed_items(tx, vec![record])?;
+        let mut items = self.completed_items(tx, vec![record], None)?;
         items
             .pop()
             .ok_or_else(|| CoreError::Internal("an item read just now is missing".into()))
@@ -81,23 +90,32 @@ impl Cms {
     }
 
     /// The items of `records`, each with everything it embeds, in the same order.
+    /// A story `made` in this write is not asked for parts it cannot hold.
     pub(crate) fn completed_items(
         &self,
         tx: &Transaction<'_>,
         records: Vec<ContentRecord>,
+        made: Option<MadeNow>,
     ) -> Result<Vec<ContentItem>> {
         if records.is_empty() {
             return Ok(Vec::new());
         }
         let ids = id_array(records.iter().map(|r| r.id));
-        let mut authors = self.authors_of_items(tx, &ids)?;
-        let mut tags = self.tags_of_items(tx, &ids)?;
-        let mut urls = self.urls_of_items(tx, &ids)?;
+        let others = made.map(|m| id_array(records.iter().map(|r| r.id).filter(|&id| id != m.id)));
+        let of = |holds: fn(&MadeNow) -> bool| match (&made, &others) {
+            (Some(made), Some(others)) if !holds(made) => others.as_str(),
+            _ => ids.as_str(),
+        };
+        let mut authors = unless_none(of(|m| m.authors), |ids| self.authors_of_items(tx, ids))?;
+        let mut tags = unless_none(of(|m| m.tags), |ids| self.tags_of_items(tx, ids))?;
+        let mut urls = unless_none(of(|m| m.urls), |ids| self.urls_of_items(tx, ids))?;
         let mut versions = self.versions_of_items(tx, &ids)?;
         let mut audit = self.audit_of_items(tx, &ids)?;
-        let mut attachments = self.attachments_of_items(tx, &ids)?;
-        let mut locks = self.locks_of_items(tx, &ids)?;
-        let mut exports = self.exports_of_items(tx, &ids)?;
+        let mut attachments = unless_none(of(|m| m.attachment), |ids| {
+            self.attachments_of_items(tx, ids)
+        })?;
+        let mut locks = unless_none(of(|_| false), |ids| self.locks_of_items(tx, ids))?;
+        let mut exports = unless_none(of(|_| false), |ids| self.exports_of_items(tx, ids))?;
         let lead_photos =
             self.lead_photos(tx, records.iter().filter_map(|r| r.dominant_attachment_id))?;
         Ok(records

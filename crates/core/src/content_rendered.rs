@@ -36,8 +36,8 @@ use crate::paging::{ListQuery, Page};
 /// pays for all of it.
 const RENDER_BATCH: usize = 100;
 
-use crate::model::content::Rendered;
 pub use crate::model::content::RenderedContent;
+use crate::model::content::{MadeNow, Rendered};
 
 impl Cms {
     /// Keeps answers rendered by `renderer`, named `format` (change the name
@@ -70,7 +70,7 @@ impl Cms {
             Ok::<_, CoreError>(())
         })?;
         let mut rendered = 0;
-        while let Some(batch) = self.store.write(|tx| self.render_pending(tx))? {
+        while let Some(batch) = self.store.write(|tx| self.render_pending(tx, None))? {
             rendered += batch.len();
         }
         Ok(rendered)
@@ -78,7 +78,12 @@ impl Cms {
 
     /// Renders up to a batch of queued items (newest first) and stores them;
     /// the answers it rendered, by item, or `None` when nothing was queued.
-    pub(crate) fn render_pending(&self, tx: &Transaction<'_>) -> Result<Option<Rendered>> {
+    /// A story `made` in this write is read only for the parts it can hold.
+    pub(crate) fn render_pending(
+        &self,
+        tx: &Transaction<'_>,
+        made: Option<MadeNow>,
+    ) -> Result<Option<Rendered>> {
         let Some(rendering) = self.rendering.get() else {
             return Ok(None);
         };
@@ -98,7 +103,7 @@ impl Cms {
             return Ok(None);
         }
         let records = self.content_records(tx, &id_array(ids))?;
-        let items = self.completed_items(tx, records)?;
+        let items = self.completed_items(tx, records, made)?;
         let mut store = tx.prepare_cached(
             "INSERT INTO content_rendered (content_id, format, body) VALUES (?1, ?2, ?3)
              ON CONFLICT (content_id) DO UPDATE SET format = excluded.format, body = excluded.body",
@@ -151,7 +156,7 @@ impl Cms {
         if !missing.is_empty() {
             let records = self.content_records(tx, &id_array(missing))?;
             fresh = self
-                .completed_items(tx, records)?
+                .completed_items(tx, records, None)?
                 .into_iter()
                 .map(|item| (item.record.id, (rendering.renderer)(item)))
                 .collect();

@@ -188,7 +188,7 @@ impl Cms {
     ) -> Result<T> {
         self.store.write(|tx| {
             let out = work(tx)?;
-            self.render_pending(tx)?;
+            self.render_pending(tx, None)?;
             Ok(out)
         })
     }
@@ -203,24 +203,25 @@ impl Cms {
     ) -> Result<T> {
         self.store.write_beside(claims, |tx| {
             let out = work(tx)?;
-            self.render_pending(tx)?;
+            self.render_pending(tx, None)?;
             Ok(out)
         })
     }
 
-    /// [`Cms::write_beside`] whose `finish` reads what `work` made, with
-    /// the answers rendered for it (one read of them saved), and writes
-    /// nothing more.
-    pub(crate) fn write_beside_then<T, U>(
+    /// [`Cms::write_beside`] for a write that makes one story (`work`, which
+    /// says what it made it with): its answer is rendered reading only the
+    /// parts a story just made can hold, and `finish` gets it, reads what
+    /// it needs and writes nothing more.
+    pub(crate) fn write_making_story<T>(
         &self,
-        claims: &[&str],
-        work: impl FnOnce(&db::Transaction<'_>) -> Result<U>,
-        finish: impl FnOnce(&db::Transaction<'_>, U, model::content::Rendered) -> Result<T>,
+        work: impl FnOnce(&db::Transaction<'_>) -> Result<model::content::MadeNow>,
+        finish: impl FnOnce(&db::Transaction<'_>, i64, model::content::Rendered) -> Result<T>,
     ) -> Result<T> {
-        self.store.write_beside(claims, |tx| {
+        // A new story: nothing another write holds.
+        self.store.write_beside(&[], |tx| {
             let made = work(tx)?;
-            let rendered = self.render_pending(tx)?.unwrap_or_default();
-            finish(tx, made, rendered)
+            let rendered = self.render_pending(tx, Some(made))?.unwrap_or_default();
+            finish(tx, made.id, rendered)
         })
     }
 
@@ -233,7 +234,7 @@ impl Cms {
     ) -> Result<T> {
         self.store.write(|tx| {
             let out = work(tx)?;
-            while self.render_pending(tx)?.is_some() {}
+            while self.render_pending(tx, None)?.is_some() {}
             Ok(out)
         })
     }

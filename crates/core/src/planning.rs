@@ -8,9 +8,10 @@ use crate::record_type::RecordType;
 use crate::Cms;
 use crate::access::Principal;
 use crate::clock;
+use crate::db::fetch_page;
 use crate::error::{CoreError, Result};
 use crate::paging::{ListParams, ListQuery, Page};
-use crate::records::{Table, fetch_page, new_uuid, required_text};
+use crate::records::{Table, new_uuid, required_text};
 use crate::slug::Slug;
 
 pub(crate) const WORKFLOWS: Table = Table {
@@ -188,9 +189,15 @@ impl Cms {
             "id",
         )?;
         self.read(|tx| {
-            fetch_page(tx, "workflows", WORKFLOW_COLUMNS, "", &[], &params, |row| {
-                self.workflow_from_row(row)
-            })
+            Ok(fetch_page(
+                tx,
+                "workflows",
+                WORKFLOW_COLUMNS,
+                "",
+                &[],
+                &params,
+                |row| self.workflow_from_row(row),
+            )?)
         })
     }
 
@@ -242,7 +249,7 @@ impl Cms {
             "modified_at",
         )?;
         self.read(|tx| {
-            fetch_page(
+            Ok(fetch_page(
                 tx,
                 "workflow_sections",
                 SECTION_COLUMNS,
@@ -250,7 +257,7 @@ impl Cms {
                 &[],
                 &params,
                 |row| self.section_from_row(row),
-            )
+            )?)
         })
     }
 
@@ -304,9 +311,15 @@ impl Cms {
             "modified_at",
         )?;
         self.read(|tx| {
-            fetch_page(tx, "issues", ISSUE_COLUMNS, "", &[], &params, |row| {
-                self.issue_from_row(row)
-            })
+            Ok(fetch_page(
+                tx,
+                "issues",
+                ISSUE_COLUMNS,
+                "",
+                &[],
+                &params,
+                |row| self.issue_from_row(row),
+            )?)
         })
     }
 

@@ -10,10 +10,11 @@ use crate::db::{Dialect, OptionalExtension as _, Row, Transaction, params};
 use crate::Cms;
 use crate::access::Principal;
 use crate::clock;
+use crate::db::fetch_page;
 use crate::error::{CoreError, Result};
 use crate::paging::{ListParams, ListQuery, Page};
 use crate::planning::{ISSUES, Issue, SECTIONS, WORKFLOWS, Workflow};
-use crate::records::{Table, fetch_page, new_uuid, required_text};
+use crate::records::{Table, new_uuid, required_text};
 use crate::users::{USERS, User};
 
 pub(crate) const PRINT_DOCUMENTS: Table = Table {

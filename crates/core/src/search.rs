@@ -6,11 +6,11 @@ use crate::db::ToSql;
 use crate::Cms;
 use crate::access::Principal;
 use crate::authors::{AUTHORS, Author};
+use crate::db::{fetch_page, fetch_page_by};
 use crate::error::{CoreError, Result};
 use crate::model::content::RenderedContent;
 use crate::paging::{ListParams, ListQuery, Page};
 use crate::records::{AUTHOR_BY_SLUG_OR_NAME, TAG_BY_SLUG_OR_NAME, named};
-use crate::records::{fetch_page, fetch_page_by};
 use crate::tags::{TAGS, Tag};
 
 #[derive(Debug, Clone, Default)]

@@ -7,9 +7,10 @@ use crate::record_type::RecordType;
 use crate::Cms;
 use crate::access::Principal;
 use crate::clock;
+use crate::db::fetch_page;
 use crate::error::Result;
 use crate::paging::{ListParams, ListQuery, Page};
-use crate::records::{Table, fetch_page, new_uuid, required_text};
+use crate::records::{Table, new_uuid, required_text};
 use crate::slug::Slug;
 
 pub(crate) const TAGS: Table = Table {
@@ -80,9 +81,9 @@ impl Cms {
         who.require(Action::TagList)?;
         let params = ListParams::parse(query, SORTABLE, "modified_at")?;
         self.read(|tx| {
-            fetch_page(tx, "tags", COLUMNS, "", &[], &params, |row| {
+            Ok(fetch_page(tx, "tags", COLUMNS, "", &[], &params, |row| {
                 self.tag_from_row(row)
-            })
+            })?)
         })
     }
 

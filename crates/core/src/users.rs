@@ -6,9 +6,10 @@ use crate::record_type::RecordType;
 
 use crate::Cms;
 use crate::access::Principal;
+use crate::db::fetch_page;
 use crate::error::Result;
 use crate::paging::{ListParams, ListQuery, Page};
-use crate::records::{Table, fetch_page};
+use crate::records::Table;
 
 pub(crate) const USERS: Table = Table {
     name: "users",
@@ -64,9 +65,9 @@ impl Cms {
         who.require(Action::UserList)?;
         let params = ListParams::parse(query, SORTABLE, "modified_at")?;
         self.read(|tx| {
-            fetch_page(tx, "users", COLUMNS, "", &[], &params, |row| {
+            Ok(fetch_page(tx, "users", COLUMNS, "", &[], &params, |row| {
                 self.user_from_row(row)
-            })
+            })?)
         })
     }
 

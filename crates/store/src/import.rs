@@ -79,6 +79,9 @@ pub fn import_sqlite(from: &Store, to: &Store) -> Result<ImportReport> {
         })
     })?;
     report.indexed = to.rebuild_search_index()?;
+    // Planned from statistics from the first request on, not once
+    // autovacuum gets round to a million new rows.
+    to.vacuum_analyze()?;
     Ok(report)
 }
 

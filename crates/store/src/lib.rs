@@ -467,6 +467,24 @@ impl Store {
         }
     }
 
+    /// On PostgreSQL, `VACUUM (ANALYZE)` of the whole database, after a
+    /// bulk load (an import): the planner gets every table's statistics,
+    /// the search index's pending entries are merged into it, and every
+    /// page is marked all-visible for index-only scans. Nothing on SQLite,
+    /// whose plans this store chooses without statistics.
+    pub fn vacuum_analyze(&self) -> Result<()> {
+        match &self.engine {
+            Engine::Sqlite { .. } => Ok(()),
+            Engine::Postgres(pool) => {
+                let mut conn = pool.take()?;
+                conn.conn_mut()
+                    .client()
+                    .batch_execute("VACUUM (ANALYZE)")
+                    .map_err(|err| StoreError::from(crate::db::Error::from(err)))
+            }
+        }
+    }
+
     /// Moves everything in the WAL into `copydesk.db` and empties the WAL
     /// (`wal_checkpoint(TRUNCATE)`): for a clean stop, after the last write.
     /// Says whether every frame made it (a reader still open can hold some back).

@@ -7,10 +7,10 @@ use crate::Cms;
 use crate::access::Principal;
 use crate::authors::AUTHORS;
 use crate::clock;
+use crate::db::fetch_page_choosing;
 use crate::error::{CoreError, Result};
 use crate::model::content::{COLUMNS, ContentItem};
 use crate::paging::{ListParams, ListQuery, Page};
-use crate::records::fetch_page_choosing;
 use crate::records::{AUTHOR_BY_SLUG_OR_NAME, TAG_BY_SLUG_OR_NAME, named};
 use crate::tags::TAGS;
 
@@ -153,7 +153,7 @@ impl Cms {
             filter,
             COLUMNS,
             |row| self.content_from_row(row),
-            |tx, records| self.completed_items(tx, records),
+            |tx, records| self.completed_items(tx, records, None),
         )
     }
 
@@ -355,7 +355,7 @@ impl Cms {
             let may_walk = !self.store.is_postgres()
                 && in_order != by_index
                 && ORDERED_BY_INDEX.contains(&params.order);
-            let choose = |tx: &Transaction<'_>, matches: u64| -> Result<String> {
+            let choose = |tx: &Transaction<'_>, matches: u64| -> crate::db::Result<String> {
                 if !may_walk {
                     return Ok(by_index.clone());
                 }

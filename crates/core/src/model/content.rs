@@ -106,6 +106,18 @@ pub struct RenderedContent(pub String);
 /// The answers a write rendered, by item id.
 pub(crate) type Rendered = std::collections::HashMap<i64, String>;
 
+/// A story the write that renders it made, and the parts it was made with:
+/// it can hold no others yet (no lock, no export, nothing not sent), and
+/// they are not read for it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct MadeNow {
+    pub id: i64,
+    pub authors: bool,
+    pub tags: bool,
+    pub urls: bool,
+    pub attachment: bool,
+}
+
 /// The media item a story leads with, as clients of the hosted service read
 /// it (`dominantAttachment`): its file, its caption (its body) and its authors.
 #[derive(Debug, Clone, PartialEq)]

@@ -13,6 +13,7 @@
 //! where SQLite's planner needs the hint, see `store.rs`); the PostgreSQL
 //! side rewrites them to `$1` once per statement text.
 
+mod pages;
 mod postgres;
 mod sqlite;
 
@@ -21,6 +22,7 @@ use std::error::Error as StdError;
 use std::fmt;
 use std::sync::Arc;
 
+pub use pages::{fetch_page, fetch_page_by, fetch_page_choosing};
 pub(crate) use postgres::claim_key;
 pub use postgres::{PgConnection, PgTransaction};
 
