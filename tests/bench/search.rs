@@ -16,7 +16,8 @@
 //! first: all, a type, a deep page, an author, a tag, a type over a day).
 //! With `--on-postgres`, the archive is then imported into a fresh
 //! PostgreSQL cluster (durable settings), the import timed, and every kind
-//! timed again against a server on it.
+//! timed again against a server on it (`--imported URL`: on a database an
+//! earlier import filled).
 
 use std::time::{Duration, Instant};
 
@@ -60,6 +61,11 @@ struct Args {
     /// Import the archive into PostgreSQL and time everything again there.
     #[arg(long)]
     on_postgres: bool,
+    /// With `--on-postgres`: the archive already imported into the
+    /// PostgreSQL database at this URL (by an earlier run or by
+    /// `copydesk-server import`), timed there without importing it again.
+    #[arg(long)]
+    imported: Option<String>,
 }
 
 /// The web UI's content lists, newest change first, a page of 20: what
@@ -504,7 +510,13 @@ fn main() -> Result<()> {
     println!("on SQLite:");
     time_kinds(&server, &kinds, &mut dice, args.searches)?;
     if args.on_postgres {
-        let (_cluster, on) = on_postgres(&mut server)?;
+        let (_cluster, on) = match &args.imported {
+            Some(url) => (None, TestServer::start_on_database(url)),
+            None => {
+                let (cluster, on) = on_postgres(&mut server)?;
+                (Some(cluster), on)
+            }
+        };
         println!("on PostgreSQL:");
         time_kinds(&on, &kinds, &mut dice, args.searches)?;
     }
