@@ -1,6 +1,10 @@
 //! The three-way walk over any token sequences (diff3): which stretches both sides kept, and how each changed stretch resolves.
 //!
-//! Both sides are diffed against the base with `similar`; a base token that
+//! Both sides are diffed against the base with `similar`'s patience diff,
+//! which anchors on the tokens each side holds once (a word before the
+//! spaces around it: with Myers, "council council p0" against "council p0
+//! budget" could keep two spaces and give up "p0", moving the note on it
+//! to "budget"); a base token that
 //! both sides kept in place is a sync point, and everything between two sync
 //! points is one chunk. A chunk changed on one side takes that side; the
 //! same change on both sides is taken once (unlike GNU diff3, which calls it
@@ -43,7 +47,7 @@ pub const DIFF_DEADLINE: std::time::Duration = std::time::Duration::from_millis(
 fn kept_at<T: Eq + Hash>(base: &[T], side: &[T]) -> Vec<Option<usize>> {
     let mut kept = vec![None; base.len()];
     let deadline = std::time::Instant::now() + DIFF_DEADLINE;
-    for op in capture_diff_slices_deadline(Algorithm::Myers, base, side, Some(deadline)) {
+    for op in capture_diff_slices_deadline(Algorithm::Patience, base, side, Some(deadline)) {
         if let DiffOp::Equal {
             old_index,
             new_index,
