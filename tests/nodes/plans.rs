@@ -194,7 +194,8 @@ fn postgresql_walks_the_order_for_common_filters_and_looks_up_rare_ones_and_ever
         logged.len()
     );
     // Nine in ten stories are articles: the order's own index, walked
-    // until twenty are found, and no sort. Posts of the last days too.
+    // until twenty are found, and no sort (the posts of the last days,
+    // listed above, are left to the planner).
     for plan in common
         .iter()
         .filter(|plan| !plan.query.contains("modified_at >="))

@@ -417,8 +417,8 @@ impl Store {
     /// Runs `work`, a read of one statement, as cheaply as the engine
     /// allows: on PostgreSQL outside any transaction (the statement is its
     /// own snapshot: one round trip, not three), on SQLite as
-    /// [`Store::read`]. For the check each request makes before its write
-    /// (has any key or grant changed?).
+    /// [`Store::read`]. For the check each request makes first (has any
+    /// user, key or grant changed?).
     pub fn read_statement<T>(
         &self,
         work: impl Fn(&Transaction<'_>) -> crate::db::Result<T>,
@@ -476,11 +476,12 @@ impl Store {
         match &self.engine {
             Engine::Sqlite { .. } => Ok(()),
             Engine::Postgres(pool) => {
+                // Outside any transaction, which VACUUM may not run in.
                 let mut conn = pool.take()?;
-                conn.conn_mut()
-                    .client()
-                    .batch_execute("VACUUM (ANALYZE)")
-                    .map_err(|err| StoreError::from(crate::db::Error::from(err)))
+                Ok(conn
+                    .conn_mut()
+                    .statement()
+                    .batch_execute("VACUUM (ANALYZE)")?)
             }
         }
     }

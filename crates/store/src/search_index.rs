@@ -173,19 +173,17 @@ fn index_queued(tx: &Transaction<'_>, limit: Option<usize>) -> Result<usize> {
     // Taken off the queue as they are read, in one statement. The limit is
     // written into the text: SQLite re-prepares a cached statement at every
     // run when its LIMIT is a parameter.
-    let here = match limit {
-        Some(_) => tx.queued_here(),
-        None => tx.queued_by_itself(),
-    };
     let sql = match limit {
         Some(limit) => format!(
             "DELETE FROM content_search_pending WHERE content_id IN \
-             (SELECT content_id FROM content_search_pending WHERE {here} ORDER BY content_id LIMIT {limit}) \
-             RETURNING content_id, fresh"
+             (SELECT content_id FROM content_search_pending WHERE {} ORDER BY content_id LIMIT {limit}) \
+             RETURNING content_id, fresh",
+            tx.queued_here()
         ),
-        None => {
-            format!("DELETE FROM content_search_pending WHERE {here} RETURNING content_id, fresh")
-        }
+        None => format!(
+            "DELETE FROM content_search_pending WHERE {} RETURNING content_id, fresh",
+            tx.queued_by_itself()
+        ),
     };
     let mut queued: Vec<(i64, bool)> = {
         let mut stmt = tx.prepare_cached(&sql)?;
