@@ -258,15 +258,69 @@ impl Cluster {
         )
     }
 
+    /// Runs `createdb`. A cluster restarting after one of its processes
+    /// died (it answers "not yet accepting connections" until its WAL is
+    /// replayed) is waited for, at most a minute, so that one test's crash
+    /// fails that test and not every one after it; what the cluster logged
+    /// about the crash is printed, and added to the error if it never
+    /// comes back.
     fn createdb(&self, name: &str, options: &[String]) -> Result<()> {
-        let mut createdb = Command::new(Path::new(BIN).join("createdb"));
-        createdb
-            .args(["-h", "127.0.0.1", "-U", "postgres"])
-            .args(options)
-            .arg("-p")
-            .arg(self.port.to_string())
-            .arg(name);
-        run(createdb, "createdb")
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        let mut told = false;
+        loop {
+            let mut createdb = Command::new(Path::new(BIN).join("createdb"));
+            createdb
+                .args(["-h", "127.0.0.1", "-U", "postgres"])
+                .args(options)
+                .arg("-p")
+                .arg(self.port.to_string())
+                .arg(name);
+            let Err(err) = run(createdb, "createdb") else {
+                return Ok(());
+            };
+            let restarting = [
+                "not yet accepting connections",
+                "is starting up",
+                "in recovery mode",
+            ]
+            .iter()
+            .any(|words| err.to_string().contains(words));
+            if !told && restarting {
+                eprintln!(
+                    "the PostgreSQL cluster is restarting:\n{}",
+                    self.crash_lines()
+                );
+                told = true;
+            }
+            if !restarting || std::time::Instant::now() > deadline {
+                return Err(err.context(self.crash_lines()));
+            }
+            std::thread::sleep(std::time::Duration::from_millis(200));
+        }
+    }
+
+    /// The lines of the cluster's log that say a process of it died or it
+    /// gave up (PANIC, FATAL at its start), with the statement that ran.
+    fn crash_lines(&self) -> String {
+        let log = std::fs::read_to_string(self.dir.join("pg.log")).unwrap_or_default();
+        let lines: Vec<&str> = log
+            .lines()
+            .filter(|line| {
+                [
+                    "terminated by signal",
+                    "PANIC",
+                    "Failed process was running",
+                    "was terminated",
+                ]
+                .iter()
+                .any(|words| line.contains(words))
+            })
+            .collect();
+        format!(
+            "the cluster's log ({}):\n{}",
+            self.dir.join("pg.log").display(),
+            lines.join("\n")
+        )
     }
 }
 

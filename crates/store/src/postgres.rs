@@ -158,12 +158,23 @@ pub(super) fn statement<T>(
     }
 }
 
+/// What every connection of a node sets first. JIT compiling is off: it
+/// pays for itself on long analytic queries, while a node's statements
+/// last milliseconds, and a list or search over a large archive crosses
+/// `jit_above_cost` and would compile code for every run (tens of
+/// milliseconds and more, in the backend, on every node).
+const SESSION_SETTINGS: &str = "SET jit = off";
+
 /// Connects to `url` (a libpq connection string or URL), checks the
 /// database and applies any pending migration; the pool of up to
 /// `connections` connections.
 pub(super) fn open(url: &str, connections: usize) -> Result<Pool<PgConnection>> {
     let connector = super::postgres_tls::connector(url)?;
-    let connect_client = move || connector.config.connect(connector.tls.clone());
+    let connect_client = move || -> std::result::Result<postgres::Client, postgres::Error> {
+        let mut client = connector.config.connect(connector.tls.clone())?;
+        client.batch_execute(SESSION_SETTINGS)?;
+        Ok(client)
+    };
     let mut first = PgConnection::new(connect_client().map_err(connection_failed)?);
     // Later connections (the pool growing, or reconnecting after a
     // failover) fail as any database failure does while serving.
