@@ -12,7 +12,9 @@
 //! keep-alive connections. With `--beside-pgbench SECONDS` (PostgreSQL,
 //! two nodes or more) it times creates alone, side by side with `pgbench`
 //! making the same three inserts on the same database: pgbench, creates on
-//! one node, creates on every node in turn, pgbench again.
+//! one node, creates on every node in turn, pgbench again; with
+//! `--top-statements N`, the N statements that took most of PostgreSQL's
+//! time during the creates (`pg_stat_statements`, triggers' included).
 
 mod pgbench;
 
@@ -41,10 +43,14 @@ struct Args {
     /// Concurrent clients (each a thread with a keep-alive connection).
     #[arg(long, default_value_t = 4)]
     clients: usize,
-    /// Where the data lives: sqlite or postgres.
     /// Time creates alone, against pgbench run this many seconds before and after.
     #[arg(long, default_value_t = 0)]
     beside_pgbench: u64,
+    /// With `--beside-pgbench`: print the statements (triggers' included)
+    /// that took the most of PostgreSQL's time during the creates, this many.
+    #[arg(long, default_value_t = 0)]
+    top_statements: usize,
+    /// Where the data lives: sqlite or postgres.
     #[arg(long, default_value = "sqlite")]
     database: String,
     /// Servers on the one PostgreSQL database, taking requests in turn.
@@ -196,12 +202,26 @@ fn main() -> Result<()> {
         "postgres" => {
             ensure!(args.nodes >= 1, "at least one node");
             // A newsroom's settings, not a test's: every commit on disk.
-            let cluster = copydesk_tests::postgres::Cluster::start(&[
+            let mut settings = vec![
                 "fsync=on",
                 "synchronous_commit=on",
                 "shared_buffers=512MB",
                 "random_page_cost=1.1",
-            ])?;
+                // A newsroom's tables grow slowly beside autovacuum, so
+                // their statistics (and the plans cached from them) follow
+                // their size; this database grows from empty by thousands
+                // of stories in seconds, and with the default minute
+                // between analyses each node would plan its reads by id
+                // for a table of a few hundred rows: a scan of all of it.
+                "autovacuum_naptime=1s",
+            ];
+            if args.top_statements > 0 {
+                settings.extend([
+                    "shared_preload_libraries=pg_stat_statements",
+                    "pg_stat_statements.track=all",
+                ]);
+            }
+            let cluster = copydesk_tests::postgres::Cluster::start(&settings)?;
             cluster.create_database("bench")?;
             let first = TestServer::start_on_database(&cluster.url("bench"));
             let mut servers = vec![];
@@ -347,6 +367,10 @@ fn beside_pgbench(
         "pgbench, the three inserts, {} clients: {before:.0} transactions/s",
         args.clients
     );
+    if args.top_statements > 0 {
+        cluster.sql("CREATE EXTENSION pg_stat_statements")?;
+        cluster.sql("SELECT pg_stat_statements_reset()")?;
+    }
     let one = Arc::new(bases[..1].to_vec());
     let mut rates = vec![];
     for (name, nodes) in [
@@ -362,6 +386,20 @@ fn beside_pgbench(
         )?;
         figures.print();
         rates.push(args.items as f64 / figures.wall.as_secs_f64());
+    }
+    if args.top_statements > 0 {
+        println!("the statements that took most of PostgreSQL's time during the creates:");
+        println!(
+            "{}",
+            cluster.sql(&format!(
+                "SELECT round(total_exec_time)::text || ' ms, ' || calls || ' calls, ' || \
+                 round((total_exec_time / calls)::numeric, 3) || ' ms each: ' || \
+                 left(regexp_replace(query, '\\s+', ' ', 'g'), 160) \
+                 FROM pg_stat_statements WHERE query NOT LIKE '%pgbench%' \
+                 ORDER BY total_exec_time DESC LIMIT {}",
+                args.top_statements
+            ))?
+        );
     }
     let after = pgbench::transactions_a_second(&url, args.clients, args.beside_pgbench)?;
     println!("pgbench again: {after:.0} transactions/s");

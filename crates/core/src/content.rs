@@ -361,7 +361,15 @@ impl Cms {
                 .execute([id])?;
             }
         }
-        self.snapshot_version(tx, id, who)?;
+        // The first version's links are the ones just set: none to copy
+        // when none were sent.
+        let version_id = self.insert_version(tx, id, who)?;
+        if [&authors, &tags]
+            .iter()
+            .any(|ids| ids.as_ref().is_some_and(|ids| !ids.is_empty()))
+        {
+            crate::versions::snapshot_links(tx, version_id)?;
+        }
         audit(tx, id, who, "create", "")?;
         if let Some(published_at) = &fields.published_at {
             audit(tx, id, who, "publish", published_at)?;

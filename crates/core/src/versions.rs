@@ -108,15 +108,26 @@ impl Cms {
         content_id: i64,
         who: &Principal,
     ) -> Result<()> {
-        let new_id = tx.prepare_cached(
+        let new_id = self.insert_version(tx, content_id, who)?;
+        snapshot_links(tx, new_id)
+    }
+
+    /// Stores the item's current fields as its current version number,
+    /// without its links; the new version's row id.
+    pub(crate) fn insert_version(
+        &self,
+        tx: &Transaction<'_>,
+        content_id: i64,
+        who: &Principal,
+    ) -> Result<i64> {
+        Ok(tx.prepare_cached(
             "INSERT INTO versions (uuid, content_id, version, title, slug, type, weight, abstract, abstract_raw, content,
              content_raw, published_at, state, workflow_id, dominant_attachment_id, user_id, created_at, modified_at)
              SELECT ?2, id, version, title, slug, type, weight, abstract, abstract_raw, content, content_raw,
              published_at, state, workflow_id, dominant_attachment_id, ?3, modified_at, modified_at
              FROM content WHERE id = ?1 RETURNING id",
         )?
-        .insert(params![content_id, new_uuid(), who.user_id])?;
-        snapshot_links(tx, new_id)
+        .insert(params![content_id, new_uuid(), who.user_id])?)
     }
 
     fn version_from_row(&self, row: &Row<'_>) -> crate::db::Result<Version> {
