@@ -194,6 +194,10 @@ fn create_request(
 fn main() -> Result<()> {
     copydesk_tests::measuring();
     let args = Args::parse();
+    ensure!(
+        args.top_statements == 0 || args.beside_pgbench > 0,
+        "--top-statements goes with --beside-pgbench"
+    );
     let (_cluster, servers) = match args.database.as_str() {
         "sqlite" => {
             ensure!(args.nodes == 1, "several nodes need --database postgres");

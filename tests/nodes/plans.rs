@@ -139,6 +139,13 @@ fn postgresql_walks_the_order_for_common_filters_and_looks_up_rare_ones_and_ever
              ANALYZE"
         ),
     );
+    // The cluster can compile (Debian's PostgreSQL ships LLVM's JIT), so
+    // the check below that nothing is compiled means something.
+    assert_eq!(
+        cluster.sql("SELECT pg_jit_available()").expect("psql"),
+        "t",
+        "JIT is available"
+    );
     // Only the server's statements from here on, each logged with its plan.
     let log = cluster.dir.join("pg.log");
     super::psql(
