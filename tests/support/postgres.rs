@@ -13,6 +13,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use anyhow::{Context as _, Result, bail};
 
+/// What PostgreSQL logs after a death, naming the statement that ran.
+const RUNNING: &str = "Failed process was running";
+
 /// Where Debian puts PostgreSQL 15's programs.
 const BIN: &str = "/usr/lib/postgresql/15/bin";
 
@@ -273,8 +276,8 @@ impl Cluster {
     /// died (it answers "not yet accepting connections" until its WAL is
     /// replayed) is waited for, at most a minute; then the first database
     /// asked for since the death fails, with what the log says of it. So a
-    /// crash is always seen, and fails the tests running beside it and the
-    /// next one, not every test after it.
+    /// crash is seen by the next test that asks for a database, and fails
+    /// the tests running beside it and that one, not every test after it.
     fn createdb(&self, name: &str, options: &[String]) -> Result<()> {
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
         loop {
@@ -299,9 +302,13 @@ impl Cluster {
                 std::thread::sleep(std::time::Duration::from_millis(200));
                 continue;
             }
-            let (deaths, lines) = self.deaths();
+            let lines = self.death_lines();
+            let deaths = lines.iter().filter(|line| !line.contains(RUNNING)).count();
             if deaths > self.deaths_told.swap(deaths, Ordering::Relaxed) {
-                let told = format!("the PostgreSQL cluster lost a process:\n{lines}");
+                let told = format!(
+                    "the PostgreSQL cluster lost a process:\n{}",
+                    lines.join("\n")
+                );
                 return Err(match made {
                     Ok(()) => anyhow::anyhow!(told),
                     Err(err) => err.context(told),
@@ -311,24 +318,18 @@ impl Cluster {
         }
     }
 
-    /// How many times the cluster's log says one of its processes died,
-    /// and the lines that say so, with the statement each was running.
-    fn deaths(&self) -> (usize, String) {
+    /// The lines of the cluster's log that say one of its processes died
+    /// (one line a death), each with the statement it was running.
+    fn death_lines(&self) -> Vec<String> {
         let log = std::fs::read_to_string(self.dir.join("pg.log")).unwrap_or_default();
-        let deaths = log.matches("terminated by signal").count() + log.matches("PANIC:").count();
-        let lines: Vec<&str> = log
-            .lines()
+        log.lines()
             .filter(|line| {
-                [
-                    "terminated by signal",
-                    "PANIC:",
-                    "Failed process was running",
-                ]
-                .iter()
-                .any(|words| line.contains(words))
+                ["terminated by signal", "PANIC:", RUNNING]
+                    .iter()
+                    .any(|words| line.contains(words))
             })
-            .collect();
-        (deaths, lines.join("\n"))
+            .map(str::to_owned)
+            .collect()
     }
 }
 

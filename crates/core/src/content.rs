@@ -364,10 +364,8 @@ impl Cms {
         // The first version's links are the ones just set: none to copy
         // when none were sent.
         let version_id = self.insert_version(tx, id, who)?;
-        if [&authors, &tags]
-            .iter()
-            .any(|ids| ids.as_ref().is_some_and(|ids| !ids.is_empty()))
-        {
+        let linked = |ids: &Option<Vec<i64>>| ids.as_ref().is_some_and(|ids| !ids.is_empty());
+        if linked(&authors) || linked(&tags) {
             crate::versions::snapshot_links(tx, version_id)?;
         }
         audit(tx, id, who, "create", "")?;
