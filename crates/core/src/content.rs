@@ -10,13 +10,14 @@ use crate::clock;
 use crate::error::{CoreError, Result};
 use crate::model::attachment::Upload;
 use crate::model::container::CONTAINERS;
-use crate::model::content::audit;
 pub use crate::model::content::{
     AuditEntry, CONTENT_TYPES, ContentItem, ContentRecord, ContentUrl, LeadPhoto, VersionSummary,
 };
 pub(crate) use crate::model::content::{COLUMNS, CONTENT};
+use crate::model::content::{MadeNow, audit};
 use crate::records::{ids_of_field, new_uuid, required_text};
 use crate::slug::Slug;
+use crate::store::search_index::StoryText;
 use crate::store::uploads::{remove_folder, write_upload};
 use crate::tags::TAGS;
 pub use listing::ContentFilter;
@@ -216,16 +217,7 @@ impl Cms {
             None => None,
         };
         let item = self.write_making_story(
-            |tx| {
-                let id = self.insert_content(tx, who, &mut checked, files.as_ref())?;
-                Ok(crate::model::content::MadeNow {
-                    id,
-                    authors: checked.input.authors.is_some(),
-                    tags: checked.input.tags.is_some(),
-                    urls: !checked.urls.is_empty(),
-                    attachment: files.is_some(),
-                })
-            },
+            |tx| self.insert_content(tx, who, &mut checked, files.as_ref()),
             finish,
         )?;
         if let Some(files) = files {
@@ -290,14 +282,14 @@ impl Cms {
         })
     }
 
-    /// Stores one checked new item with its links, first version and audit; its row id.
+    /// Stores one checked new item with its links, first version and audit: the story as made.
     fn insert_content(
         &self,
         tx: &Transaction<'_>,
         who: &Principal,
         new: &mut NewContent,
         files: Option<&crate::store::uploads::WrittenFiles>,
-    ) -> Result<i64> {
+    ) -> Result<MadeNow> {
         let input = &new.input;
         let now = clock::now();
         let fields = Editable {
@@ -316,12 +308,13 @@ impl Cms {
             container_id: self.blog_container_id(tx, input.container.clone().flatten())?,
         };
         check_post_container(&fields)?;
-        let id = tx.prepare_cached(
-            "INSERT INTO content (uuid, title, slug, type, version, weight, abstract, abstract_raw, content,
-             content_raw, created_at, modified_at, published_at, state, user_id, dominant_attachment_id, container_id)
-             VALUES (?1, ?2, ?3, ?4, 1, ?5, ?6, ?7, ?8, ?9, ?10, ?10, ?11, ?12, ?13, ?14, ?15) RETURNING id",
-        )?
-        .insert(params![
+        let record = tx
+            .prepare_cached(&format!(
+                "INSERT INTO content (uuid, title, slug, type, version, weight, abstract, abstract_raw, content,
+                 content_raw, created_at, modified_at, published_at, state, user_id, dominant_attachment_id, container_id)
+                 VALUES (?1, ?2, ?3, ?4, 1, ?5, ?6, ?7, ?8, ?9, ?10, ?10, ?11, ?12, ?13, ?14, ?15) RETURNING {COLUMNS}"
+            ))?
+            .query_row(params![
             new_uuid(),
             fields.title,
             fields.slug,
@@ -337,7 +330,8 @@ impl Cms {
             who.user_id,
             fields.dominant_attachment_id,
             fields.container_id
-        ])?;
+        ], |row| self.content_from_row(row))?;
+        let id = record.id;
         let authors = input
             .authors
             .as_deref()
@@ -363,16 +357,40 @@ impl Cms {
         }
         // The first version's links are the ones just set: none to copy
         // when none were sent.
-        let version_id = self.insert_version(tx, id, who)?;
+        let version = self.insert_version(tx, id, who)?;
         let linked = |ids: &Option<Vec<i64>>| ids.as_ref().is_some_and(|ids| !ids.is_empty());
         if linked(&authors) || linked(&tags) {
-            crate::versions::snapshot_links(tx, version_id)?;
+            crate::versions::snapshot_links(tx, version.id)?;
         }
-        audit(tx, id, who, "create", "")?;
+        let mut entries = vec![audit(tx, id, who, "create", "")?];
         if let Some(published_at) = &fields.published_at {
-            audit(tx, id, who, "publish", published_at)?;
+            entries.push(audit(tx, id, who, "publish", published_at)?);
         }
-        Ok(id)
+        let mut made = MadeNow {
+            id,
+            authors: authors.is_some(),
+            tags: tags.is_some(),
+            urls: !new.urls.is_empty(),
+            attachment: files.is_some(),
+            whole: None,
+        };
+        let plain = !(made.authors || made.tags || made.urls || made.attachment);
+        if !plain || fields.dominant_attachment_id.is_some() {
+            return Ok(made);
+        }
+        // Nothing else to embed: the story is whole as its rows were written.
+        let r = &record;
+        let text = StoryText::unlinked([&r.title, &r.abstract_text, &r.body, &r.slug]);
+        tx.index_as_written(id, text);
+        let (versions, audit) = (vec![version], entries);
+        let whole = ContentItem {
+            record,
+            versions,
+            audit,
+            ..Default::default()
+        };
+        made.whole = Some(Box::new(whole));
+        Ok(made)
     }
 
     pub fn update_content(
@@ -488,9 +506,11 @@ impl Cms {
                     audit(tx, id, who, "merged", &detail)?;
                 }
                 match (&before.published_at, &after.published_at) {
-                    (None, Some(at)) => audit(tx, id, who, "publish", at)?,
-                    (Some(_), None) => audit(tx, id, who, "unpublish", "")?,
-                    (Some(old), Some(new)) if old != new => audit(tx, id, who, "publish", new)?,
+                    (None, Some(at)) => _ = audit(tx, id, who, "publish", at)?,
+                    (Some(_), None) => _ = audit(tx, id, who, "unpublish", "")?,
+                    (Some(old), Some(new)) if old != new => {
+                        _ = audit(tx, id, who, "publish", new)?;
+                    }
                     _ => {}
                 }
             }

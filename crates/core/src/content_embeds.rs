@@ -89,20 +89,33 @@ impl Cms {
         })
     }
 
+    /// A version's summary from its columns: id, uuid, version, user_id, created_at.
+    pub(crate) fn version_summary(&self, row: &Row<'_>) -> crate::db::Result<VersionSummary> {
+        let uuid: String = row.get(1)?;
+        Ok(VersionSummary {
+            id: row.get(0)?,
+            srn: self.srn(RecordType::Version, &uuid),
+            uuid,
+            version: row.get(2)?,
+            user_id: row.get(3)?,
+            created_at: row.get(4)?,
+        })
+    }
+
     /// The items of `records`, each with everything it embeds, in the same order.
     /// A story `made` in this write is not asked for parts it cannot hold.
     pub(crate) fn completed_items(
         &self,
         tx: &Transaction<'_>,
         records: Vec<ContentRecord>,
-        made: Option<MadeNow>,
+        made: Option<&MadeNow>,
     ) -> Result<Vec<ContentItem>> {
         if records.is_empty() {
             return Ok(Vec::new());
         }
         let ids = id_array(records.iter().map(|r| r.id));
         let others = made.map(|m| id_array(records.iter().map(|r| r.id).filter(|&id| id != m.id)));
-        let of = |holds: fn(&MadeNow) -> bool| match (&made, &others) {
+        let of = |holds: fn(&MadeNow) -> bool| match (made, &others) {
             (Some(made), Some(others)) if !holds(made) => others.as_str(),
             _ => ids.as_str(),
         };
@@ -196,17 +209,7 @@ impl Cms {
              WHERE content_id IN (SELECT value FROM json_each(?1)) ORDER BY version",
             ids,
             5,
-            |row| {
-                let uuid: String = row.get(1)?;
-                Ok(VersionSummary {
-                    id: row.get(0)?,
-                    srn: self.srn(RecordType::Version, &uuid),
-                    uuid,
-                    version: row.get(2)?,
-                    user_id: row.get(3)?,
-                    created_at: row.get(4)?,
-                })
-            },
+            |row| self.version_summary(row),
         )?)
     }
 
@@ -221,17 +224,7 @@ impl Cms {
              WHERE a.content_id IN (SELECT value FROM json_each(?1)) ORDER BY a.id",
             ids,
             7,
-            |row| {
-                Ok(AuditEntry {
-                    id: row.get(0)?,
-                    uuid: row.get(1)?,
-                    action: row.get(2)?,
-                    detail: row.get(3)?,
-                    user_id: row.get(4)?,
-                    user_name: row.get(5)?,
-                    created_at: row.get(6)?,
-                })
-            },
+            AuditEntry::from_row,
         )?)
     }
 

@@ -82,7 +82,7 @@ impl Cms {
     pub(crate) fn render_pending(
         &self,
         tx: &Transaction<'_>,
-        made: Option<MadeNow>,
+        mut made: Option<MadeNow>,
     ) -> Result<Option<Rendered>> {
         let Some(rendering) = self.rendering.get() else {
             return Ok(None);
@@ -102,8 +102,17 @@ impl Cms {
         if ids.is_empty() {
             return Ok(None);
         }
-        let records = self.content_records(tx, &id_array(ids))?;
-        let items = self.completed_items(tx, records, made)?;
+        // Only the story made now is queued, and it is whole in memory.
+        let whole = made
+            .as_mut()
+            .and_then(|made| made.whole.take_if(|item| ids == [item.record.id]));
+        let items = match whole {
+            Some(item) => vec![*item],
+            None => {
+                let records = self.content_records(tx, &id_array(ids))?;
+                self.completed_items(tx, records, made.as_ref())?
+            }
+        };
         let mut store = tx.prepare_cached(
             "INSERT INTO content_rendered (content_id, format, body) VALUES (?1, ?2, ?3)
              ON CONFLICT (content_id) DO UPDATE SET format = excluded.format, body = excluded.body",

@@ -220,8 +220,9 @@ impl Cms {
         // A new story: nothing another write holds.
         self.store.write_beside(&[], |tx| {
             let made = work(tx)?;
+            let id = made.id;
             let rendered = self.render_pending(tx, Some(made))?.unwrap_or_default();
-            finish(tx, made.id, rendered)
+            finish(tx, id, rendered)
         })
     }
 

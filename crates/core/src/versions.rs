@@ -11,7 +11,7 @@ use crate::clock;
 use crate::db::fetch_page;
 use crate::error::{CoreError, Result};
 use crate::model::content::audit;
-use crate::model::content::{CONTENT, ContentItem};
+use crate::model::content::{CONTENT, ContentItem, VersionSummary};
 use crate::paging::{ListParams, ListQuery, Page};
 use crate::records::{Table, new_uuid};
 use crate::srn::Srn;
@@ -108,26 +108,29 @@ impl Cms {
         content_id: i64,
         who: &Principal,
     ) -> Result<()> {
-        let new_id = self.insert_version(tx, content_id, who)?;
-        snapshot_links(tx, new_id)
+        let new = self.insert_version(tx, content_id, who)?;
+        snapshot_links(tx, new.id)
     }
 
     /// Stores the item's current fields as its current version number,
-    /// without its links; the new version's row id.
+    /// without its links; the new version as the item lists it.
     pub(crate) fn insert_version(
         &self,
         tx: &Transaction<'_>,
         content_id: i64,
         who: &Principal,
-    ) -> Result<i64> {
-        Ok(tx.prepare_cached(
-            "INSERT INTO versions (uuid, content_id, version, title, slug, type, weight, abstract, abstract_raw, content,
-             content_raw, published_at, state, workflow_id, dominant_attachment_id, user_id, created_at, modified_at)
-             SELECT ?2, id, version, title, slug, type, weight, abstract, abstract_raw, content, content_raw,
-             published_at, state, workflow_id, dominant_attachment_id, ?3, modified_at, modified_at
-             FROM content WHERE id = ?1 RETURNING id",
-        )?
-        .insert(params![content_id, new_uuid(), who.user_id])?)
+    ) -> Result<VersionSummary> {
+        Ok(tx
+            .prepare_cached(
+                "INSERT INTO versions (uuid, content_id, version, title, slug, type, weight, abstract, abstract_raw, content,
+                 content_raw, published_at, state, workflow_id, dominant_attachment_id, user_id, created_at, modified_at)
+                 SELECT ?2, id, version, title, slug, type, weight, abstract, abstract_raw, content, content_raw,
+                 published_at, state, workflow_id, dominant_attachment_id, ?3, modified_at, modified_at
+                 FROM content WHERE id = ?1 RETURNING id, uuid, version, user_id, created_at",
+            )?
+            .query_row(params![content_id, new_uuid(), who.user_id], |row| {
+                self.version_summary(row)
+            })?)
     }
 
     fn version_from_row(&self, row: &Row<'_>) -> crate::db::Result<Version> {

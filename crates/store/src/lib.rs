@@ -51,6 +51,7 @@ mod postgres_tls;
 pub mod search_index;
 mod search_tsvector;
 mod start_check;
+mod story_text;
 pub mod uploads;
 
 use checkpointer::Checkpointer;

@@ -5,6 +5,7 @@
 use crate::db::{Dialect, OptionalExtension as _, Transaction, params};
 
 use crate::error::{Result, StoreError};
+pub use crate::story_text::StoryText;
 
 /// The most words one search takes: each word is one more condition per column.
 pub const MAX_SEARCH_WORDS: usize = 50;
@@ -245,20 +246,18 @@ fn reindex(tx: &Transaction<'_>, id: i64, fresh: bool) -> Result<()> {
                     (SELECT json_group_array(author_id) FROM content_authors WHERE content_id = content.id)
              FROM content WHERE id = ?1",
         )?
-        .query_row([id], |row| {
-            Ok((
-                row.get::<_, String>(0)?,
-                row.get::<_, String>(1)?,
-                row.get::<_, String>(2)?,
-                row.get::<_, String>(3)?,
-                row.get::<_, Option<String>>(4)?,
-                row.get::<_, Option<String>>(5)?,
-                filter_terms(&row.get::<_, String>(6)?, &row.get::<_, String>(7)?)?,
-            ))
-        })
+        .query_row([id], StoryText::from_row)
         .optional()?;
     match found {
-        Some((title, abstract_html, body_html, slug, authors, tags, filters)) => {
+        Some(StoryText {
+            title,
+            abstract_html,
+            body_html,
+            slug,
+            authors,
+            tags,
+            filters,
+        }) => {
             let title = without_filter_mark(&title).into_owned();
             let abstract_text = without_filter_mark(&html_text(&abstract_html)).into_owned();
             let body = without_filter_mark(&html_text(&body_html)).into_owned();
@@ -323,11 +322,26 @@ fn reindex(tx: &Transaction<'_>, id: i64, fresh: bool) -> Result<()> {
     Ok(())
 }
 
-/// [`reindex`] on PostgreSQL: the story's words as a weighted `tsvector`
-/// (see `search_tsvector`), its headline fields' words alone, and its
-/// filter terms as an array.
-fn reindex_postgres(tx: &Transaction<'_>, id: i64) -> Result<()> {
-    let found = tx
+impl StoryText {
+    /// From the columns both engines' reads select: title, abstract,
+    /// content, slug, the authors' and tags' names, and the tags' and
+    /// authors' ids as JSON arrays.
+    fn from_row(row: &crate::db::Row<'_>) -> crate::db::Result<Self> {
+        Ok(Self {
+            title: row.get(0)?,
+            abstract_html: row.get(1)?,
+            body_html: row.get(2)?,
+            slug: row.get(3)?,
+            authors: row.get(4)?,
+            tags: row.get(5)?,
+            filters: filter_terms(&row.get::<_, String>(6)?, &row.get::<_, String>(7)?)?,
+        })
+    }
+}
+
+/// Story `id`'s [`StoryText`] as PostgreSQL holds it; `None` when it is gone.
+fn stored_text_postgres(tx: &Transaction<'_>, id: i64) -> Result<Option<StoryText>> {
+    Ok(tx
         .prepare_cached(
             "SELECT title, abstract, content, slug,
                     (SELECT string_agg(a.name, ' ') FROM content_authors ca JOIN authors a ON a.id = ca.author_id
@@ -338,19 +352,35 @@ fn reindex_postgres(tx: &Transaction<'_>, id: i64) -> Result<()> {
                     (SELECT COALESCE(json_agg(author_id), '[]')::text FROM content_authors WHERE content_id = content.id)
              FROM content WHERE id = ?1",
         )?
-        .query_row([id], |row| {
-            Ok((
-                row.get::<_, String>(0)?,
-                row.get::<_, String>(1)?,
-                row.get::<_, String>(2)?,
-                row.get::<_, String>(3)?,
-                row.get::<_, Option<String>>(4)?,
-                row.get::<_, Option<String>>(5)?,
-                filter_terms(&row.get::<_, String>(6)?, &row.get::<_, String>(7)?)?,
-            ))
-        })
-        .optional()?;
-    let Some((title, abstract_html, body_html, slug, authors, tags, filters)) = found else {
+        .query_row([id], StoryText::from_row)
+        .optional()?)
+}
+
+/// [`reindex`] on PostgreSQL: the story's words as a weighted `tsvector`
+/// (see `search_tsvector`), its headline fields' words alone, and its
+/// filter terms as an array.
+fn reindex_postgres(tx: &Transaction<'_>, id: i64) -> Result<()> {
+    let found = match tx.take_written(id) {
+        Some(written) => {
+            debug_assert_eq!(
+                Some(&written),
+                stored_text_postgres(tx, id)?.as_ref(),
+                "a story's text as its write noted it is what it stored"
+            );
+            Some(written)
+        }
+        None => stored_text_postgres(tx, id)?,
+    };
+    let Some(StoryText {
+        title,
+        abstract_html,
+        body_html,
+        slug,
+        authors,
+        tags,
+        filters,
+    }) = found
+    else {
         tx.prepare_cached("DELETE FROM content_search WHERE content_id = ?1")?
             .execute([id])?;
         return Ok(());

@@ -22,7 +22,7 @@ pub const CONTENT_TYPES: &[&str] = &["article", "post", "media", "page"];
 pub(crate) const COLUMNS: &str = "content.id, content.uuid, content.title, content.slug, content.type, content.version, content.weight, content.abstract, content.abstract_raw, content.content, content.content_raw, content.created_at, content.modified_at, content.published_at, content.state, content.user_id, content.assignment_id, content.workflow_id, content.dominant_attachment_id, content.container_id, content.has_attachment, content.ssts_path";
 
 /// The stored fields of a content item.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ContentRecord {
     pub id: i64,
     pub uuid: String,
@@ -80,8 +80,24 @@ pub struct AuditEntry {
     pub created_at: String,
 }
 
+impl AuditEntry {
+    /// An entry from its columns: id, uuid, action, detail, user_id, the
+    /// user's name, created_at.
+    pub(crate) fn from_row(row: &crate::db::Row<'_>) -> crate::db::Result<Self> {
+        Ok(Self {
+            id: row.get(0)?,
+            uuid: row.get(1)?,
+            action: row.get(2)?,
+            detail: row.get(3)?,
+            user_id: row.get(4)?,
+            user_name: row.get(5)?,
+            created_at: row.get(6)?,
+        })
+    }
+}
+
 /// A content item with everything it embeds.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct ContentItem {
     pub record: ContentRecord,
     pub authors: Vec<Author>,
@@ -109,13 +125,16 @@ pub(crate) type Rendered = std::collections::HashMap<i64, String>;
 /// A story the write that renders it made, and the parts it was made with:
 /// it can hold no others yet (no lock, no export, nothing not sent), and
 /// they are not read for it.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub(crate) struct MadeNow {
     pub id: i64,
     pub authors: bool,
     pub tags: bool,
     pub urls: bool,
     pub attachment: bool,
+    /// The whole story as its inserts returned it, when it embeds nothing
+    /// else (no links, URLs, file or lead photo): rendered without a read.
+    pub whole: Option<Box<ContentItem>>,
 }
 
 /// The media item a story leads with, as clients of the hosted service read
@@ -130,17 +149,21 @@ pub struct LeadPhoto {
     pub attachment: Attachment,
 }
 
-/// Records who did what to an item, in the transaction that did it.
+/// Records who did what to an item, in the transaction that did it; the entry as answers list it.
 pub(crate) fn audit(
     tx: &Transaction<'_>,
     content_id: i64,
     who: &Principal,
     action: &str,
     detail: &str,
-) -> Result<()> {
-    tx.prepare_cached(
-        "INSERT INTO audit (uuid, content_id, user_id, action, detail, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-    )?
-    .execute(params![new_uuid(), content_id, who.user_id, action, detail, clock::now()])?;
-    Ok(())
+) -> Result<AuditEntry> {
+    Ok(tx
+        .prepare_cached(
+            "INSERT INTO audit (uuid, content_id, user_id, action, detail, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+             RETURNING id, uuid, action, detail, user_id, (SELECT name FROM users WHERE users.id = audit.user_id), created_at",
+        )?
+        .query_row(
+            params![new_uuid(), content_id, who.user_id, action, detail, clock::now()],
+            AuditEntry::from_row,
+        )?)
 }

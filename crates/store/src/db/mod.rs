@@ -692,6 +692,25 @@ impl<'c> Transaction<'c> {
         }
     }
 
+    /// Hands the search index the text of story `id` as this write has
+    /// just stored it and will not change again, so that indexing it
+    /// before the commit reads nothing back: for a create with no authors
+    /// or tags. On PostgreSQL, where each read is a round trip; SQLite's
+    /// reads cost no more than the note, and it reads them as before.
+    pub fn index_as_written(&self, id: i64, text: crate::story_text::StoryText) {
+        if let TransactionSource::Postgres(tx) = &self.0 {
+            tx.note_written(id, text);
+        }
+    }
+
+    /// The text [`Transaction::index_as_written`] gave for story `id`, once.
+    pub(crate) fn take_written(&self, id: i64) -> Option<crate::story_text::StoryText> {
+        match &self.0 {
+            TransactionSource::Postgres(tx) => tx.take_written(id),
+            TransactionSource::Sqlite(_) => None,
+        }
+    }
+
     /// A condition that keeps, of a queue table's rows, those this very
     /// transaction queued, on PostgreSQL even when it runs alone: for the
     /// search index's flush before every commit, which must not take a

@@ -79,6 +79,7 @@ impl PgConnection {
             open: false,
             prepared: RefCell::new(prepared),
             beside: false,
+            written: RefCell::default(),
         }
     }
 
@@ -109,6 +110,7 @@ impl PgConnection {
             open: true,
             prepared: RefCell::new(prepared),
             beside,
+            written: RefCell::default(),
         })
     }
 }
@@ -123,6 +125,9 @@ pub struct PgTransaction<'c> {
     prepared: RefCell<&'c mut HashMap<String, Prepared>>,
     /// Other writes may run beside this one (`Store::write_beside`).
     beside: bool,
+    /// Stories this write stored whole, by id, as the search index reads
+    /// them (see `Transaction::index_as_written`).
+    written: RefCell<HashMap<i64, crate::story_text::StoryText>>,
 }
 
 /// What a statement needs from the transaction it runs in (the
@@ -183,6 +188,16 @@ impl PgTransaction<'_> {
     /// Whether other writes may run beside this one.
     pub fn is_beside(&self) -> bool {
         self.beside
+    }
+
+    /// Notes story `id`'s text as this write stored it.
+    pub(crate) fn note_written(&self, id: i64, text: crate::story_text::StoryText) {
+        self.written.borrow_mut().insert(id, text);
+    }
+
+    /// Story `id`'s text as this write stored it, if it said so.
+    pub(crate) fn take_written(&self, id: i64) -> Option<crate::story_text::StoryText> {
+        self.written.borrow_mut().remove(&id)
     }
 }
 
