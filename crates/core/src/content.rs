@@ -17,7 +17,6 @@ pub(crate) use crate::model::content::{COLUMNS, CONTENT};
 use crate::model::content::{MadeNow, audit};
 use crate::records::{ids_of_field, new_uuid, required_text};
 use crate::slug::Slug;
-use crate::store::search_index::StoryText;
 use crate::store::uploads::{remove_folder, write_upload};
 use crate::tags::TAGS;
 pub use listing::ContentFilter;
@@ -217,7 +216,13 @@ impl Cms {
             None => None,
         };
         let item = self.write_making_story(
-            |tx| self.insert_content(tx, who, &mut checked, files.as_ref()),
+            |tx| {
+                let made = self.insert_content(tx, who, &mut checked, files.as_ref())?;
+                if let Some(r) = made.whole.as_ref().map(|whole| &whole.record) {
+                    tx.declare_made_alone(made.id, [&r.title, &r.abstract_text, &r.body, &r.slug]);
+                }
+                Ok(made)
+            },
             finish,
         )?;
         if let Some(files) = files {
@@ -375,21 +380,15 @@ impl Cms {
             whole: None,
         };
         let plain = !(made.authors || made.tags || made.urls || made.attachment);
-        if !plain || fields.dominant_attachment_id.is_some() {
-            return Ok(made);
+        // With nothing else to embed, the story is whole as its rows were written.
+        if plain && fields.dominant_attachment_id.is_none() {
+            made.whole = Some(Box::new(ContentItem {
+                record,
+                versions: vec![version],
+                audit: entries,
+                ..Default::default()
+            }));
         }
-        // Nothing else to embed: the story is whole as its rows were written.
-        let r = &record;
-        let text = StoryText::unlinked([&r.title, &r.abstract_text, &r.body, &r.slug]);
-        tx.index_as_written(id, text);
-        let (versions, audit) = (vec![version], entries);
-        let whole = ContentItem {
-            record,
-            versions,
-            audit,
-            ..Default::default()
-        };
-        made.whole = Some(Box::new(whole));
         Ok(made)
     }
 

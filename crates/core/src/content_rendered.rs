@@ -87,18 +87,21 @@ impl Cms {
         let Some(rendering) = self.rendering.get() else {
             return Ok(None);
         };
-        // Taken off the queue as they are read, in one statement; the
-        // batch is written into the text: SQLite re-prepares a cached
-        // statement at every run when its LIMIT is a parameter.
-        let ids: Vec<i64> = tx
-            .prepare_cached(&format!(
-                "DELETE FROM content_render_pending WHERE content_id IN \
+        // A story made alone is all that is queued (its row goes with the commit); others are
+        // taken off the queue as they are read, the batch written into the text: SQLite
+        // re-prepares a cached statement at every run when its LIMIT is a parameter.
+        let ids: Vec<i64> = match tx.made_alone() {
+            Some(id) => vec![id],
+            None => tx
+                .prepare_cached(&format!(
+                    "DELETE FROM content_render_pending WHERE content_id IN \
                  (SELECT content_id FROM content_render_pending WHERE {} \
                   ORDER BY content_id DESC LIMIT {RENDER_BATCH}) RETURNING content_id",
-                tx.queued_here()
-            ))?
-            .query_map([], |row| row.get(0))?
-            .collect::<crate::db::Result<_>>()?;
+                    tx.queued_here()
+                ))?
+                .query_map([], |row| row.get(0))?
+                .collect::<crate::db::Result<_>>()?,
+        };
         if ids.is_empty() {
             return Ok(None);
         }

@@ -171,6 +171,14 @@ pub(crate) fn pending_batch(tx: &Transaction<'_>) -> Result<usize> {
 /// Reindexes up to `limit` queued items (all of them: `None`), lowest ids
 /// first, and takes them off the queue; how many it took.
 fn index_queued(tx: &Transaction<'_>, limit: Option<usize>) -> Result<usize> {
+    // A story made alone is all this write queued, and its text is known;
+    // its queue row goes with the commit.
+    if limit.is_none()
+        && let Some((id, text)) = tx.take_made_alone_text()
+    {
+        reindex_postgres(tx, id, Some(text))?;
+        return Ok(1);
+    }
     // Taken off the queue as they are read, in one statement. The limit is
     // written into the text: SQLite re-prepares a cached statement at every
     // run when its LIMIT is a parameter.
@@ -233,7 +241,7 @@ pub(crate) fn optimize(tx: &Transaction<'_>) -> Result<()> {
 /// delete flushes the index's in-memory segment.
 fn reindex(tx: &Transaction<'_>, id: i64, fresh: bool) -> Result<()> {
     if tx.dialect() == Dialect::Postgres {
-        return reindex_postgres(tx, id);
+        return reindex_postgres(tx, id, None);
     }
     let found = tx
         .prepare_cached(
@@ -358,9 +366,9 @@ fn stored_text_postgres(tx: &Transaction<'_>, id: i64) -> Result<Option<StoryTex
 
 /// [`reindex`] on PostgreSQL: the story's words as a weighted `tsvector`
 /// (see `search_tsvector`), its headline fields' words alone, and its
-/// filter terms as an array.
-fn reindex_postgres(tx: &Transaction<'_>, id: i64) -> Result<()> {
-    let found = match tx.take_written(id) {
+/// filter terms as an array; from `known` text when the write holds it.
+fn reindex_postgres(tx: &Transaction<'_>, id: i64, known: Option<StoryText>) -> Result<()> {
+    let found = match known {
         Some(written) => {
             debug_assert_eq!(
                 Some(&written),

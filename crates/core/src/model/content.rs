@@ -81,8 +81,7 @@ pub struct AuditEntry {
 }
 
 impl AuditEntry {
-    /// An entry from its columns: id, uuid, action, detail, user_id, the
-    /// user's name, created_at.
+    /// An entry from its columns: id, uuid, action, detail, user_id, user's name, created_at.
     pub(crate) fn from_row(row: &crate::db::Row<'_>) -> crate::db::Result<Self> {
         Ok(Self {
             id: row.get(0)?,

@@ -692,21 +692,36 @@ impl<'c> Transaction<'c> {
         }
     }
 
-    /// Hands the search index the text of story `id` as this write has
-    /// just stored it and will not change again, so that indexing it
-    /// before the commit reads nothing back: for a create with no authors
-    /// or tags. On PostgreSQL, where each read is a round trip; SQLite's
-    /// reads cost no more than the note, and it reads them as before.
-    pub fn index_as_written(&self, id: i64, text: crate::story_text::StoryText) {
-        if let TransactionSource::Postgres(tx) = &self.0 {
-            tx.note_written(id, text);
+    /// Declares that this write made story `id`, of no authors or tags and
+    /// with these fields as stored (title, abstract, body, slug), and
+    /// changes no other story: so the queues of stories to
+    /// render and to index hold it alone. On PostgreSQL, where every
+    /// statement is a round trip, the story is then rendered and indexed
+    /// from what the write holds and its queue rows are taken off in the
+    /// commit's round trip; SQLite reads its queues as before (a read there
+    /// costs no more than the note). Says whether the declaration holds: a
+    /// second one in the same write undoes both.
+    pub fn declare_made_alone(&self, id: i64, fields: [&str; 4]) -> bool {
+        match &self.0 {
+            TransactionSource::Postgres(tx) => {
+                tx.declare_made_alone(id, crate::story_text::StoryText::unlinked(fields))
+            }
+            TransactionSource::Sqlite(_) => false,
         }
     }
 
-    /// The text [`Transaction::index_as_written`] gave for story `id`, once.
-    pub(crate) fn take_written(&self, id: i64) -> Option<crate::story_text::StoryText> {
+    /// The story this write [declared](Transaction::declare_made_alone) it made alone.
+    pub fn made_alone(&self) -> Option<i64> {
         match &self.0 {
-            TransactionSource::Postgres(tx) => tx.take_written(id),
+            TransactionSource::Postgres(tx) => tx.made_alone_id(),
+            TransactionSource::Sqlite(_) => None,
+        }
+    }
+
+    /// The story made alone and its text, for the search index, once.
+    pub(crate) fn take_made_alone_text(&self) -> Option<(i64, crate::story_text::StoryText)> {
+        match &self.0 {
+            TransactionSource::Postgres(tx) => tx.take_made_alone_text(),
             TransactionSource::Sqlite(_) => None,
         }
     }

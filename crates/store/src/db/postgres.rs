@@ -16,6 +16,7 @@ use bytes::{BufMut as _, BytesMut};
 use postgres::types::{IsNull, Type, to_sql_checked};
 
 use super::{Error, Result, ToSql, Value, ValueRef};
+use crate::story_text::StoryText;
 
 type BoxError = Box<dyn StdError + Sync + Send>;
 
@@ -79,7 +80,7 @@ impl PgConnection {
             open: false,
             prepared: RefCell::new(prepared),
             beside: false,
-            written: RefCell::default(),
+            made_alone: RefCell::default(),
         }
     }
 
@@ -110,7 +111,7 @@ impl PgConnection {
             open: true,
             prepared: RefCell::new(prepared),
             beside,
-            written: RefCell::default(),
+            made_alone: RefCell::default(),
         })
     }
 }
@@ -125,10 +126,26 @@ pub struct PgTransaction<'c> {
     prepared: RefCell<&'c mut HashMap<String, Prepared>>,
     /// Other writes may run beside this one (`Store::write_beside`).
     beside: bool,
-    /// Stories this write stored whole, by id, as the search index reads
-    /// them (see `Transaction::index_as_written`).
-    written: RefCell<HashMap<i64, crate::story_text::StoryText>>,
+    /// The one story this write made and changed, and its text until the
+    /// search index takes it (see `Transaction::declare_made_alone`).
+    made_alone: RefCell<MadeAlone>,
 }
+
+/// What a write declared it made (`Transaction::declare_made_alone`).
+#[derive(Default)]
+enum MadeAlone {
+    #[default]
+    Nothing,
+    /// One story, and its text until the search index takes it.
+    One(i64, Option<StoryText>),
+    /// More than one: none is alone.
+    Several,
+}
+
+/// The queues a story made alone leaves (its own rows, taken off with the
+/// commit), and a check, for the debug builds the suites run, that they
+/// hold nothing else this transaction queued.
+const QUEUES: [&str; 2] = ["content_render_pending", "content_search_pending"];
 
 /// What a statement needs from the transaction it runs in (the
 /// transaction's connection lifetime erased).
@@ -147,16 +164,38 @@ impl PgTransaction<'_> {
         work(client)
     }
 
-    /// Sends `end` (`COMMIT` or `ROLLBACK`) if a transaction is open.
+    /// Sends `end` (ending in `COMMIT` or `ROLLBACK`) if a transaction is
+    /// open; rolls it back if `end` fails before its end.
     fn end(&self, end: &str) -> Result<()> {
         match self.client.borrow_mut().take() {
-            Some(client) if self.open => Ok(client.batch_execute(end)?),
+            Some(client) if self.open => client.batch_execute(end).map_err(|err| {
+                let _ = client.batch_execute("ROLLBACK");
+                err.into()
+            }),
             _ => Ok(()),
         }
     }
 
+    /// Commits; a story made alone leaves its queues in the same round trip.
     pub fn commit(self) -> Result<()> {
-        self.end("COMMIT")
+        let MadeAlone::One(id, _) = std::mem::take(&mut *self.made_alone.borrow_mut()) else {
+            return self.end("COMMIT");
+        };
+        let mut end = String::new();
+        for queue in QUEUES {
+            if cfg!(debug_assertions) {
+                let others: i64 = self.with(|client| {
+                    let sql = format!(
+                        "SELECT count(*) FROM {queue} WHERE xmin = pg_current_xact_id()::xid AND content_id <> $1"
+                    );
+                    Ok(client.query_one(&sql, &[&id])?.get(0))
+                })?;
+                assert_eq!(others, 0, "a story made alone shares {queue}");
+            }
+            end.push_str(&format!("DELETE FROM {queue} WHERE content_id = {id};"));
+        }
+        end.push_str("COMMIT");
+        self.end(&end)
     }
 
     pub fn rollback(self) -> Result<()> {
@@ -190,14 +229,34 @@ impl PgTransaction<'_> {
         self.beside
     }
 
-    /// Notes story `id`'s text as this write stored it.
-    pub(crate) fn note_written(&self, id: i64, text: crate::story_text::StoryText) {
-        self.written.borrow_mut().insert(id, text);
+    /// See `Transaction::declare_made_alone`: a second story declared makes neither alone.
+    pub(crate) fn declare_made_alone(&self, id: i64, text: StoryText) -> bool {
+        let mut made = self.made_alone.borrow_mut();
+        debug_assert!(
+            matches!(*made, MadeAlone::Nothing),
+            "two stories made alone"
+        );
+        *made = match *made {
+            MadeAlone::Nothing => MadeAlone::One(id, Some(text)),
+            _ => MadeAlone::Several,
+        };
+        matches!(*made, MadeAlone::One(..))
     }
 
-    /// Story `id`'s text as this write stored it, if it said so.
-    pub(crate) fn take_written(&self, id: i64) -> Option<crate::story_text::StoryText> {
-        self.written.borrow_mut().remove(&id)
+    /// The story made alone, if one was declared.
+    pub(crate) fn made_alone_id(&self) -> Option<i64> {
+        match *self.made_alone.borrow() {
+            MadeAlone::One(id, _) => Some(id),
+            _ => None,
+        }
+    }
+
+    /// The text of the story made alone, once.
+    pub(crate) fn take_made_alone_text(&self) -> Option<(i64, StoryText)> {
+        match &mut *self.made_alone.borrow_mut() {
+            MadeAlone::One(id, text) => Some((*id, text.take()?)),
+            _ => None,
+        }
     }
 }
 
