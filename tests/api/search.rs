@@ -518,3 +518,22 @@ fn relevance_is_an_order_and_an_unknown_one_is_refused() {
         ["War 2"]
     );
 }
+
+/// A new story's answer and search row are written with the commit on
+/// PostgreSQL, its text as escaped literals: quotes, backslashes, dollar
+/// signs and placeholders in it are kept exactly, and it is found at once.
+#[test]
+fn a_new_storys_text_is_kept_exactly_and_found_at_once() {
+    let server = TestServer::start();
+    let title = r#"O'Hara's \"lab\" \\ pays $1 and ?2 — $$ ''"#;
+    let body = r"<p>Weird \ kettle E'\x41' $tag$ drop table; --</p>";
+    let made = story(&server, title, body);
+    assert_eq!(made["title"], title, "{made}");
+    let uuid = made["uuid"].as_str().expect("uuid");
+    let read = server.get(&format!("/v3/content/{uuid}")).expect(200).body;
+    assert_eq!(read["title"], title);
+    assert_eq!(read["content"], body);
+    assert_eq!(read, made, "the answer kept at the create is the one read");
+    assert_eq!(only_hit(&server, "kettle"), uuid);
+    assert_eq!(only_hit(&server, "hara"), uuid);
+}

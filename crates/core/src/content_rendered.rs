@@ -116,15 +116,13 @@ impl Cms {
                 self.completed_items(tx, records, made.as_ref())?
             }
         };
-        let mut store = tx.prepare_cached(
-            "INSERT INTO content_rendered (content_id, format, body) VALUES (?1, ?2, ?3)
-             ON CONFLICT (content_id) DO UPDATE SET format = excluded.format, body = excluded.body",
-        )?;
+        let store = "INSERT INTO content_rendered (content_id, format, body) VALUES (?1, ?2, ?3)
+             ON CONFLICT (content_id) DO UPDATE SET format = excluded.format, body = excluded.body";
         let mut rendered = Rendered::with_capacity(items.len());
         for item in items {
             let id = item.record.id;
             let body = (rendering.renderer)(item);
-            store.execute(crate::params![id, rendering.format, body])?;
+            tx.execute_or_defer(store, crate::params![id, rendering.format, body])?;
             rendered.insert(id, body);
         }
         Ok(Some(rendered))

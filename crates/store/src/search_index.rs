@@ -414,13 +414,13 @@ fn reindex_postgres(tx: &Transaction<'_>, id: i64, known: Option<StoryText>) -> 
         (&authors, 'C'),
         (&tags, 'C'),
     ]);
-    tx.prepare_cached(
+    tx.execute_or_defer(
         "INSERT INTO content_search (content_id, document, headline, filters)
          VALUES (?1, CAST(?2::text AS tsvector), CAST(?3::text AS tsvector), string_to_array(?4, ' '))
          ON CONFLICT (content_id) DO UPDATE
              SET document = excluded.document, headline = excluded.headline, filters = excluded.filters",
-    )?
-    .execute(params![id, document, headline, filters.join(" ")])?;
+        params![id, document, headline, filters.join(" ")],
+    )?;
     Ok(())
 }
 

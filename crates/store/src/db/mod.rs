@@ -718,6 +718,20 @@ impl<'c> Transaction<'c> {
         }
     }
 
+    /// Runs a write whose rows this transaction does not read again: now,
+    /// or, on PostgreSQL while a story made alone is written (see
+    /// [`Transaction::declare_made_alone`]), in the commit's round trip,
+    /// its values written into the text as escaped literals.
+    pub fn execute_or_defer(&self, sql: &str, params: &[&dyn ToSql]) -> Result<()> {
+        if let TransactionSource::Postgres(tx) = &self.0
+            && tx.defer(sql, params)?
+        {
+            return Ok(());
+        }
+        self.prepare_cached(sql)?.execute(params)?;
+        Ok(())
+    }
+
     /// The story made alone and its text, for the search index, once.
     pub(crate) fn take_made_alone_text(&self) -> Option<(i64, crate::story_text::StoryText)> {
         match &self.0 {

@@ -81,6 +81,7 @@ impl PgConnection {
             prepared: RefCell::new(prepared),
             beside: false,
             made_alone: RefCell::default(),
+            deferred: RefCell::default(),
         }
     }
 
@@ -112,6 +113,7 @@ impl PgConnection {
             prepared: RefCell::new(prepared),
             beside,
             made_alone: RefCell::default(),
+            deferred: RefCell::default(),
         })
     }
 }
@@ -129,6 +131,9 @@ pub struct PgTransaction<'c> {
     /// The one story this write made and changed, and its text until the
     /// search index takes it (see `Transaction::declare_made_alone`).
     made_alone: RefCell<MadeAlone>,
+    /// Writes sent with the commit, values written in (see
+    /// `Transaction::execute_or_defer`).
+    deferred: RefCell<String>,
 }
 
 /// What a write declared it made (`Transaction::declare_made_alone`).
@@ -137,7 +142,7 @@ enum MadeAlone {
     #[default]
     Nothing,
     /// One story, and its text until the search index takes it.
-    One(i64, Option<StoryText>),
+    One(i64, Option<Box<StoryText>>),
     /// More than one: none is alone.
     Several,
 }
@@ -178,10 +183,11 @@ impl PgTransaction<'_> {
 
     /// Commits; a story made alone leaves its queues in the same round trip.
     pub fn commit(self) -> Result<()> {
+        let mut end = std::mem::take(&mut *self.deferred.borrow_mut());
         let MadeAlone::One(id, _) = std::mem::take(&mut *self.made_alone.borrow_mut()) else {
-            return self.end("COMMIT");
+            end.push_str("COMMIT");
+            return self.end(&end);
         };
-        let mut end = String::new();
         for queue in QUEUES {
             if cfg!(debug_assertions) {
                 let others: i64 = self.with(|client| {
@@ -237,7 +243,7 @@ impl PgTransaction<'_> {
             "two stories made alone"
         );
         *made = match *made {
-            MadeAlone::Nothing => MadeAlone::One(id, Some(text)),
+            MadeAlone::Nothing => MadeAlone::One(id, Some(Box::new(text))),
             _ => MadeAlone::Several,
         };
         matches!(*made, MadeAlone::One(..))
@@ -251,10 +257,22 @@ impl PgTransaction<'_> {
         }
     }
 
+    /// Keeps `sql` with `params` to be sent with the commit, if a story is
+    /// made alone here; says whether it did.
+    pub(crate) fn defer(&self, sql: &str, params: &[&dyn ToSql]) -> Result<bool> {
+        if self.made_alone_id().is_none() {
+            return Ok(false);
+        }
+        let mut deferred = self.deferred.borrow_mut();
+        deferred.push_str(&with_literals(&numbered_placeholders(sql), params)?);
+        deferred.push(';');
+        Ok(true)
+    }
+
     /// The text of the story made alone, once.
     pub(crate) fn take_made_alone_text(&self) -> Option<(i64, StoryText)> {
         match &mut *self.made_alone.borrow_mut() {
-            MadeAlone::One(id, text) => Some((*id, text.take()?)),
+            MadeAlone::One(id, text) => Some((*id, *text.take()?)),
             _ => None,
         }
     }
@@ -334,6 +352,56 @@ fn owned(params: &[&dyn ToSql]) -> Result<Vec<Value>> {
             })
         })
         .collect()
+}
+
+/// `sql` (numbered `$N` placeholders) with each placeholder outside a
+/// quoted string replaced by its value as a literal: text escaped as libpq
+/// escapes it (`postgres-protocol`), which holds whatever
+/// `standard_conforming_strings` says.
+fn with_literals(sql: &str, params: &[&dyn ToSql]) -> Result<String> {
+    let literal = |n: usize| -> Result<String> {
+        let param = params
+            .get(n.wrapping_sub(1))
+            .ok_or_else(|| Error::Conversion(format!("no value for ${n}")))?;
+        Ok(match param.to_sql()? {
+            ValueRef::Null => "NULL".to_owned(),
+            ValueRef::Integer(i) => i.to_string(),
+            ValueRef::Real(r) if r.is_finite() => format!("{r:?}::float8"),
+            ValueRef::Text(t) => postgres_protocol::escape::escape_literal(t),
+            ValueRef::Real(_) | ValueRef::Blob(_) => {
+                return Err(Error::Conversion(format!(
+                    "${n} cannot be written as a literal"
+                )));
+            }
+        })
+    };
+    let mut out = String::with_capacity(sql.len() + 64);
+    let mut chars = sql.chars().peekable();
+    let mut quote: Option<char> = None;
+    while let Some(c) = chars.next() {
+        match (quote, c) {
+            (Some(q), _) => {
+                out.push(c);
+                if c == q {
+                    quote = None;
+                }
+            }
+            (None, '\'' | '"') => {
+                quote = Some(c);
+                out.push(c);
+            }
+            (None, '$') if chars.peek().is_some_and(char::is_ascii_digit) => {
+                let mut digits = String::new();
+                while let Some(d) = chars.peek().copied().filter(char::is_ascii_digit) {
+                    digits.push(d);
+                    chars.next();
+                }
+                out.push_str(&literal(digits.parse().map_err(Error::conversion)?)?);
+            }
+            _ => out.push(c),
+        }
+    }
+    Ok(out)
 }
 
 /// SQLite's `?1`, `+?1` and `?` placeholders as PostgreSQL's `$1`; quoted
