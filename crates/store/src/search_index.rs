@@ -5,7 +5,7 @@
 use crate::db::{Dialect, OptionalExtension as _, Transaction, params};
 
 use crate::error::{Result, StoreError};
-pub use crate::story_text::StoryText;
+use crate::story_text::StoryText;
 
 /// The most words one search takes: each word is one more condition per column.
 pub const MAX_SEARCH_WORDS: usize = 50;
@@ -379,26 +379,21 @@ fn reindex_postgres(tx: &Transaction<'_>, id: i64, known: Option<StoryText>) -> 
         }
         None => stored_text_postgres(tx, id)?,
     };
-    let Some(StoryText {
-        title,
-        abstract_html,
-        body_html,
-        slug,
-        authors,
-        tags,
-        filters,
-    }) = found
-    else {
+    let Some(text) = found else {
         tx.prepare_cached("DELETE FROM content_search WHERE content_id = ?1")?
             .execute([id])?;
         return Ok(());
     };
     let (abstract_text, body_text, slug) = (
-        html_text(&abstract_html),
-        html_text(&body_html),
-        slug.replace('-', " "),
+        html_text(&text.abstract_html),
+        html_text(&text.body_html),
+        text.slug.replace('-', " "),
     );
-    let (authors, tags) = (authors.unwrap_or_default(), tags.unwrap_or_default());
+    let (authors, tags) = (
+        text.authors.unwrap_or_default(),
+        text.tags.unwrap_or_default(),
+    );
+    let title = text.title;
     let document = crate::search_tsvector::document(&[
         (&title, 'A'),
         (&abstract_text, 'B'),
@@ -419,7 +414,7 @@ fn reindex_postgres(tx: &Transaction<'_>, id: i64, known: Option<StoryText>) -> 
          VALUES (?1, CAST(?2::text AS tsvector), CAST(?3::text AS tsvector), string_to_array(?4, ' '))
          ON CONFLICT (content_id) DO UPDATE
              SET document = excluded.document, headline = excluded.headline, filters = excluded.filters",
-        params![id, document, headline, filters.join(" ")],
+        params![id, document, headline, text.filters.join(" ")],
     )?;
     Ok(())
 }

@@ -124,7 +124,7 @@ pub(crate) type Rendered = std::collections::HashMap<i64, String>;
 /// A story the write that renders it made, and the parts it was made with:
 /// it can hold no others yet (no lock, no export, nothing not sent), and
 /// they are not read for it.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub(crate) struct MadeNow {
     pub id: i64,
     pub authors: bool,

@@ -699,14 +699,11 @@ impl<'c> Transaction<'c> {
     /// statement is a round trip, the story is then rendered and indexed
     /// from what the write holds and its queue rows are taken off in the
     /// commit's round trip; SQLite reads its queues as before (a read there
-    /// costs no more than the note). Says whether the declaration holds: a
-    /// second one in the same write undoes both.
-    pub fn declare_made_alone(&self, id: i64, fields: [&str; 4]) -> bool {
-        match &self.0 {
-            TransactionSource::Postgres(tx) => {
-                tx.declare_made_alone(id, crate::story_text::StoryText::unlinked(fields))
-            }
-            TransactionSource::Sqlite(_) => false,
+    /// costs no more than the note). A second declaration in the same
+    /// write undoes both.
+    pub fn declare_made_alone(&self, id: i64, fields: [&str; 4]) {
+        if let TransactionSource::Postgres(tx) = &self.0 {
+            tx.declare_made_alone(id, crate::story_text::StoryText::unlinked(fields));
         }
     }
 

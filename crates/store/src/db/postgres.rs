@@ -147,9 +147,9 @@ enum MadeAlone {
     Several,
 }
 
-/// The queues a story made alone leaves (its own rows, taken off with the
-/// commit), and a check, for the debug builds the suites run, that they
-/// hold nothing else this transaction queued.
+/// The queues that hold a story made alone, and only it: its rows there are
+/// taken off with the commit (debug builds, which the suites run, check
+/// first that the transaction queued nothing else there).
 const QUEUES: [&str; 2] = ["content_render_pending", "content_search_pending"];
 
 /// What a statement needs from the transaction it runs in (the
@@ -236,7 +236,7 @@ impl PgTransaction<'_> {
     }
 
     /// See `Transaction::declare_made_alone`: a second story declared makes neither alone.
-    pub(crate) fn declare_made_alone(&self, id: i64, text: StoryText) -> bool {
+    pub(crate) fn declare_made_alone(&self, id: i64, text: StoryText) {
         let mut made = self.made_alone.borrow_mut();
         debug_assert!(
             matches!(*made, MadeAlone::Nothing),
@@ -246,7 +246,6 @@ impl PgTransaction<'_> {
             MadeAlone::Nothing => MadeAlone::One(id, Some(Box::new(text))),
             _ => MadeAlone::Several,
         };
-        matches!(*made, MadeAlone::One(..))
     }
 
     /// The story made alone, if one was declared.
