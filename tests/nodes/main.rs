@@ -5,6 +5,7 @@
 mod database_tls;
 mod import;
 mod locales;
+mod made_alone;
 mod plans;
 
 use std::collections::BTreeSet;

@@ -58,6 +58,15 @@ struct NewContent {
     input: ContentInput,
 }
 
+impl NewContent {
+    /// Whether the story, made with `file` or not, embeds nothing but its own rows.
+    fn stands_alone(&self, file: bool) -> bool {
+        let input = &self.input;
+        let linked = input.authors.is_some() || input.tags.is_some() || !self.urls.is_empty();
+        !(linked || file || matches!(input.dominant_attachment, Some(Some(_))))
+    }
+}
+
 impl ContentInput {
     /// Refuses (413) a body or abstract beyond what one field holds (see `text_size`).
     fn check_text_sizes(&self) -> Result<()> {
@@ -215,14 +224,10 @@ impl Cms {
             )?),
             None => None,
         };
+        let alone = checked.stands_alone(files.is_some());
         let item = self.write_making_story(
-            |tx| {
-                let made = self.insert_content(tx, who, &mut checked, files.as_ref())?;
-                if let Some(r) = made.whole.as_ref().map(|whole| &whole.record) {
-                    tx.declare_made_alone(made.id, [&r.title, &r.abstract_text, &r.body, &r.slug]);
-                }
-                Ok(made)
-            },
+            alone,
+            |tx| self.insert_content(tx, who, &mut checked, files.as_ref()),
             finish,
         )?;
         if let Some(files) = files {
@@ -287,7 +292,8 @@ impl Cms {
         })
     }
 
-    /// Stores one checked new item with its links, first version and audit: the story as made.
+    /// Stores one checked new item with its links, first version and audit: the story as made
+    /// (declared made alone when it embeds nothing else).
     fn insert_content(
         &self,
         tx: &Transaction<'_>,
@@ -379,9 +385,10 @@ impl Cms {
             attachment: files.is_some(),
             whole: None,
         };
-        let plain = !(made.authors || made.tags || made.urls || made.attachment);
         // With nothing else to embed, the story is whole as its rows were written.
-        if plain && fields.dominant_attachment_id.is_none() {
+        if new.stands_alone(files.is_some()) {
+            let r = &record;
+            tx.declare_made_alone(id, [&r.title, &r.abstract_text, &r.body, &r.slug]);
             made.whole = Some(Box::new(ContentItem {
                 record,
                 versions: vec![version],

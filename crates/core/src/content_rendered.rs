@@ -61,14 +61,7 @@ impl Cms {
     /// (`render-answers`, after an upgrade); returns how many it rendered.
     pub fn render_kept_answers(&self) -> Result<usize> {
         self.rendering()?;
-        self.store.write(|tx| {
-            tx.execute(
-                "INSERT INTO content_render_pending (content_id) SELECT id FROM content WHERE true
-                 ON CONFLICT DO NOTHING",
-                [],
-            )?;
-            Ok::<_, CoreError>(())
-        })?;
+        self.store.queue_every_render()?;
         let mut rendered = 0;
         while let Some(batch) = self.store.write(|tx| self.render_pending(tx, None))? {
             rendered += batch.len();
@@ -87,7 +80,7 @@ impl Cms {
         let Some(rendering) = self.rendering.get() else {
             return Ok(None);
         };
-        // A story made alone is all that is queued (its row goes with the commit); others are
+        // A story made alone is all there is to render (it was never queued); others are
         // taken off the queue as they are read, the batch written into the text: SQLite
         // re-prepares a cached statement at every run when its LIMIT is a parameter.
         let ids: Vec<i64> = match tx.made_alone() {

@@ -209,16 +209,18 @@ impl Cms {
     }
 
     /// [`Cms::write_beside`] for a write that makes one story (`work`, which
-    /// says what it made it with): its answer is rendered reading only the
-    /// parts a story just made can hold, and `finish` gets it, reads what
-    /// it needs and writes nothing more.
+    /// says what it made it with; `alone`, see the store's
+    /// `write_making_story`): its answer is rendered reading only the parts
+    /// a story just made can hold, and `finish` gets it, reads what it
+    /// needs and writes nothing more.
     pub(crate) fn write_making_story<T>(
         &self,
+        alone: bool,
         work: impl FnOnce(&db::Transaction<'_>) -> Result<model::content::MadeNow>,
         finish: impl FnOnce(&db::Transaction<'_>, i64, model::content::Rendered) -> Result<T>,
     ) -> Result<T> {
         // A new story: nothing another write holds.
-        self.store.write_beside(&[], |tx| {
+        self.store.write_making_story(alone, |tx| {
             let made = work(tx)?;
             let id = made.id;
             let rendered = self.render_pending(tx, Some(made))?.unwrap_or_default();

@@ -320,6 +320,23 @@ impl Store {
         self.write_begun(|conn| postgres::begin_beside(conn, claims), work)
     }
 
+    /// Runs `work`, a write that makes one new story and claims nothing,
+    /// beside other writes as [`Store::write_beside`] does. `alone`: it
+    /// makes that story and nothing else, of no authors, tags, URLs, file or
+    /// lead photo, and declares it ([`Transaction::declare_made_alone`]),
+    /// having rendered it; then on PostgreSQL the queues' triggers leave it
+    /// be, and it fails if it declared none or several.
+    pub fn write_making_story<T, E: Failure>(
+        &self,
+        alone: bool,
+        work: impl FnOnce(&Transaction<'_>) -> Result<T, E>,
+    ) -> Result<T, E> {
+        match alone {
+            true => self.write_begun(postgres::begin_making_story, work),
+            false => self.write_beside(&[], work),
+        }
+    }
+
     /// A write whose PostgreSQL transaction `begin` opens (and takes its locks).
     fn write_begun<T, E: Failure>(
         &self,
@@ -428,6 +445,18 @@ impl Store {
             Engine::Sqlite { .. } => self.read(|tx| Ok::<_, StoreError>(work(tx)?)),
             Engine::Postgres(pool) => self.note_damage(postgres::statement(pool, work)),
         }
+    }
+
+    /// Queues every item to have its kept answer rendered again.
+    pub fn queue_every_render(&self) -> Result<()> {
+        self.write(|tx| {
+            tx.execute(
+                "INSERT INTO content_render_pending (content_id) SELECT id FROM content WHERE true
+                 ON CONFLICT DO NOTHING",
+                [],
+            )?;
+            Ok::<_, StoreError>(())
+        })
     }
 
     /// Empties the search index and builds it again from the stored items, a

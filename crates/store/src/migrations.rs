@@ -110,6 +110,10 @@ pub(super) const SQLITE: &[(&str, &str)] = &[
         "0027_id_lists_planned_small",
         include_str!("../migrations/sqlite/0027_id_lists_planned_small.sql"),
     ),
+    (
+        "0028_story_made_alone_not_queued",
+        include_str!("../migrations/sqlite/0028_story_made_alone_not_queued.sql"),
+    ),
 ];
 
 /// PostgreSQL's migrations.
@@ -221,5 +225,9 @@ pub(super) const POSTGRES: &[(&str, &str)] = &[
     (
         "0027_id_lists_planned_small",
         include_str!("../migrations/postgres/0027_id_lists_planned_small.sql"),
+    ),
+    (
+        "0028_story_made_alone_not_queued",
+        include_str!("../migrations/postgres/0028_story_made_alone_not_queued.sql"),
     ),
 ];

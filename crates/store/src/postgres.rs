@@ -57,6 +57,15 @@ pub(super) fn begin_beside<'c>(
     conn.write(&first, true)
 }
 
+/// Begins a write beside others that makes one story alone (see
+/// `Store::write_making_story`): it claims nothing, and its queues'
+/// triggers stand aside.
+pub(super) fn begin_making_story(conn: &mut PgConnection) -> crate::db::Result<PgTransaction<'_>> {
+    conn.write_making_story(&format!(
+        "SELECT pg_advisory_xact_lock_shared({WRITE_LOCK});"
+    ))
+}
+
 /// How long a read of the feed waits for the writes that were running
 /// when it was asked for to end, so that it sees every change committed
 /// before it (a write's own, just acknowledged, behind an older write of

@@ -171,8 +171,8 @@ pub(crate) fn pending_batch(tx: &Transaction<'_>) -> Result<usize> {
 /// Reindexes up to `limit` queued items (all of them: `None`), lowest ids
 /// first, and takes them off the queue; how many it took.
 fn index_queued(tx: &Transaction<'_>, limit: Option<usize>) -> Result<usize> {
-    // A story made alone is all this write queued, and its text is known;
-    // its queue row goes with the commit.
+    // A story made alone is all this write has to index (the triggers did
+    // not queue it), and its text is known.
     if limit.is_none()
         && let Some((id, text)) = tx.take_made_alone_text()
     {

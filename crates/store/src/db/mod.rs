@@ -692,15 +692,14 @@ impl<'c> Transaction<'c> {
         }
     }
 
-    /// Declares that this write made story `id`, of no authors or tags and
-    /// with these fields as stored (title, abstract, body, slug), and
-    /// changes no other story: so the queues of stories to
-    /// render and to index hold it alone. On PostgreSQL, where every
-    /// statement is a round trip, the story is then rendered and indexed
-    /// from what the write holds and its queue rows are taken off in the
-    /// commit's round trip; SQLite reads its queues as before (a read there
-    /// costs no more than the note). A second declaration in the same
-    /// write undoes both.
+    /// Declares that this write, begun to make one story alone
+    /// (`Store::write_making_story`), made story `id` with these fields as
+    /// stored (title, abstract, body, slug). On PostgreSQL, where every
+    /// statement is a round trip, the triggers queued nothing of it: the
+    /// story is rendered and indexed from what the write holds, its kept
+    /// answer and search row written in the commit's round trip. SQLite
+    /// reads its queues as before (a read there costs no more than the
+    /// note). A second declaration makes the write fail.
     pub fn declare_made_alone(&self, id: i64, fields: [&str; 4]) {
         if let TransactionSource::Postgres(tx) = &self.0 {
             tx.declare_made_alone(id, crate::story_text::StoryText::unlinked(fields));

@@ -96,6 +96,20 @@ impl PgConnection {
         )
     }
 
+    /// A write beside others, begun as [`PgConnection::write`] with `first`,
+    /// that makes one story and nothing else, and renders and indexes it
+    /// itself: the queues' triggers leave its rows be (migration 0028), and
+    /// it must declare the story (`Transaction::declare_made_alone`) before
+    /// it commits.
+    pub fn write_making_story(&mut self, first: &str) -> Result<PgTransaction<'_>> {
+        let tx = self.write(
+            &format!("{first}SET LOCAL {MADE_ALONE_SETTING} = 'on'"),
+            true,
+        )?;
+        tx.made_alone.replace(MadeAlone::Announced);
+        Ok(tx)
+    }
+
     /// Opens a transaction with `begin` (its `START TRANSACTION` and what
     /// follows it), sent in one round trip: a query of several statements
     /// that opens a transaction leaves it open after them.
@@ -136,20 +150,27 @@ pub struct PgTransaction<'c> {
     deferred: RefCell<String>,
 }
 
-/// What a write declared it made (`Transaction::declare_made_alone`).
+/// What a write begun to make a story alone declared it made
+/// (`Transaction::declare_made_alone`).
 #[derive(Default)]
 enum MadeAlone {
+    /// Not begun to make a story alone: the triggers queue what it writes.
     #[default]
-    Nothing,
+    Queued,
+    /// Begun to make a story alone, which it has not declared yet.
+    Announced,
     /// One story, and its text until the search index takes it.
     One(i64, Option<Box<StoryText>>),
-    /// More than one: none is alone.
+    /// More than one, which the triggers did not queue: the write fails.
     Several,
 }
 
-/// The queues that hold a story made alone, and only it: its rows there are
-/// taken off with the commit (debug builds, which the suites run, check
-/// first that the transaction queued nothing else there).
+/// The setting that tells the queues' triggers that this transaction
+/// renders and indexes the one story it makes itself (migration 0028).
+const MADE_ALONE_SETTING: &str = "copydesk.story_made_alone";
+
+/// The queues a story made alone never enters (debug builds, which the
+/// suites run, check at its commit that the transaction queued nothing).
 const QUEUES: [&str; 2] = ["content_render_pending", "content_search_pending"];
 
 /// What a statement needs from the transaction it runs in (the
@@ -181,24 +202,35 @@ impl PgTransaction<'_> {
         }
     }
 
-    /// Commits; a story made alone leaves its queues in the same round trip.
+    /// Commits, with the writes kept for the commit (see
+    /// [`PgTransaction::defer`]) in the same round trip. A write begun to
+    /// make a story alone that made none, or several, is rolled back: the
+    /// triggers queued none of them to be rendered or indexed.
     pub fn commit(self) -> Result<()> {
         let mut end = std::mem::take(&mut *self.deferred.borrow_mut());
-        let MadeAlone::One(id, _) = std::mem::take(&mut *self.made_alone.borrow_mut()) else {
-            end.push_str("COMMIT");
-            return self.end(&end);
-        };
-        for queue in QUEUES {
-            if cfg!(debug_assertions) {
-                let others: i64 = self.with(|client| {
-                    let sql = format!(
-                        "SELECT count(*) FROM {queue} WHERE xmin = pg_current_xact_id()::xid AND content_id <> $1"
+        match std::mem::take(&mut *self.made_alone.borrow_mut()) {
+            MadeAlone::Queued => {}
+            MadeAlone::One(..) if cfg!(debug_assertions) => {
+                for queue in QUEUES {
+                    let queued: i64 = self.with(|client| {
+                        let sql = format!(
+                            "SELECT count(*) FROM {queue} WHERE xmin = pg_current_xact_id()::xid"
+                        );
+                        Ok(client.query_one(&sql, &[])?.get(0))
+                    })?;
+                    assert_eq!(
+                        queued, 0,
+                        "a write that made a story alone queued in {queue}"
                     );
-                    Ok(client.query_one(&sql, &[&id])?.get(0))
-                })?;
-                assert_eq!(others, 0, "a story made alone shares {queue}");
+                }
             }
-            end.push_str(&format!("DELETE FROM {queue} WHERE content_id = {id};"));
+            MadeAlone::One(..) => {}
+            MadeAlone::Announced | MadeAlone::Several => {
+                self.end("ROLLBACK")?;
+                return Err(Error::Conversion(
+                    "a write begun to make one story alone did not make exactly one".into(),
+                ));
+            }
         }
         end.push_str("COMMIT");
         self.end(&end)
@@ -235,16 +267,15 @@ impl PgTransaction<'_> {
         self.beside
     }
 
-    /// See `Transaction::declare_made_alone`: a second story declared makes neither alone.
+    /// See `Transaction::declare_made_alone`: a second story declared makes
+    /// the write fail; in a write not begun to make one, the declaration is
+    /// not needed (its story is queued).
     pub(crate) fn declare_made_alone(&self, id: i64, text: StoryText) {
         let mut made = self.made_alone.borrow_mut();
-        debug_assert!(
-            matches!(*made, MadeAlone::Nothing),
-            "two stories made alone"
-        );
-        *made = match *made {
-            MadeAlone::Nothing => MadeAlone::One(id, Some(Box::new(text))),
-            _ => MadeAlone::Several,
+        *made = match std::mem::take(&mut *made) {
+            MadeAlone::Queued => MadeAlone::Queued,
+            MadeAlone::Announced => MadeAlone::One(id, Some(Box::new(text))),
+            MadeAlone::One(..) | MadeAlone::Several => MadeAlone::Several,
         };
     }
 

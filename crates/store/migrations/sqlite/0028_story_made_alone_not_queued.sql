@@ -1,0 +1,3 @@
+-- Nothing changes on SQLite: a create there reads its queues, since a
+-- statement is a function call, not a round trip. PostgreSQL's migration
+-- of the same number lets a story made alone leave its queues untouched.
