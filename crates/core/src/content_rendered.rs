@@ -98,7 +98,7 @@ impl Cms {
         if ids.is_empty() {
             return Ok(None);
         }
-        // Only the story made now is queued, and it is whole in memory.
+        // When the story made now is all there is to render, it is whole in memory.
         let whole = made
             .as_mut()
             .and_then(|made| made.whole.take_if(|item| ids == [item.record.id]));

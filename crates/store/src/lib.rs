@@ -323,9 +323,10 @@ impl Store {
     /// Runs `work`, a write that makes one new story and claims nothing,
     /// beside other writes as [`Store::write_beside`] does. `alone`: it
     /// makes that story and nothing else, of no authors, tags, URLs, file or
-    /// lead photo, and declares it ([`Transaction::declare_made_alone`]),
-    /// having rendered it; then on PostgreSQL the queues' triggers leave it
-    /// be, and it fails if it declared none or several.
+    /// lead photo, and declares it ([`Transaction::declare_made_alone`])
+    /// before it renders it (the rendering finds the story by that
+    /// declaration); then on PostgreSQL the queues' triggers leave it be,
+    /// and it fails if it declared none or several.
     pub fn write_making_story<T, E: Failure>(
         &self,
         alone: bool,

@@ -3,12 +3,13 @@
 -- wrote, and writes its kept answer and search row with its commit
 -- (`Store::write_making_story` and `Transaction::declare_made_alone`).
 -- Its transaction begins with `SET LOCAL copydesk.story_made_alone = 'on'`,
--- and the queue triggers of its three rows (the story, its first version,
--- its audit row) stand aside: a trigger's WHEN is evaluated without
--- running its PL/pgSQL function, so the create makes four calls and six
--- statements fewer, and the queues never hold the story. The setting ends
--- with the transaction. Every other write queues as before; debug builds
--- check at each such commit that the transaction queued nothing.
+-- and the queue triggers of its rows (the story, its first version, its
+-- audit rows) stand aside: a trigger's WHEN is evaluated without running
+-- its PL/pgSQL function, so the create makes four calls fewer (five when
+-- published at once), and the queues never hold the story. The setting
+-- ends with the transaction. Every other write queues as before; debug
+-- builds check at each such commit that the transaction queued nothing
+-- and wrote no row of another story.
 DROP TRIGGER content_rendered_content_insert ON content;
 CREATE TRIGGER content_rendered_content_insert AFTER INSERT ON content FOR EACH ROW
     WHEN (current_setting('copydesk.story_made_alone', true) IS DISTINCT FROM 'on')

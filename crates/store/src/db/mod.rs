@@ -36,6 +36,9 @@ pub enum Error {
     /// Text holding the NUL character, which PostgreSQL cannot store: it is
     /// refused on both engines alike.
     NulInText,
+    /// A write broke a rule of the transaction it ran in (a fault of the
+    /// code that wrote it, not of its input); the rule it broke.
+    BrokenRule(&'static str),
     /// The engine refused the statement or lost the connection.
     Sqlite(rusqlite::Error),
     Postgres(::postgres::Error),
@@ -127,6 +130,7 @@ impl fmt::Display for Error {
             Self::NoRows => f.write_str("the query returned no row"),
             Self::Conversion(message) => write!(f, "a value does not convert: {message}"),
             Self::NulInText => f.write_str("text may not hold the NUL character (U+0000)"),
+            Self::BrokenRule(rule) => f.write_str(rule),
             Self::Sqlite(err) => err.fmt(f),
             Self::Postgres(err) => match err.as_db_error() {
                 Some(db) => write!(f, "{}: {}", db.code().code(), db.message()),

@@ -210,25 +210,12 @@ impl PgTransaction<'_> {
         let mut end = std::mem::take(&mut *self.deferred.borrow_mut());
         match std::mem::take(&mut *self.made_alone.borrow_mut()) {
             MadeAlone::Queued => {}
-            MadeAlone::One(..) if cfg!(debug_assertions) => {
-                for queue in QUEUES {
-                    let queued: i64 = self.with(|client| {
-                        let sql = format!(
-                            "SELECT count(*) FROM {queue} WHERE xmin = pg_current_xact_id()::xid"
-                        );
-                        Ok(client.query_one(&sql, &[])?.get(0))
-                    })?;
-                    assert_eq!(
-                        queued, 0,
-                        "a write that made a story alone queued in {queue}"
-                    );
-                }
-            }
+            MadeAlone::One(id, _) if cfg!(debug_assertions) => self.check_made_alone(id)?,
             MadeAlone::One(..) => {}
             MadeAlone::Announced | MadeAlone::Several => {
                 self.end("ROLLBACK")?;
-                return Err(Error::Conversion(
-                    "a write begun to make one story alone did not make exactly one".into(),
+                return Err(Error::BrokenRule(
+                    "a write begun to make one story alone did not make exactly one",
                 ));
             }
         }
@@ -238,6 +225,39 @@ impl PgTransaction<'_> {
 
     pub fn rollback(self) -> Result<()> {
         self.end("ROLLBACK")
+    }
+
+    /// In debug builds, before the commit of a write that made the story
+    /// `id` alone: the triggers it stood aside queued nothing, and it wrote
+    /// no row of another story, whose rendered answer and index they would
+    /// have refreshed.
+    fn check_made_alone(&self, id: i64) -> Result<()> {
+        let mine = "xmin = pg_current_xact_id()::xid";
+        let checks = QUEUES
+            .iter()
+            .map(|queue| (format!("SELECT count(*) FROM {queue} WHERE {mine}"), *queue))
+            .chain([
+                (
+                    format!("SELECT count(*) FROM content WHERE {mine} AND id <> {id}"),
+                    "content",
+                ),
+                (
+                    format!("SELECT count(*) FROM versions WHERE {mine} AND content_id <> {id}"),
+                    "versions",
+                ),
+                (
+                    format!("SELECT count(*) FROM audit WHERE {mine} AND content_id <> {id}"),
+                    "audit",
+                ),
+            ]);
+        for (sql, table) in checks {
+            let found: i64 = self.with(|client| Ok(client.query_one(&sql, &[])?.get(0)))?;
+            assert_eq!(
+                found, 0,
+                "a write that made story {id} alone wrote in {table}"
+            );
+        }
+        Ok(())
     }
 
     pub fn batch_execute(&self, sql: &str) -> Result<()> {
