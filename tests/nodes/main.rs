@@ -10,6 +10,7 @@ mod plans;
 
 use std::collections::BTreeSet;
 use std::sync::Barrier;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use copydesk_tests::{KeyPair, TestServer, png_base64};
 use reqwest::Method;
@@ -356,16 +357,34 @@ fn a_replica_pulling_from_one_node_while_both_take_writes_gets_every_item_once()
     const ITEMS_PER_WRITER: usize = 1_250;
     let (a, b) = two_nodes();
     let replica = TestServer::start_replica();
-    let done = std::sync::atomic::AtomicBool::new(false);
-    let syncs = std::thread::scope(|scope| {
+    let total = 2 * WRITERS_PER_NODE * ITEMS_PER_WRITER;
+    // The writers stop at half way until the replica has pulled once with
+    // all of them stopped, so rounds run both while writes go on and with
+    // exactly half of them made, whatever the machine's speed.
+    let at_half = AtomicUsize::new(0);
+    let resumed = AtomicBool::new(false);
+    let done = AtomicBool::new(false);
+    let midway = std::thread::scope(|scope| {
         let writers: Vec<_> = [&a, &b]
             .into_iter()
             .enumerate()
             .flat_map(|(n, node)| (0..WRITERS_PER_NODE).map(move |w| (n, w, node)))
             .map(|(n, w, node)| {
                 let token = a.admin_token().to_owned();
+                let (at_half, resumed) = (&at_half, &resumed);
                 scope.spawn(move || {
                     for i in 0..ITEMS_PER_WRITER {
+                        if i == ITEMS_PER_WRITER / 2 {
+                            at_half.fetch_add(1, Ordering::SeqCst);
+                            let waiting = std::time::Instant::now();
+                            while !resumed.load(Ordering::SeqCst) {
+                                assert!(
+                                    waiting.elapsed().as_secs() < 300,
+                                    "the replica never pulled at half way"
+                                );
+                                std::thread::sleep(std::time::Duration::from_millis(10));
+                            }
+                        }
                         node.call(
                             Method::POST,
                             "/v3/content",
@@ -379,21 +398,27 @@ fn a_replica_pulling_from_one_node_while_both_take_writes_gets_every_item_once()
             .collect();
         // The replica pulls from node A over and over while the writes go on.
         let puller = scope.spawn(|| {
-            let mut rounds = 0;
-            while !done.load(std::sync::atomic::Ordering::Relaxed) {
+            let mut midway = None;
+            while !done.load(Ordering::SeqCst) {
+                let all_stopped = at_half.load(Ordering::SeqCst) == 2 * WRITERS_PER_NODE;
                 sync(&replica, &a, &a.admin);
-                rounds += 1;
+                if all_stopped && midway.is_none() {
+                    midway = Some(
+                        replica.get("/v3/content?per_page=1").expect(200).body["total_items"]
+                            .clone(),
+                    );
+                    resumed.store(true, Ordering::SeqCst);
+                }
             }
-            rounds
+            midway
         });
         for writer in writers {
             writer.join().expect("a writer");
         }
-        done.store(true, std::sync::atomic::Ordering::Relaxed);
+        done.store(true, Ordering::SeqCst);
         puller.join().expect("the puller")
     });
     sync(&replica, &a, &a.admin);
-    let total = 2 * WRITERS_PER_NODE * ITEMS_PER_WRITER;
     let mut titles = BTreeSet::new();
     let mut page = 1;
     loop {
@@ -413,9 +438,10 @@ fn a_replica_pulling_from_one_node_while_both_take_writes_gets_every_item_once()
         }
         page += 1;
     }
-    assert!(
-        syncs > 1,
-        "the replica pulled while the writes went on ({syncs} rounds)"
+    assert_eq!(
+        midway,
+        Some(json!(total / 2)),
+        "a round pulled at half way, with both nodes' first halves made, holds exactly those"
     );
     assert_eq!(titles.len(), total, "every item, once");
     assert_eq!(
