@@ -233,25 +233,32 @@ impl PgTransaction<'_> {
     /// have refreshed.
     fn check_made_alone(&self, id: i64) -> Result<()> {
         let mine = "xmin = pg_current_xact_id()::xid";
-        let checks = QUEUES
+        let counts: Vec<(&str, String)> = QUEUES
             .iter()
-            .map(|queue| (format!("SELECT count(*) FROM {queue} WHERE {mine}"), *queue))
+            .map(|queue| (*queue, format!("FROM {queue} WHERE {mine}")))
             .chain([
                 (
-                    format!("SELECT count(*) FROM content WHERE {mine} AND id <> {id}"),
                     "content",
+                    format!("FROM content WHERE {mine} AND id <> {id}"),
                 ),
                 (
-                    format!("SELECT count(*) FROM versions WHERE {mine} AND content_id <> {id}"),
                     "versions",
+                    format!("FROM versions WHERE {mine} AND content_id <> {id}"),
                 ),
                 (
-                    format!("SELECT count(*) FROM audit WHERE {mine} AND content_id <> {id}"),
                     "audit",
+                    format!("FROM audit WHERE {mine} AND content_id <> {id}"),
                 ),
-            ]);
-        for (sql, table) in checks {
-            let found: i64 = self.with(|client| Ok(client.query_one(&sql, &[])?.get(0)))?;
+            ])
+            .collect();
+        let sql = counts
+            .iter()
+            .map(|(_, rows)| format!("(SELECT count(*) {rows})"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let row = self.with(|client| Ok(client.query_one(&format!("SELECT {sql}"), &[])?))?;
+        for (column, (table, _)) in counts.iter().enumerate() {
+            let found: i64 = row.get(column);
             assert_eq!(
                 found, 0,
                 "a write that made story {id} alone wrote in {table}"
