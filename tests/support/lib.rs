@@ -81,7 +81,43 @@ pub fn server_binary() -> PathBuf {
         "{} is missing: build it first with `cargo build -p copydesk-server` (the test script does)",
         binary.display()
     );
+    static CHECKED: std::sync::OnceLock<()> = std::sync::OnceLock::new();
+    CHECKED.get_or_init(|| {
+        if let Some(changed) = source_newer_than(&binary) {
+            panic!(
+                "{} is older than {}: the tests would run the code as it was; \
+                 build it again with `cargo build -p copydesk-server` (the test script does)",
+                binary.display(),
+                changed.display()
+            );
+        }
+    });
     binary
+}
+
+/// A source file `binary` was built from that changed after it was, as
+/// cargo's dep-info beside the binary lists them (the files rustc read, so
+/// a test module a build leaves out never counts): a suite run after an
+/// edit without building the server again would test the old server.
+fn source_newer_than(binary: &std::path::Path) -> Option<PathBuf> {
+    let built = std::fs::metadata(binary).and_then(|m| m.modified()).ok()?;
+    let dep_info = std::fs::read_to_string(binary.with_extension("d")).ok()?;
+    dep_info
+        .lines()
+        .filter_map(|line| line.split_once(": ").map(|(_, sources)| sources))
+        .flat_map(|sources| {
+            // Make's syntax: a space within a path is escaped.
+            sources
+                .replace("\\ ", "\u{0}")
+                .split_whitespace()
+                .map(|path| PathBuf::from(path.replace('\u{0}', " ")))
+                .collect::<Vec<_>>()
+        })
+        .find(|source| {
+            std::fs::metadata(source)
+                .and_then(|m| m.modified())
+                .is_ok_and(|changed| changed > built)
+        })
 }
 
 /// The `q` quantile (0 to 1) of `sorted` by nearest rank: the smallest
@@ -765,4 +801,44 @@ pub fn run_sync(command: &mut Command) -> (bool, String) {
         String::from_utf8_lossy(&output.stderr)
     );
     (output.status.success(), text)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, SystemTime};
+
+    fn touched(path: &std::path::Path, at: SystemTime) {
+        std::fs::File::options()
+            .write(true)
+            .open(path)
+            .and_then(|file| file.set_modified(at))
+            .expect("the file's time set");
+    }
+
+    #[test]
+    fn a_binary_is_stale_only_when_a_source_its_dep_info_lists_changed_after_it() {
+        let dir = tempfile::tempdir().expect("a directory");
+        let binary = dir.path().join("copydesk-server");
+        let listed = dir.path().join("a source.rs");
+        let unlisted = dir.path().join("tests.rs");
+        for file in [&binary, &listed, &unlisted] {
+            std::fs::write(file, "").expect("a file");
+        }
+        std::fs::write(
+            binary.with_extension("d"),
+            format!(
+                "{}: {}\n",
+                binary.display(),
+                listed.display().to_string().replace(' ', "\\ ")
+            ),
+        )
+        .expect("the dep-info");
+        let built = SystemTime::now() - Duration::from_secs(60);
+        touched(&binary, built);
+        touched(&listed, built - Duration::from_secs(1));
+        touched(&unlisted, built + Duration::from_secs(1));
+        assert_eq!(super::source_newer_than(&binary), None);
+        touched(&listed, built + Duration::from_secs(1));
+        assert_eq!(super::source_newer_than(&binary), Some(listed));
+    }
 }
