@@ -3,7 +3,7 @@
 // driven by playwright-core.
 
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,8 +16,29 @@ export { tokenFor };
 const here = dirname(fileURLToPath(import.meta.url));
 export const repo = join(here, '..', '..');
 export const server = process.env.COPYDESK_SERVER ?? join(repo, 'target', 'debug', 'copydesk-server');
+if (!process.env.COPYDESK_SERVER) refuseStale(server);
 export const artifacts = join(here, 'artifacts');
 mkdirSync(artifacts, { recursive: true });
+
+/** Stops the run when a source cargo built `binary` from (its dep-info
+ * lists them) changed after it was: the tests would run the old server. */
+function refuseStale(binary) {
+  if (!existsSync(binary)) throw new Error(`${binary} is missing: build it first with \`cargo build -p copydesk-server\``);
+  const depInfo = `${binary}.d`;
+  if (!existsSync(depInfo)) return;
+  const built = statSync(binary).mtimeMs;
+  for (const line of readFileSync(depInfo, 'utf8').split('\n')) {
+    const sources = line.split(': ')[1];
+    if (!sources) continue;
+    // Make's syntax: a space within a path is escaped.
+    for (const source of sources.replaceAll('\\ ', '\0').split(/\s+/)) {
+      const path = source.replaceAll('\0', ' ');
+      if (path && existsSync(path) && statSync(path).mtimeMs > built) {
+        throw new Error(`${binary} is older than ${path}: build it again with \`cargo build -p copydesk-server\``);
+      }
+    }
+  }
+}
 
 /** Starts a server on a fresh data directory; resolves once it listens. */
 export async function startServer(extra = []) {
