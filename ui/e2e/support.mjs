@@ -28,8 +28,9 @@ function refuseStale(binary) {
   if (!existsSync(depInfo)) return;
   const built = statSync(binary).mtimeMs;
   for (const line of readFileSync(depInfo, 'utf8').split('\n')) {
-    const sources = line.split(': ')[1];
-    if (!sources) continue;
+    const at = line.indexOf(': ');
+    if (at < 0) continue;
+    const sources = line.slice(at + 2);
     // Make's syntax: a space within a path is escaped.
     for (const source of sources.replaceAll('\\ ', '\0').split(/\s+/)) {
       const path = source.replaceAll('\0', ' ');
